@@ -1,0 +1,98 @@
+"""The generic adapter: any array-API namespace becomes an xtensor backend.
+
+Everything xtensor computes is written once against the standard namespace
+``xp`` this adapter exposes; an adapter only supplies what the standard lacks
+or what differs per backend: the dtype map, host conversion, mutability, the
+functional scatter that writes through views on immutable arrays, and devices.
+The numpy and jax adapters subclass this one and override just those pieces.
+"""
+import importlib
+
+import numpy as np
+
+from xtensor import _dtypes
+
+__all__ = ["ArrayAPIAdapter", "load"]
+
+
+class ArrayAPIAdapter:
+    """Backend over an array-API namespace whose arrays are treated as immutable."""
+
+    mutable = False  # numpy overrides: writes go straight into the array
+    native_indexing = False  # True where ``arr[index]`` takes numpy-style advanced indices
+    host = False  # a host backend's tensors may meet any other backend's (like numpy arrays meet jax arrays)
+
+    def __init__(self, xp, name):
+        self.xp = xp
+        self.name = name
+        self.native = {}  # xtensor DType -> backend dtype
+        self.dtypes = {}  # backend dtype -> xtensor DType
+        for d in _dtypes.ALL_DTYPES:
+            nd = getattr(xp, d.name, None)
+            if nd is not None:
+                self.native[d] = nd
+                self.dtypes[xp.empty(0, dtype=nd).dtype] = d  # keyed as arrays report it
+
+    def __repr__(self):
+        return f"<xtensor backend {self.name!r}>"
+
+    def dtype_of(self, arr):
+        try:
+            return self.dtypes[arr.dtype]
+        except KeyError:
+            raise TypeError(f"backend {self.name!r} produced an array of unsupported dtype {arr.dtype}") from None
+
+    def native_dtype(self, dtype):
+        try:
+            return self.native[dtype]
+        except KeyError:
+            raise TypeError(f"dtype {dtype} is not supported by backend {self.name!r}") from None
+
+    # -- conversion -------------------------------------------------------------------------
+    def from_numpy(self, a):
+        """A backend array holding the values of numpy array ``a`` (copied unless the backend can share)."""
+        return self.xp.asarray(a)
+
+    def to_numpy(self, arr):
+        """A numpy array with ``arr``'s values (zero-copy where the backend allows)."""
+        try:
+            return np.from_dlpack(arr)
+        except (TypeError, BufferError, RuntimeError, AttributeError):
+            return np.asarray(arr)
+
+    def scalar(self, value, dtype):
+        """A Python scalar in a form the backend's binary functions accept next to an array of ``dtype``."""
+        return value
+
+    # -- writes through views on immutable arrays --------------------------------------------
+    def scatter_flat(self, flat, positions, values):
+        """``flat`` with ``flat[positions] = values``, functionally, using only standard functions.
+
+        ``positions`` is a host numpy int array (static: it comes from view metadata), so this
+        stays traceable under jit; duplicate positions keep the last value, as numpy does.
+        """
+        xp = self.xp
+        source = np.full(flat.shape[0], -1, dtype=np.int64)
+        source[positions] = np.arange(positions.shape[0])
+        mask = source >= 0
+        picked = xp.take(values, xp.asarray(np.where(mask, source, 0)), axis=0)
+        return xp.where(xp.asarray(mask), picked, flat)
+
+    # -- devices ------------------------------------------------------------------------------
+    def device_of(self, arr):
+        """``(type, index)`` in PyTorch's terms for the device ``arr`` lives on."""
+        return ("cpu", None)
+
+    def devices(self):
+        return [("cpu", None)]
+
+
+def load(name):
+    """An adapter over the importable module ``name`` (array-API compliant itself or through array-api-compat)."""
+    module = importlib.import_module(name)
+    if hasattr(module, "__array_namespace_info__"):
+        return ArrayAPIAdapter(module, name)
+    import array_api_compat
+
+    xp = array_api_compat.array_namespace(module.asarray(0))
+    return ArrayAPIAdapter(xp, name)

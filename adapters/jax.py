@@ -1,0 +1,47 @@
+"""The jax backend: immutable arrays on CPU/GPU/TPU through XLA.
+
+x64 is switched on so float64/int64 tensors behave as in PyTorch. Writes through views use
+one functional ``.at[].set`` update of the storage, which stays traceable under ``jax.jit``.
+"""
+import numpy as np
+
+try:
+    import jax
+except ImportError as e:  # pragma: no cover - exercised only without the extra
+    raise ImportError("the jax backend needs jax: pip install 'xtensor[jax]'") from e
+
+jax.config.update("jax_enable_x64", True)
+import jax.numpy as jnp  # noqa: E402
+
+from .generic import ArrayAPIAdapter  # noqa: E402
+
+__all__ = ["JaxAdapter"]
+
+_PLATFORM_TO_TORCH = {"cpu": "cpu", "gpu": "cuda", "cuda": "cuda", "rocm": "cuda", "tpu": "xla"}
+
+
+class JaxAdapter(ArrayAPIAdapter):
+    native_indexing = True
+
+    def __init__(self):
+        super().__init__(jnp, "jax")
+
+    def from_numpy(self, a):
+        return jnp.asarray(a)
+
+    def to_numpy(self, arr):
+        return np.asarray(arr)
+
+    def scatter_flat(self, flat, positions, values):
+        return flat.at[positions].set(values)
+
+    def device_of(self, arr):
+        try:
+            (dev,) = arr.devices()
+        except (ValueError, AttributeError):  # sharded or traced: report the default device
+            dev = jax.devices()[0]
+        kind = _PLATFORM_TO_TORCH.get(dev.platform, dev.platform)
+        return (kind, None if kind == "cpu" else dev.id)
+
+    def devices(self):
+        return [self.device_of(jnp.zeros(0, device=d)) for d in jax.devices()]

@@ -1,0 +1,93 @@
+"""xtensor: a thin PyTorch-style Tensor with its own autograd tape over pluggable array-API backends.
+
+``import xtensor as torch`` gives the PyTorch-style namespace; ``xtensor.array_api`` is the
+array-API standard namespace over the same Tensor.
+"""
+from . import _dtypes
+from ._backend import available_backends, get_backend, get_default_backend, set_default_backend, use_backend
+from ._dtypes import (bool, can_cast, complex64, complex128, float16, float32, float64, get_default_dtype,
+                      int8, int16, int32, int64, promote_types, set_default_dtype, uint8, uint16, uint32, uint64)
+from ._printing import get_printoptions, set_printoptions
+from ._tensor import Size, Tensor, device
+from . import _variants, _methods
+from ._creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, linspace,
+                        manual_seed, ones, ones_like, rand, rand_like, randint, randn, randn_like, randperm,
+                        tensor, zeros, zeros_like, default_generator, _typed_constructor)
+from . import autograd
+from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+
+__version__ = "0.1.0"
+
+_variants.install_methods(Tensor)
+_methods.install(Tensor)
+globals().update(_variants.torch_functions)
+globals().update(_methods.FUNCTIONS)
+
+float = float32
+double = float64
+half = float16
+long = int64
+int = int32
+short = int16
+cfloat = complex64
+cdouble = complex128
+
+FloatTensor = _typed_constructor("float32")
+DoubleTensor = _typed_constructor("float64")
+HalfTensor = _typed_constructor("float16")
+LongTensor = _typed_constructor("int64")
+IntTensor = _typed_constructor("int32")
+ShortTensor = _typed_constructor("int16")
+CharTensor = _typed_constructor("int8")
+ByteTensor = _typed_constructor("uint8")
+BoolTensor = _typed_constructor("bool")
+for _name, _ctor in list(globals().items()):
+    if _name.endswith("Tensor") and _name != "Tensor" and callable(_ctor):
+        _ctor.__name__ = _name
+        _ctor.dtype = _dtypes.by_name({"Float": "float32", "Double": "float64", "Half": "float16", "Long": "int64",
+                                       "Int": "int32", "Short": "int16", "Char": "int8", "Byte": "uint8",
+                                       "Bool": "bool"}[_name[:-6]])
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def numel(input):
+    return input.numel()
+
+
+def result_type(tensor1, tensor2):
+    return _dtypes.result_type(tensor1, tensor2)
+
+
+def is_floating_point(input):
+    return input.is_floating_point()
+
+
+def set_default_tensor_type(t):
+    """Legacy: ``'torch.DoubleTensor'`` (or the constructor) sets the default float dtype."""
+    name = t if isinstance(t, str) else t.__name__
+    dtype = {"FloatTensor": float32, "DoubleTensor": float64, "HalfTensor": float16}.get(name.split(".")[-1])
+    if dtype is None:
+        raise TypeError(f"only floating-point types are supported as the default type, got {name}")
+    set_default_dtype(dtype)
+
+
+class _Cuda:
+    """``xtensor.cuda``: whether the default backend has a CUDA device."""
+
+    @staticmethod
+    def is_available():
+        try:
+            return any(kind == "cuda" for kind, _ in get_default_backend().devices())
+        except Exception:  # a backend that cannot list devices has none
+            return False
+
+    @staticmethod
+    def device_count():
+        return sum(1 for kind, _ in get_default_backend().devices() if kind == "cuda")
+
+
+cuda = _Cuda()
+del _name, _ctor

@@ -1,0 +1,244 @@
+"""The tape: graph nodes and the backward engine.
+
+Every differentiable op result holds a ``Node`` (named as PyTorch names it: ``AddBackward0``)
+whose ``next_functions`` point at the nodes of its inputs; leaves that require grad are
+reached through an ``AccumulateGrad`` node. The engine walks the graph once in topological
+order, summing incoming gradients per node output. VJPs run as ordinary xtensor ops, with grad
+mode on only under ``create_graph=True`` -- so higher-order gradients need nothing special.
+
+Memory: a node holds its inputs, never its output (the output would hold the node: a
+cycle); ops whose VJP needs the output keep a detached alias of it. A leaf holds its
+``AccumulateGrad`` weakly, as PyTorch does, so a freed graph frees everything.
+"""
+import weakref
+
+from .autograd import grad_mode
+
+__all__ = ["Node", "AccumulateGrad", "run_backward", "edge_of"]
+
+_FREED = ("Trying to backward through the graph a second time (or directly access saved tensors after they "
+          "have already been freed). Saved intermediate values of the graph are freed when you call "
+          ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+          "graph a second time or if you need to access saved tensors after calling backward.")
+
+
+class Node:
+    """A backward function: maps gradients of its outputs to gradients of its inputs."""
+
+    __slots__ = ("next_functions", "_pre_hooks", "_hooks", "__weakref__")
+    n_outputs = 1
+
+    def name(self):
+        return type(self).__name__
+
+    def __repr__(self):
+        return f"<{type(self).__name__} object at {id(self):#x}>"
+
+    @property
+    def metadata(self):
+        return {}
+
+    def apply(self, *grads):
+        """Run this node's backward on output gradients; returns the input gradients."""
+        raise NotImplementedError(f"{self.name()} has no backward")
+
+    __call__ = lambda self, *grads: self.apply(*grads)  # noqa: E731  (PyTorch nodes are callable)
+
+    def release(self):
+        """Free saved tensors after a backward without ``retain_graph``."""
+
+    def register_hook(self, hook):
+        """``hook(grad_inputs, grad_outputs)`` runs after this node; may return new grad_inputs."""
+        if getattr(self, "_hooks", None) is None:
+            self._hooks = []
+        self._hooks.append(hook)
+        return _RemovableHandle(self._hooks, hook)
+
+    def register_prehook(self, hook):
+        """``hook(grad_outputs)`` runs before this node; may return new grad_outputs."""
+        return self._add_pre_hook(None, lambda grads: hook(grads))
+
+    def _add_pre_hook(self, output_nr, hook):
+        if getattr(self, "_pre_hooks", None) is None:
+            self._pre_hooks = []
+        entry = (output_nr, hook)
+        self._pre_hooks.append(entry)
+        return _RemovableHandle(self._pre_hooks, entry)
+
+
+class _RemovableHandle:
+    __slots__ = ("_list", "_item")
+
+    def __init__(self, lst, item):
+        self._list, self._item = lst, item
+
+    def remove(self):
+        try:
+            self._list.remove(self._item)
+        except ValueError:
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+class AccumulateGrad(Node):
+    """The sink of a leaf that requires grad: adds incoming gradients into ``leaf.grad``."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        self.variable = variable
+        self.next_functions = ()
+        self._pre_hooks = None
+        self._hooks = None
+
+    def apply(self, grad):
+        leaf = self.variable
+        if leaf._hooks:
+            for hook in list(leaf._hooks.values()):
+                r = hook(grad)
+                if r is not None:
+                    grad = r
+        accumulate_into(leaf, grad)
+        return ()
+
+
+def accumulate_into(tensor, grad):
+    """PyTorch's accumulation: the first gradient is stored (a private copy unless it carries a graph),
+    later ones are added in place -- or out of place when building a graph."""
+    if grad.shape != tensor.shape:
+        grad = grad.expand(tensor.shape) if grad.numel() == 1 else grad.reshape(tensor.shape)
+    current = tensor._grad
+    if current is None:
+        tensor._grad = grad if grad_mode.state.enabled else grad.detach().clone()
+    elif grad_mode.state.enabled:
+        tensor._grad = current + grad
+    else:
+        current._write(current._value + grad._value)
+
+
+def edge_of(t):
+    """The ``(node, output_nr)`` through which gradient flows back into tensor ``t``."""
+    if t._grad_fn is not None:
+        return (t._grad_fn, t._output_nr)
+    if t._requires_grad:
+        return (accumulator_of(t), 0)
+    return (None, 0)
+
+
+def accumulator_of(leaf):
+    ref = leaf._grad_acc
+    acc = ref() if ref is not None else None
+    if acc is None:
+        acc = AccumulateGrad(leaf)
+        leaf._grad_acc = weakref.ref(acc)
+    return acc
+
+
+def _topological_order(roots):
+    """Nodes reachable from ``roots``, each after every node that feeds it gradient."""
+    order, seen = [], set()
+    for root in roots:
+        if root is None or id(root) in seen:
+            continue
+        seen.add(id(root))
+        stack = [(root, iter(root.next_functions))]
+        while stack:
+            node, children = stack[-1]
+            for child, _ in children:
+                if child is not None and id(child) not in seen:
+                    seen.add(id(child))
+                    stack.append((child, iter(child.next_functions)))
+                    break
+            else:
+                stack.pop()
+                order.append(node)
+    order.reverse()
+    return order
+
+
+def _reaching(order, targets):
+    """The subset of ``order`` from which some target node can be reached."""
+    reach = set(id(t) for t in targets)
+    for node in reversed(order):
+        if any(child is not None and id(child) in reach for child, _ in node.next_functions):
+            reach.add(id(node))
+    return reach
+
+
+def run_backward(roots, grad_roots, retain_graph, create_graph, capture=None, accumulate=True):
+    """Propagate ``grad_roots`` from ``roots`` (edges) through the graph.
+
+    ``capture``: edges whose incoming gradient is returned (``autograd.grad``); with
+    ``accumulate=False`` leaves' ``.grad`` is left untouched and only the part of the graph that
+    reaches a captured edge runs.
+    """
+    order = _topological_order([node for node, _ in roots])
+    buffers = {}
+    for (node, nr), g in zip(roots, grad_roots):
+        _add_grad(buffers, node, nr, g)
+    wanted = None
+    if capture is not None:
+        captured = [None] * len(capture)
+        capture_at = {}
+        for i, (node, nr) in enumerate(capture):
+            capture_at.setdefault(id(node), []).append((i, nr))
+        if not accumulate:
+            wanted = _reaching(order, [node for node, _ in capture])
+    with grad_mode.set_grad_enabled(create_graph):
+        for node in order:
+            grads = buffers.pop(id(node), None)
+            if grads is None:
+                continue
+            if node._pre_hooks:
+                grads = _run_pre_hooks(node, grads)
+            if capture is not None and id(node) in capture_at:
+                for i, nr in capture_at[id(node)]:
+                    captured[i] = grads[nr]
+                if not accumulate and isinstance(node, AccumulateGrad):
+                    continue
+            if wanted is not None and id(node) not in wanted:
+                continue
+            if isinstance(node, AccumulateGrad) and not accumulate:
+                continue
+            grad_inputs = node.apply(*grads)
+            if node._hooks:
+                for hook in node._hooks:
+                    r = hook(grad_inputs, grads)
+                    if r is not None:
+                        grad_inputs = r
+            if not retain_graph:
+                node.release()
+            for (child, nr), g in zip(node.next_functions, grad_inputs):
+                if child is not None and g is not None:
+                    _add_grad(buffers, child, nr, g)
+    return captured if capture is not None else None
+
+
+def _add_grad(buffers, node, nr, g):
+    slot = buffers.get(id(node))
+    if slot is None:
+        slot = buffers[id(node)] = [None] * node.n_outputs
+    slot[nr] = g if slot[nr] is None else slot[nr] + g
+
+
+def _run_pre_hooks(node, grads):
+    grads = list(grads)
+    for output_nr, hook in list(node._pre_hooks):
+        if output_nr is None:
+            r = hook(tuple(grads))
+            if r is not None:
+                grads = list(r)
+        elif grads[output_nr] is not None:
+            r = hook(grads[output_nr])
+            if r is not None:
+                grads[output_nr] = r
+    return grads
+
+
+def freed_error():
+    return RuntimeError(_FREED)

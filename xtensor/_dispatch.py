@@ -1,0 +1,326 @@
+"""Op entries and the one dispatch path every call takes.
+
+An ``Op`` is one row of the op table: a forward written against the backend's array-API
+namespace ``xp`` (native arrays in, native array out), a VJP per tensor input written in
+xtensor ops (so every gradient is itself differentiable), a dtype rule, and for view ops the
+strided-metadata rule. ``apply`` runs it: promote, unify backends, run the forward, wrap the
+result (as a view of the input's storage for view ops), and record a node when grad is needed.
+Broadcast gradients are reduced in one place (``OpNode.apply``). The function, method,
+in-place, ``out=``, operator and array-API variants are all generated from the entry
+(``variants``).
+"""
+import dis
+import re
+
+from . import _dtypes
+from ._autograd import Node, edge_of, freed_error
+from ._tensor import Storage, Tensor, ViewMeta
+from .autograd import grad_mode
+
+__all__ = ["Op", "apply", "wrap", "make_view", "unbroadcast"]
+
+_grad_state = grad_mode.state
+_new = object.__new__
+
+
+def _camel(name):
+    return "".join(part.capitalize() for part in name.strip("_").split("_"))
+
+
+def _used_names(fn):
+    """Names a VJP reads: decides which inputs its node must keep (and version-check)."""
+    return {ins.argval for ins in dis.get_instructions(fn) if ins.opname.startswith("LOAD_FAST")}
+
+
+class Op:
+    """One op table entry."""
+
+    def __init__(self, name, fwd, vjps=None, *, vjp_all=None, cast=None, view=None, node=None,
+                 differentiable=True, nout=1, saves=None):
+        self.name = name
+        self.fwd = fwd
+        self.vjps = tuple(vjps or ())
+        self.vjp_all = vjp_all  # one function returning every input's gradient (variadic ops)
+        self.cast = cast  # DType -> DType the inputs are computed in (None: the promoted dtype)
+        self.view = view  # (shape, stride, offset, *params) -> (shape, stride, offset) for view ops
+        self.differentiable = differentiable
+        self.nout = nout
+        self.node_cls = node_class(node or f"{_camel(name)}Backward0")
+        fns = self.vjps + ((vjp_all,) if vjp_all else ())
+        # ``saves=()`` declares a VJP that reads only its inputs' shapes: nothing to version-check or free
+        self._needs = [self._saved_positions(fn) if saves is None else (saves, False) for fn in fns]
+
+    @staticmethod
+    def _saved_positions(fn):
+        """Which argument positions (and whether ``ans``) ``fn`` reads, from its parameter names."""
+        if fn is None:
+            return ((), False)
+        code = fn.__code__
+        params = code.co_varnames[:code.co_argcount]
+        used = _used_names(fn)
+        positions = tuple(i - 2 for i, p in enumerate(params) if i >= 2 and p in used)
+        star = code.co_flags & 0x04 and code.co_varnames[code.co_argcount] in used
+        return (positions + (("*",) if star else ()), len(params) > 1 and params[1] in used)
+
+    def __repr__(self):
+        return f"<op {self.name}>"
+
+
+_node_classes = {}
+
+
+def node_class(name):
+    """The Node subclass called ``name`` (``AddBackward0``), made once."""
+    cls = _node_classes.get(name)
+    if cls is None:
+        cls = _node_classes[name] = type(name, (OpNode,), {"__slots__": ()})
+    return cls
+
+
+class OpNode(Node):
+    """A node of an op-table op: keeps the op's arguments (tensors as given) for its VJPs."""
+
+    __slots__ = ("op", "_args", "_out", "_saved_versions")
+
+    def __init__(self):
+        self._pre_hooks = None
+        self._hooks = None
+
+    @property
+    def n_outputs(self):
+        return self.op.nout
+
+    def apply(self, *grads):
+        args = self._args
+        if args is None:
+            raise freed_error()
+        if self._saved_versions:
+            _check_versions(self)
+        op = self.op
+        out = self._out
+        g = grads[0] if op.nout == 1 else grads
+        if op.nout == 1 and g is None:
+            return (None,) * len(self.next_functions)
+        if op.vjp_all is not None:
+            raw = op.vjp_all(g, out, *args)
+        else:
+            raw = [fn(g, out, *args) if edge[0] is not None and fn is not None else None
+                   for fn, edge in zip(op.vjps, self.next_functions)]
+        return tuple(_fit(gi, x) for gi, x in zip(raw, args))
+
+    def release(self):
+        if self._saved_versions is not None:
+            self._args = None
+            self._out = None
+
+    @property
+    def saved_tensors(self):
+        return tuple(t for t in (self._args or ()) if isinstance(t, Tensor))
+
+
+def _fit(g, x):
+    """Reduce a broadcast gradient to its input's shape and dtype: the one place this happens."""
+    if g is None or not isinstance(x, Tensor):
+        return None if not isinstance(x, Tensor) else g
+    if g._arr is not None and g._arr.shape == x.shape and g._dtype is x._dtype:
+        return g
+    if tuple(g.shape) != tuple(x.shape):
+        g = unbroadcast(g, tuple(x.shape))
+    if g._dtype is not x._dtype and x._dtype.kind in "fc":
+        g = g.to(x._dtype)
+    return g
+
+
+def unbroadcast(g, shape):
+    """Sum ``g`` over the dimensions broadcasting added to an input of ``shape``."""
+    extra = g.ndim - len(shape)
+    gshape = g.shape
+    dims = tuple(range(extra)) + tuple(
+        i + extra for i, n in enumerate(shape) if n == 1 and gshape[i + extra] != 1)
+    if dims:
+        g = g.sum(dims)
+    return g.reshape(shape) if tuple(g.shape) != tuple(shape) else g
+
+
+def _check_versions(node):
+    for t, version in node._saved_versions:
+        if t._storage.version != version:
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an inplace "
+                f"operation: [xtensor.{t.dtype.scalar_name}Tensor {list(t.shape)}], which is output 0 of "
+                f"{type(t._grad_fn).__name__ if t._grad_fn else 'a leaf'}, is at version {t._storage.version}; "
+                f"expected version {version} instead. Hint: the backtrace further above can point to the "
+                "operation that failed to compute its gradient.")
+
+
+# --------------------------------------------------------------------------- results
+def wrap(arr, backend, dtype=None):
+    """A new root tensor over backend array ``arr``."""
+    t = _new(Tensor)
+    t._arr = arr
+    t._storage = Storage(arr)
+    t._view = None
+    t._backend = backend
+    t._dtype = dtype if dtype is not None else backend.dtype_of(arr)
+    t._requires_grad = False
+    t._grad = t._grad_fn = t._base = t._grad_acc = t._hooks = t._names = None
+    t._output_nr = 0
+    t._retains_grad = False
+    return t
+
+
+def make_view(src, arr, meta):
+    """A tensor aliasing ``src``'s storage with strided ``meta``; its value is the backend's ``arr``."""
+    t = _new(Tensor)
+    t._arr = arr
+    st = t._storage = src._storage
+    t._view = ViewMeta(*meta)
+    backend = t._backend = src._backend
+    t._dtype = src._dtype
+    t._requires_grad = False
+    t._grad = t._grad_fn = t._grad_acc = t._hooks = t._names = None
+    t._base = src._base if src._base is not None else src
+    t._output_nr = 0
+    t._retains_grad = False
+    if not backend.mutable:
+        st.track(t)
+        if src._view is None:
+            st.track(src)
+    return t
+
+
+def _record(op, result, args, tensors):
+    """Attach a node for ``op`` to ``result`` (a tensor or tuple of tensors)."""
+    node = op.node_cls()
+    node.op = op
+    node.next_functions = tuple(edge_of(t) if isinstance(t, Tensor) else (None, 0) for t in tensors)
+    node._args = args
+    needs_out = False
+    saved = None
+    edges = node.next_functions if op.vjp_all is None else ((True, 0),) * len(op._needs)
+    for (positions, uses_out), edge in zip(op._needs, edges):
+        if edge[0] is None:
+            continue
+        needs_out = needs_out or uses_out
+        for p in positions:
+            for t in (args if p == "*" else (args[p],)):
+                if isinstance(t, Tensor):
+                    saved = saved or []
+                    saved.append((t, t._storage.version))
+    outs = result if op.nout > 1 else (result,)
+    if needs_out:
+        node._out = tuple(detached(o) for o in outs) if op.nout > 1 else detached(result)
+        saved = saved or []
+    else:
+        node._out = None
+    node._saved_versions = saved
+    for i, o in enumerate(outs):
+        if o._dtype.kind in "fc":
+            o._grad_fn = node
+            o._output_nr = i
+            o._requires_grad = True
+    return result
+
+
+def detached(t):
+    """An alias of ``t`` sharing storage, without history."""
+    d = make_view(t, t._arr, t._meta()) if t._view is not None else _alias_root(t)
+    return d
+
+
+def _alias_root(t):
+    d = _new(Tensor)
+    d._arr = t._arr
+    st = d._storage = t._storage
+    d._view = None
+    d._backend = t._backend
+    d._dtype = t._dtype
+    d._requires_grad = False
+    d._grad = d._grad_fn = d._grad_acc = d._hooks = d._names = None
+    d._base = t._base
+    d._output_nr = 0
+    d._retains_grad = False
+    if not t._backend.mutable:
+        st.track(d)
+        st.track(t)
+    return d
+
+
+# --------------------------------------------------------------------------- apply
+def _unify(tensors):
+    """The backend all tensor arguments share; host (numpy) tensors move to the other backend."""
+    backend = None
+    for t in tensors:
+        if isinstance(t, Tensor):
+            b = t._backend
+            if backend is None or (backend.host and not b.host):
+                backend = b
+            elif b is not backend and not b.host:
+                raise RuntimeError(
+                    "Expected all tensors to be on the same backend, but found at least two backends, "
+                    f"{backend.name} and {b.name}!")
+    return backend
+
+
+def _native(t, backend, dtype):
+    """``t``'s value as a backend array of ``dtype`` (Python scalars pass through as scalars)."""
+    if not isinstance(t, Tensor):
+        if type(t) in (int, float, bool, complex) and dtype is not None:
+            return backend.scalar(t, backend.native[dtype])
+        return t
+    a = t._arr if t._arr is not None else t._refresh()
+    if t._backend is not backend:
+        a = backend.from_numpy(t._backend.to_numpy(a))
+    if dtype is not None and t._dtype is not dtype:
+        a = backend.xp.astype(a, backend.native_dtype(dtype))
+    return a
+
+
+def apply(op, tensors, params=()):
+    """Run ``op`` on ``tensors`` (Tensors or, for elementwise ops, Python scalars) and ``params``."""
+    backend = _unify(tensors)
+    if backend is None:
+        raise TypeError(f"{op.name}(): expected at least one Tensor argument")
+    if len(tensors) == 1:
+        x = tensors[0]
+        dtype = x._dtype
+    else:
+        dtype = _promote(tensors)
+    if op.cast is not None:
+        dtype = op.cast(dtype)
+    arrays = [_native(t, backend, dtype) for t in tensors]
+    try:
+        out = op.fwd(backend.xp, *arrays, *params)
+    except (TypeError, ValueError, IndexError, RuntimeError) as e:
+        raise _backend_error(op, tensors, e) from None
+    if op.view is not None:
+        x = tensors[0]
+        shape, stride, offset = x._meta()
+        result = make_view(x, out, op.view(shape, stride, offset, *params))
+    elif op.nout > 1:
+        result = tuple(wrap(o, backend) for o in out)
+    else:
+        result = wrap(out, backend)
+    if op.differentiable and _grad_state.enabled:
+        for t in tensors:
+            if isinstance(t, Tensor) and t._requires_grad:
+                return _record(op, result, (*tensors, *params), tensors)
+    return result
+
+
+def _promote(tensors):
+    first = tensors[0]
+    d = first._dtype if isinstance(first, Tensor) else None
+    for t in tensors[1:]:
+        if not isinstance(t, Tensor) or t._dtype is not d:
+            return _dtypes.result_type(*tensors)
+    return d
+
+
+def _backend_error(op, tensors, e):
+    described = ", ".join(
+        f"Tensor(shape={list(t.shape)}, dtype={t.dtype}, backend={t.backend})" if isinstance(t, Tensor)
+        else repr(t) for t in tensors)
+    kind = type(e) if type(e) in (TypeError, ValueError, IndexError) else RuntimeError
+    message = re.sub(r"\s+", " ", str(e)).strip()
+    return kind(f"{op.name}() failed for {described}: {message}")

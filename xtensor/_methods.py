@@ -1,0 +1,444 @@
+"""Tensor methods that are not one op-table entry: autograd state, conversion, indexing,
+``new_*`` factories, and the few torch functions that choose between entries (``max`` in its
+three forms, ``reshape`` as a view or a copy). Each composes entries, so gradients come free.
+"""
+import collections
+
+import numpy as np
+
+from . import _dtypes, _creation
+from ._autograd import accumulator_of, run_backward
+from ._backend import get_backend
+from ._dispatch import apply, detached, wrap
+from ._index import normalize_index
+from ._table import TABLE, getitem_copy, getitem_view, index_put, view_strides, _view_shape
+from ._tensor import Tensor, _wrap_dim
+from ._variants import assign_inplace, check_inplace, rebase_history, torch_functions
+from .autograd import grad_mode
+
+_grad_state = grad_mode.state
+_op = {name: entry.op for name, entry in TABLE.items()}
+
+# --------------------------------------------------------------------------- return types
+max_result = collections.namedtuple("max", ["values", "indices"])
+min_result = collections.namedtuple("min", ["values", "indices"])
+for _cls in (max_result, min_result):
+    _cls.__module__ = "xtensor.return_types"
+    _cls.__repr__ = lambda self: (f"xtensor.return_types.{type(self).__name__}(\nvalues={self.values!r},\n"
+                                  f"indices={self.indices!r})")
+
+
+def _extreme(kind):
+    reduce_all, elementwise, by_dim, result = (
+        ("amax", "maximum", "max_dim", max_result) if kind == "max" else ("amin", "minimum", "min_dim", min_result))
+
+    def extreme(input, dim=None, keepdim=False, *, out=None, other=None):
+        """``max(input)``, ``max(input, dim, keepdim)`` -> (values, indices), ``max(input, other)``."""
+        if isinstance(dim, Tensor) or other is not None:
+            return torch_functions[elementwise](input, other if other is not None else dim)
+        if dim is None:
+            r = apply(_op[reduce_all], (input,), (tuple(range(input.ndim)), False))
+            r_node = r._grad_fn
+            if r_node is not None:
+                r._grad_fn = _renamed(r_node, f"{kind.capitalize()}Backward1")
+            return r
+        d = _wrap_dim(dim, input.ndim)
+        if input.ndim and input.shape[d] == 0:
+            raise IndexError(f"{kind}(): Expected reduction dim {d} to have non-zero size.")
+        values, indices = apply(_op[by_dim], (input,), (d, keepdim))
+        return result(values, indices)
+    extreme.__name__ = kind
+    return extreme
+
+
+def _renamed(node, name):
+    from ._dispatch import node_class
+    node.__class__ = node_class(name)
+    return node
+
+
+max = _extreme("max")
+min = _extreme("min")
+
+
+def reshape(input, *shape):
+    """A view when the strides allow one (as PyTorch's reshape), otherwise a copy."""
+    shape = _view_shape(shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape, input.numel())
+    s, st, _ = input._meta()
+    if view_strides(s, st, shape) is not None:
+        return apply(_op["view"], (input,), (shape,))
+    return apply(_op["_reshape_copy"], (input,), (shape,))
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    n = input.ndim
+    if n == 0:
+        return input.reshape(1)
+    s, e = _wrap_dim(start_dim, n), _wrap_dim(end_dim, n)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    shape = tuple(input.shape)
+    return reshape(input, shape[:s] + (-1,) + shape[e + 1:]) if s != e else input
+
+
+def narrow(input, dim, start, length):
+    d = _wrap_dim(dim, input.ndim)
+    return input[(slice(None),) * d + (slice(start, start + length),)]
+
+
+def select(input, dim, index):
+    d = _wrap_dim(dim, input.ndim)
+    return input[(slice(None),) * d + (index,)]
+
+
+def where(condition, input=None, other=None):
+    if input is None and other is None:
+        return nonzero(condition, as_tuple=True)
+    if not isinstance(input, Tensor):
+        input = condition.new_tensor(input, dtype=_dtypes.result_type(input, other) if not isinstance(
+            other, Tensor) else _dtypes.result_type(other, input))
+    if not isinstance(other, Tensor):
+        other = input.new_tensor(other, dtype=_dtypes.result_type(input, other))
+    return torch_functions["where"](condition, input, other)
+
+
+def nonzero(input, *, as_tuple=False):
+    idx = np.nonzero(np.asarray(input._backend.to_numpy(input._value)))
+    adapter = input._backend
+    if as_tuple:
+        return tuple(wrap(adapter.from_numpy(i.astype(np.int64)), adapter) for i in idx)
+    return wrap(adapter.from_numpy(np.stack(idx, axis=1).astype(np.int64).reshape(-1, input.ndim)), adapter)
+
+
+def masked_select(input, mask):
+    return input[mask]
+
+
+def detach(self):
+    d = detached(self)
+    d._names = self._names
+    return d
+
+
+# --------------------------------------------------------------------------- Tensor methods
+def _requires_grad_get(self):
+    return self._requires_grad
+
+
+def _requires_grad_set(self, value):
+    if self._grad_fn is not None:
+        if not value:
+            raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use a "
+                               "computed variable in a subgraph that doesn't require differentiation use "
+                               "var_no_grad = var.detach().")
+        return
+    if value and self._dtype.kind not in "fc":
+        raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+    self._requires_grad = bool(value)
+
+
+def requires_grad_(self, requires_grad=True):
+    _requires_grad_set(self, requires_grad)
+    return self
+
+
+def _grad_get(self):
+    if self._grad_fn is not None and not self._retains_grad and _grad_state.enabled:
+        import warnings
+        warnings.warn("The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+                      "attribute won't be populated during autograd.backward(). If you indeed want the gradient "
+                      "for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor.", UserWarning,
+                      stacklevel=2)
+    return self._grad
+
+
+def _grad_set(self, value):
+    if value is not None:
+        if not isinstance(value, Tensor):
+            raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
+                            f"{type(value).__name__}")
+        if value.shape != self.shape:
+            raise RuntimeError(f"assigned grad has data of a different size: {list(value.shape)} vs "
+                               f"{list(self.shape)}")
+        if value.dtype is not self.dtype:
+            raise RuntimeError("assigned grad has data of a different type")
+    self._grad = value
+
+
+def _data_get(self):
+    return detach(self)
+
+
+def _data_set(self, value):
+    if not isinstance(value, Tensor):
+        raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
+    self._backend = value._backend
+    self._arr, self._storage, self._view, self._dtype = value._arr, value._storage, value._view, value._dtype
+    if not self._backend.mutable:
+        self._storage.track(self)
+
+
+def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    from .autograd import backward as autograd_backward
+    autograd_backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+def register_hook(self, hook):
+    if not self._requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if self._grad_fn is not None:
+        return self._grad_fn._add_pre_hook(self._output_nr, hook)
+    if self._hooks is None:
+        self._hooks = {}
+    from ._autograd import _RemovableHandle
+    key = object()
+    self._hooks[key] = hook
+    return _DictHandle(self._hooks, key)
+
+
+class _DictHandle:
+    __slots__ = ("_hooks", "_key")
+
+    def __init__(self, hooks, key):
+        self._hooks, self._key = hooks, key
+
+    def remove(self):
+        self._hooks.pop(self._key, None)
+
+
+def retain_grad(self):
+    if not self._requires_grad:
+        raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    if self._grad_fn is None or self._retains_grad:
+        return
+    import weakref
+    ref = weakref.ref(self)
+
+    def store(grad):
+        t = ref()
+        if t is not None:
+            if t._grad is None:
+                t._grad = grad.detach().clone() if not _grad_state.enabled else grad
+            else:
+                t._grad = t._grad + grad
+    self._grad_fn._add_pre_hook(self._output_nr, store)
+    self._retains_grad = True
+
+
+def _is_leaf(self):
+    return self._grad_fn is None
+
+
+# --------------------------------------------------------------------------- conversion
+_TYPE_NAMES = {d: f"xtensor.{d.scalar_name}Tensor" for d in _dtypes.ALL_DTYPES}
+_BY_TYPE_NAME = {**{v: k for k, v in _TYPE_NAMES.items()},
+                 **{v.replace("xtensor.", "torch."): k for k, v in _TYPE_NAMES.items()}}
+
+
+def to(self, *args, **kwargs):
+    """``to(dtype)``, ``to(device)``, ``to('jax')`` (a backend), ``to(other)``; ``copy=True`` forces a copy."""
+    dtype, target_backend, copy = kwargs.pop("dtype", None), kwargs.pop("backend", None), kwargs.pop("copy", False)
+    dev = kwargs.pop("device", None)
+    kwargs.pop("non_blocking", None)
+    for a in args:
+        if isinstance(a, _dtypes.DType):
+            dtype = a
+        elif isinstance(a, Tensor):
+            dtype, target_backend = a.dtype, a._backend
+        elif isinstance(a, str) and a.split(":")[0] not in ("cpu", "cuda", "xla", "mps", "meta"):
+            target_backend = a
+        elif a is not None:
+            dev = a
+    out = self
+    if target_backend is not None and get_backend(target_backend) is not self._backend:
+        out = _to_backend(self, get_backend(target_backend))
+    if dev is not None:
+        _creation._backend_for(out._backend, dev)
+    if dtype is not None and dtype is not out.dtype:
+        out = apply(_op["to_dtype"], (out,), (dtype,))
+    if copy and out is self:
+        out = self.clone()
+    return out
+
+
+def _to_backend(self, adapter):
+    """A copy of ``self`` on another backend, differentiable (the gradient travels back)."""
+    out = wrap(adapter.from_numpy(np.asarray(self._backend.to_numpy(self._value))), adapter)
+    if self._requires_grad and _grad_state.enabled:
+        from ._dispatch import _record
+        _record(_op["_to_backend"], out, (self, adapter), (self,))
+    return out
+
+
+def type_(self, dtype=None, non_blocking=False):
+    if dtype is None:
+        return _TYPE_NAMES[self._dtype]
+    if isinstance(dtype, str):
+        try:
+            dtype = _BY_TYPE_NAME[dtype]
+        except KeyError:
+            raise ValueError(f"invalid type: {dtype!r}") from None
+    elif isinstance(dtype, type) and hasattr(dtype, "dtype"):
+        dtype = dtype.dtype
+    return to(self, dtype)
+
+
+def _caster(dtype):
+    def cast(self, memory_format=None):
+        return to(self, dtype)
+    return cast
+
+
+def cpu(self):
+    return self
+
+
+def cuda(self, device=None, non_blocking=False):
+    _creation._backend_for(self._backend, "cuda" if device is None else device)
+    return self
+
+
+def contiguous(self, memory_format=None):
+    return self if self.is_contiguous() else self.clone()
+
+
+# --------------------------------------------------------------------------- indexing
+def getitem(self, index):
+    host_index, basic = normalize_index(index, tuple(self.shape))
+    return getitem_host(self, host_index, basic)
+
+
+def getitem_host(self, host_index, basic=False):
+    op = getitem_view if basic else getitem_copy
+    r = apply(op, (self,), (host_index, self._backend))
+    if basic and r._grad_fn is not None:
+        r._grad_fn = _renamed(r._grad_fn, _index_node_name(host_index))
+    return r
+
+
+def _index_node_name(index):
+    for item in reversed(index):
+        if isinstance(item, int):
+            return "SelectBackward0"
+        if isinstance(item, slice) and item != slice(None):
+            return "SliceBackward0"
+        if item is None:
+            return "UnsqueezeBackward0"
+    return "AliasBackward0"
+
+
+def index_put_host(self, host_index, values):
+    if not isinstance(values, Tensor):
+        values = self.new_tensor(values)
+    return apply(index_put, (self, values), (host_index, self._backend))
+
+
+def setitem(self, index, value):
+    check_inplace(self)
+    host_index, _ = normalize_index(index, tuple(self.shape))
+    if isinstance(value, Tensor):
+        if value._backend is not self._backend:
+            value = value.to(self._backend.name)
+    else:
+        value = self.new_tensor(value)
+    if _grad_state.enabled and (value._requires_grad or self._requires_grad or
+                                (self._base is not None and self._base._requires_grad)):
+        result = index_put_host(self, host_index, value)
+        self._write(result._value)
+        rebase_history(self, result)
+        return
+    self._write_at(host_index, value._value)
+
+
+# --------------------------------------------------------------------------- new_* factories
+def _new_factory(name):
+    factory = getattr(_creation, name)
+
+    def new(self, *args, dtype=None, device=None, requires_grad=False, **kwargs):
+        return factory(*args, dtype=dtype or self._dtype, backend=self._backend, requires_grad=requires_grad,
+                       **kwargs)
+    new.__name__ = f"new_{name}"
+    return new
+
+
+def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+    if isinstance(data, Tensor):
+        data = data.detach()
+    return _creation.tensor(data, dtype=dtype or self._dtype, backend=self._backend, requires_grad=requires_grad)
+
+
+def new(self, *args):
+    return _creation.legacy_tensor(*args, dtype=self._dtype, backend=self._backend)
+
+
+def copy_(self, src, non_blocking=False):
+    check_inplace(self)
+    if not isinstance(src, Tensor):
+        src = self.new_tensor(src)
+    value = src.to(self._backend.name).expand(self.shape)
+    result = apply(_op["to_dtype"], (value,), (self._dtype,)) if value.dtype is not self._dtype else value
+    return assign_inplace(self, result if result is not src else result.clone())
+
+
+def fill_(self, value):
+    check_inplace(self)
+    if isinstance(value, Tensor):
+        return assign_inplace(self, value.to(self._dtype).expand(self.shape).clone())
+    self._write(self._backend.xp.full(tuple(self.shape), value, dtype=self._backend.native[self._dtype]))
+    return self
+
+
+def zero_(self):
+    return fill_(self, 0)
+
+
+def _view_as(self, other):
+    return self.view(other.shape)
+
+
+def _expand_as(self, other):
+    return self.expand(other.shape)
+
+
+def _reshape_as(self, other):
+    return reshape(self, other.shape)
+
+
+METHODS = {
+    "requires_grad": property(_requires_grad_get, _requires_grad_set),
+    "grad": property(_grad_get, _grad_set),
+    "grad_fn": property(lambda self: self._grad_fn),
+    "is_leaf": property(_is_leaf),
+    "output_nr": property(lambda self: self._output_nr),
+    "retains_grad": property(lambda self: self._retains_grad),
+    "data": property(_data_get, _data_set),
+    "_base_tensor": property(lambda self: self._base),
+    "T": property(lambda self: self.permute(tuple(reversed(range(self.ndim))))),
+    "mT": property(lambda self: self.transpose(-2, -1)),
+    "requires_grad_": requires_grad_,
+    "backward": backward,
+    "register_hook": register_hook,
+    "retain_grad": retain_grad,
+    "detach": detach,
+    "to": to,
+    "type": type_,
+    "float": _caster(_dtypes.float32), "double": _caster(_dtypes.float64), "half": _caster(_dtypes.float16),
+    "long": _caster(_dtypes.int64), "int": _caster(_dtypes.int32), "short": _caster(_dtypes.int16),
+    "char": _caster(_dtypes.int8), "byte": _caster(_dtypes.uint8), "bool": _caster(_dtypes.bool),
+    "cpu": cpu, "cuda": cuda, "contiguous": contiguous,
+    "__getitem__": getitem, "__setitem__": setitem, "getitem_host": getitem_host, "index_put_host": index_put_host,
+    "new_tensor": new_tensor, "new": new, "new_zeros": _new_factory("zeros"), "new_ones": _new_factory("ones"),
+    "new_empty": _new_factory("empty"), "new_full": _new_factory("full"),
+    "copy_": copy_, "fill_": fill_, "zero_": zero_,
+    "reshape": reshape, "flatten": flatten, "narrow": narrow, "select": select, "view_as": _view_as,
+    "expand_as": _expand_as, "reshape_as": _reshape_as, "max": max, "min": min,
+    "masked_select": masked_select, "nonzero": nonzero,
+}
+
+FUNCTIONS = {"max": max, "min": min, "reshape": reshape, "flatten": flatten, "narrow": narrow, "select": select,
+             "where": where, "nonzero": nonzero, "masked_select": masked_select, "detach": detach}
+
+
+def install(cls):
+    for name, value in METHODS.items():
+        setattr(cls, name, value)

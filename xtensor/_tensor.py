@@ -1,0 +1,512 @@
+"""The Tensor, its storage, and how views alias on every backend.
+
+Storage model (the same on every backend, so PyTorch's aliasing contract holds on JAX too):
+
+* A ``Storage`` holds the *root array* (the array of the tensor that first owned the memory)
+  and a version counter that every write bumps (autograd checks saved tensors against it).
+* A tensor is either a root alias (``_view is None``: it reads ``storage.array``) or a view
+  with PyTorch's strided metadata ``(shape, stride, offset)`` in elements over the flattened
+  root. View ops compute that metadata with integer arithmetic, so ``stride()``,
+  ``storage_offset()`` and ``data_ptr()`` agree across backends and with PyTorch.
+* ``_arr`` caches the tensor's value as a backend array. A view's first value comes from the
+  backend's own op (a numpy view; a jax slice), so reading an unmodified view costs what the
+  backend's slice costs.
+* Mutable backends (numpy) write into ``_arr`` itself: numpy views share memory, nothing else
+  to do. Immutable backends (jax, array-API namespaces) write functionally: the new value is
+  scattered into the flattened root at the view's storage positions (``adapter.scatter_flat``:
+  one ``.at[].set`` on jax), ``storage.array`` is replaced, and every other alias's cache is
+  dropped; it re-reads lazily by a gather at its positions. Positions are host integers
+  derived from metadata only, so writes stay traceable under ``jax.jit``.
+"""
+import weakref
+
+import numpy as np
+
+from . import _dtypes
+
+__all__ = ["Tensor", "Size", "device", "Storage"]
+
+
+class Size(tuple):
+    """A tensor's shape: a tuple that prints as ``xtensor.Size([2, 3])``."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"xtensor.Size({list(self)})"
+
+    __str__ = __repr__
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __getitem__(self, item):
+        r = tuple.__getitem__(self, item)
+        return Size(r) if isinstance(item, slice) else r
+
+    def __add__(self, other):
+        return Size(tuple.__add__(self, tuple(other)))
+
+
+class device:
+    """A device in PyTorch's terms: ``device('cpu')``, ``device('cuda', 0)``, ``device('cuda:0')``."""
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, type, index=None):
+        if isinstance(type, device):
+            type, index = type.type, type.index
+        elif isinstance(type, str) and ":" in type:
+            type, _, idx = type.partition(":")
+            if not idx.isdigit():
+                raise RuntimeError(f"Invalid device string: '{type}:{idx}'")
+            index = int(idx)
+        elif isinstance(type, int):
+            type, index = "cuda", type
+        if type not in ("cpu", "cuda", "xla", "mps", "meta"):
+            raise RuntimeError(
+                f"Expected one of cpu, cuda, xla, mps, meta device type at start of device string: {type}")
+        object.__setattr__(self, "type", type)
+        object.__setattr__(self, "index", index)
+
+    def __eq__(self, other):
+        if isinstance(other, str):
+            other = device(other)
+        return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
+
+    def __hash__(self):
+        return hash((self.type, self.index))
+
+    def __repr__(self):
+        return f"device(type='{self.type}')" if self.index is None else \
+            f"device(type='{self.type}', index={self.index})"
+
+    def __str__(self):
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+
+class Storage:
+    """Memory shared by a root tensor and all its aliases."""
+
+    __slots__ = ("array", "version", "aliases", "__weakref__")
+
+    def __init__(self, array):
+        self.array = array
+        self.version = 0
+        self.aliases = None  # WeakSet of tensors whose cached value a write must drop (immutable backends)
+
+    def track(self, tensor):
+        if self.aliases is None:
+            self.aliases = weakref.WeakSet()
+        self.aliases.add(tensor)
+
+
+def contiguous_strides(shape):
+    strides, acc = [], 1
+    for s in reversed(shape):
+        strides.append(acc)
+        acc *= max(s, 1)
+    return tuple(reversed(strides))
+
+
+class ViewMeta:
+    """PyTorch strided metadata, in elements, over the flattened root array."""
+
+    __slots__ = ("shape", "stride", "offset", "_positions")
+
+    def __init__(self, shape, stride, offset):
+        self.shape, self.stride, self.offset = tuple(shape), tuple(stride), offset
+        self._positions = None
+
+    def positions(self):
+        """Host int array (of this view's shape) of each element's index in the flattened root."""
+        if self._positions is None:
+            pos = np.full((), self.offset, dtype=np.int64)
+            for axis, (n, st) in enumerate(zip(self.shape, self.stride)):
+                ax = np.arange(n, dtype=np.int64) * st
+                pos = pos[..., None] + ax if axis else pos + ax
+            self._positions = np.broadcast_to(pos, self.shape)
+        return self._positions
+
+    def base_index(self, base_shape):
+        """This view as an advanced index into its root tensor (of ``base_shape``)."""
+        return tuple(np.asarray(i) for i in np.unravel_index(self.positions(), base_shape))
+
+    def overlaps(self):
+        """True when two elements share one memory location (an expanded view)."""
+        return any(st == 0 and n > 1 for n, st in zip(self.shape, self.stride))
+
+
+class Tensor:
+    """An n-dimensional array on a backend, with PyTorch's API and autograd."""
+
+    __slots__ = ("_arr", "_storage", "_view", "_backend", "_dtype", "_requires_grad", "_grad",
+                 "_grad_fn", "_output_nr", "_base", "_grad_acc", "_hooks", "_retains_grad",
+                 "_names", "__weakref__")
+    __array_priority__ = 1000  # numpy defers to our reflected operators
+
+    def __new__(cls, *args, **kwargs):
+        if cls is Tensor and not args and not kwargs:
+            from ._creation import legacy_tensor
+            return legacy_tensor()
+        if args or kwargs:
+            from ._creation import legacy_tensor
+            return legacy_tensor(*args, **kwargs)
+        return object.__new__(cls)
+
+    # ------------------------------------------------------------------------ storage
+    def _refresh(self):
+        """Re-read this tensor's value from storage after another alias wrote it."""
+        st = self._storage
+        view = self._view
+        if view is None:
+            arr = st.array
+        else:
+            xp = self._backend.xp
+            flat = xp.reshape(st.array, (-1,))
+            pos = view.positions()
+            arr = xp.reshape(xp.take(flat, xp.asarray(pos.reshape(-1)), axis=0), view.shape)
+        self._arr = arr
+        return arr
+
+    @property
+    def _value(self):
+        a = self._arr
+        return a if a is not None else self._refresh()
+
+    def _meta(self):
+        """``(shape, stride, offset)`` of this tensor over its storage."""
+        if self._view is not None:
+            v = self._view
+            return v.shape, v.stride, v.offset
+        arr = self._storage.array
+        shape = tuple(arr.shape)
+        if self._backend.mutable and isinstance(arr, np.ndarray) and not arr.flags.c_contiguous:
+            return shape, tuple(s // arr.itemsize for s in arr.strides), 0
+        return shape, contiguous_strides(shape), 0
+
+    def _write(self, value):
+        """Replace this tensor's whole value by backend array ``value`` (same shape, any dtype)."""
+        if self._view is not None and self._view.overlaps():
+            raise RuntimeError(
+                "unsupported operation: more than one element of the written-to tensor refers to a single "
+                "memory location. Please clone() the tensor before performing the operation.")
+        backend = self._backend
+        xp = backend.xp
+        native = backend.native[self._dtype]
+        if value.dtype != native:
+            value = xp.astype(value, native)
+        st = self._storage
+        if backend.mutable:
+            self._value[...] = value
+        else:
+            if tuple(value.shape) != tuple(self.shape):
+                value = xp.broadcast_to(value, tuple(self.shape))
+            if self._view is None:
+                st.array = value
+            else:
+                flat = xp.reshape(st.array, (-1,))
+                new = backend.scatter_flat(flat, self._view.positions().reshape(-1), xp.reshape(value, (-1,)))
+                st.array = xp.reshape(new, st.array.shape)
+            self._invalidate_aliases()
+            self._arr = value
+        st.version += 1
+
+    def _write_at(self, index, value):
+        """``self[index] = value`` for a host-normalized ``index`` (basic or advanced)."""
+        backend = self._backend
+        st = self._storage
+        if backend.mutable:
+            self._value[index] = value
+        else:
+            xp = backend.xp
+            meta_pos = self._view.positions() if self._view is not None else \
+                np.arange(int(np.prod(self.shape)), dtype=np.int64).reshape(tuple(self.shape))
+            pos = meta_pos[index]
+            native = backend.native[self._dtype]
+            if value.dtype != native:
+                value = xp.astype(value, native)
+            value = xp.reshape(xp.broadcast_to(value, pos.shape), (-1,))
+            flat = xp.reshape(st.array, (-1,))
+            st.array = xp.reshape(backend.scatter_flat(flat, pos.reshape(-1), value), st.array.shape)
+            self._invalidate_aliases()
+            self._arr = None
+        st.version += 1
+
+    def _invalidate_aliases(self):
+        aliases = self._storage.aliases
+        if aliases is not None:
+            for t in aliases:
+                t._arr = None
+
+    def _set_storage(self, arr):
+        """Point this tensor at fresh memory holding ``arr`` (resize, ``.data =``, ``set_``)."""
+        self._arr = arr
+        self._storage = Storage(arr)
+        self._view = None
+        self._base = None
+        self._dtype = self._backend.dtype_of(arr)
+
+    # ------------------------------------------------------------------------ metadata
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def shape(self):
+        a = self._arr
+        return Size(a.shape if a is not None else self._view.shape)
+
+    @property
+    def ndim(self):
+        a = self._arr
+        return len(a.shape if a is not None else self._view.shape)
+
+    def dim(self):
+        return self.ndim
+
+    ndimension = dim
+
+    def numel(self):
+        return self.shape.numel()
+
+    nelement = numel
+
+    @property
+    def size(self):
+        """An int (the array API's ``x.size``) that is also callable (PyTorch's ``x.size(dim)``)."""
+        return _SizeAttr(self.shape)
+
+    def __len__(self):
+        shape = self.shape
+        if not shape:
+            raise TypeError("len() of a 0-d tensor")
+        return shape[0]
+
+    @property
+    def backend(self):
+        """The name of the backend this tensor's array lives on."""
+        return self._backend.name
+
+    @property
+    def device(self):
+        kind, index = self._backend.device_of(self._value)
+        return device(kind, index)
+
+    @property
+    def is_cuda(self):
+        return self.device.type == "cuda"
+
+    def get_device(self):
+        d = self.device
+        return -1 if d.type == "cpu" else d.index
+
+    def stride(self, dim=None):
+        st = self._meta()[1]
+        if dim is None:
+            return st
+        return st[_wrap_dim(dim, len(st))]
+
+    def storage_offset(self):
+        return self._meta()[2]
+
+    def is_contiguous(self, memory_format=None):
+        shape, stride, _ = self._meta()
+        expected = 1
+        for n, st in zip(reversed(shape), reversed(stride)):
+            if n == 0:
+                return True
+            if n != 1 and st != expected:
+                return False
+            expected *= n
+        return True
+
+    def element_size(self):
+        return self._dtype.itemsize
+
+    def data_ptr(self):
+        """Address of the first element: the real one on numpy, a stable synthetic one elsewhere."""
+        root = self._storage.array
+        if isinstance(root, np.ndarray):
+            base = root.__array_interface__["data"][0]
+        else:
+            base = (id(self._storage) & 0xFFFFFFFFFFF) << 4
+        return base + self._meta()[2] * self._dtype.itemsize
+
+    def untyped_storage(self):
+        return _StorageView(self)
+
+    storage = untyped_storage
+
+    def is_floating_point(self):
+        return self._dtype.kind == "f"
+
+    def is_complex(self):
+        return self._dtype.kind == "c"
+
+    @property
+    def names(self):
+        return self._names if self._names is not None else (None,) * self.ndim
+
+    # ------------------------------------------------------------------------ conversion
+    def numpy(self, *, force=False):
+        if self.requires_grad and not force:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        return self._backend.to_numpy(self._value)
+
+    def __array__(self, dtype=None, copy=None):
+        a = np.asarray(self._backend.to_numpy(self._value))
+        if dtype is not None:
+            a = a.astype(dtype, copy=False)
+        return a.copy() if copy else a
+
+    def tolist(self):
+        return self._backend.to_numpy(self._value).tolist()
+
+    def item(self):
+        n = self.numel()
+        if n != 1:
+            raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
+        return self._backend.to_numpy(self._value).reshape(()).item()
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self._dtype.kind not in "iub" or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __complex__(self):
+        return complex(self.item())
+
+    def __bool__(self):
+        n = self.numel()
+        if n != 1:
+            raise RuntimeError(f"Boolean value of Tensor with {'no' if n == 0 else 'more than one'} "
+                               "values is ambiguous")
+        return bool(self.item())
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        kwargs = {"stream": stream}
+        if max_version is not None:
+            kwargs["max_version"] = max_version
+        if dl_device is not None:
+            kwargs["dl_device"] = dl_device
+        if copy is not None:
+            kwargs["copy"] = copy
+        try:
+            return self._value.__dlpack__(**kwargs)
+        except TypeError:
+            return self._value.__dlpack__(stream=stream)
+
+    def __dlpack_device__(self):
+        return self._value.__dlpack_device__()
+
+    def __array_namespace__(self, *, api_version=None):
+        from . import array_api
+        if api_version is not None and api_version not in array_api.SUPPORTED_VERSIONS:
+            raise ValueError(f"api_version {api_version!r} is not supported; "
+                             f"xtensor.array_api implements {array_api.SUPPORTED_VERSIONS}")
+        return array_api
+
+    def __hash__(self):
+        return id(self)
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __reduce_ex__(self, protocol):
+        from ._creation import _rebuild
+        return (_rebuild, (self._backend.name, np.asarray(self.detach()), self.requires_grad))
+
+    # ------------------------------------------------------------------------ printing
+    def __repr__(self, *, tensor_contents=None):
+        from ._printing import dtype_shown, format_tensor
+        values = self._backend.to_numpy(self._value)
+        suffixes = []
+        d = self._dtype
+        if d.kind == "u" and d is not _dtypes.uint8:
+            values = values.astype(np.int64)
+        default = _dtypes.get_default_dtype().name
+        if self.device.type != "cpu":
+            suffixes.append(f"device='{self.device}'")
+        dtype_suffix = f"xtensor.{d.name}" if dtype_shown(d.name, default, values.size == 0) else None
+        if self._grad_fn is not None:
+            suffixes.append(f"grad_fn=<{type(self._grad_fn).__name__}>")
+        elif self.requires_grad:
+            suffixes.append("requires_grad=True")
+        if self._names is not None:
+            suffixes.append(f"names={self._names}")
+        return format_tensor(values, dtype_suffix=dtype_suffix, suffixes=suffixes)
+
+    __str__ = __repr__
+
+    def __format__(self, spec):
+        if self.ndim == 0 and spec:
+            return format(self.item(), spec)
+        return object.__format__(self, spec) if spec else repr(self)
+
+
+class _SizeAttr(int):
+    """``Tensor.size``: equals the element count as an int and, called, returns the shape."""
+
+    def __new__(cls, shape):
+        self = int.__new__(cls, shape.numel())
+        self._shape = shape
+        return self
+
+    def __call__(self, dim=None):
+        if dim is None:
+            return self._shape
+        return self._shape[_wrap_dim(dim, len(self._shape))]
+
+
+class _StorageView:
+    """What ``storage()`` returns: identifies the shared memory (equal for all aliases)."""
+
+    __slots__ = ("_tensor",)
+
+    def __init__(self, tensor):
+        self._tensor = tensor
+
+    def data_ptr(self):
+        t = self._tensor
+        return t.data_ptr() - t.storage_offset() * t.element_size()
+
+    def __eq__(self, other):
+        return isinstance(other, _StorageView) and other._tensor._storage is self._tensor._storage
+
+    def __hash__(self):
+        return id(self._tensor._storage)
+
+    def __len__(self):
+        return int(np.prod(self._tensor._storage.array.shape))
+
+    def size(self):
+        return len(self)
+
+    def tolist(self):
+        t = self._tensor
+        return t._backend.to_numpy(t._storage.array).reshape(-1).tolist()
+
+    def __repr__(self):
+        t = self._tensor
+        body = "\n".join(f" {v}" for v in self.tolist())
+        return f"{body}\n[xtensor.storage.TypedStorage(dtype={t.dtype}, device={t.device}) of size {len(self)}]"
+
+
+def _wrap_dim(dim, ndim):
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim % n

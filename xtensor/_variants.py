@@ -1,0 +1,212 @@
+"""Generate every spelling of every op-table entry: the torch function, the Tensor method,
+the ``_`` in-place method, ``out=``, the operators and the array-API function.
+
+In-place and ``out=`` forms reuse the out-of-place op and then write the result into the
+target (in-place ops rewrite the target's history as PyTorch does: a root takes the result's
+node, a view rewrites its base's history through a ``CopySlices`` node).
+"""
+import numbers
+
+from . import _dtypes
+from ._dispatch import apply, node_class
+from ._table import TABLE, index_put
+from ._tensor import Tensor
+from .autograd import grad_mode
+
+__all__ = ["torch_functions", "api_functions", "install_methods", "check_inplace", "assign_inplace", "assign_out"]
+
+_grad_state = grad_mode.state
+_copy_slices = node_class("CopySlices")
+
+
+def check_inplace(t):
+    """PyTorch's refusal to modify, in place, a leaf (or a view of a leaf) that requires grad."""
+    if _grad_state.enabled:
+        if t._requires_grad and t._grad_fn is None:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        base = t._base
+        if base is not None and base._requires_grad and base._grad_fn is None and t._view is not None:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "
+                               "operation.")
+
+
+def _check_castable(src_dtype, target):
+    if src_dtype is not target._dtype and not _dtypes.can_cast(src_dtype, target._dtype):
+        raise RuntimeError(f"result type {src_dtype.scalar_name} can't be cast to the desired output type "
+                           f"{target._dtype.scalar_name}")
+
+
+def assign_inplace(target, result):
+    """Write ``result`` into ``target`` and give ``target`` the result's history."""
+    if result.shape != target.shape:
+        raise RuntimeError(f"output with shape {list(target.shape)} doesn't match the broadcast shape "
+                           f"{list(result.shape)}")
+    _check_castable(result._dtype, target)
+    target._write(result._value)
+    if result._requires_grad or (target._base is not None and target._base._requires_grad):
+        rebase_history(target, result)
+    return target
+
+
+def rebase_history(target, result):
+    """After ``target`` was overwritten by ``result``: the graph sees the new value (PyTorch's rebase)."""
+    base = target._base
+    if target._view is not None and base is not None and _grad_state.enabled and \
+            (base._requires_grad or result._requires_grad):
+        index = target._view.base_index(tuple(base.shape))
+        node = _copy_slices()
+        node.op = index_put
+        from ._autograd import edge_of
+        node.next_functions = (edge_of(base), edge_of(result))
+        node._args = (base, result, index, base._backend)
+        node._out = None
+        node._saved_versions = None
+        base._grad_fn, base._output_nr, base._requires_grad = node, 0, True
+        view = base.getitem_host(index)  # the view's new history reads the rewritten base
+        target._grad_fn, target._output_nr, target._requires_grad = view._grad_fn, 0, True
+    elif result._requires_grad:
+        target._grad_fn, target._output_nr, target._requires_grad = result._grad_fn, result._output_nr, True
+
+
+def assign_out(out, result, name):
+    """The ``out=`` variant: results land in ``out`` (resized when its shape differs, as PyTorch does)."""
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if _grad_state.enabled and (result._requires_grad or out._requires_grad):
+        raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad.")
+    _check_castable(result._dtype, out)
+    if result.shape != out.shape:
+        xp = out._backend.xp
+        out._set_storage(xp.astype(result._value, out._backend.native[out._dtype]))
+    else:
+        out._write(result._value)
+    return out
+
+
+def _as_operand(other, like):
+    """Binary-op operands: Tensors and Python numbers as they are; anything array-like becomes a Tensor."""
+    if isinstance(other, (Tensor, int, float, bool, complex)):
+        return other
+    if isinstance(other, numbers.Number):
+        return other.item() if hasattr(other, "item") else other
+    from ._creation import as_tensor
+    return as_tensor(other, backend=like._backend)
+
+
+# --------------------------------------------------------------------------- generators
+def _make_function(entry, name):
+    op, kind, sig = entry.op, entry.kind, entry.sig
+    if kind == "unary":
+        def function(input, *, out=None):
+            r = apply(op, (input,))
+            return r if out is None else assign_out(out, r, name)
+    elif kind == "binary":
+        def function(input, other, *, alpha=None, out=None):
+            if not isinstance(input, Tensor):
+                input = _as_operand(input, other)
+            other = _as_operand(other, input)
+            if alpha is not None:
+                other = other * alpha
+            r = apply(op, (input, other))
+            return r if out is None else assign_out(out, r, name)
+    else:
+        def function(*args, out=None, **kwargs):
+            tensors, params = sig(*args, **kwargs)
+            r = apply(op, tensors, params)
+            return r if out is None else assign_out(out, r, name)
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"xtensor.{name}: generated from the op table entry {op.name!r}."
+    return function
+
+
+def _make_api_function(entry):
+    op, kind, api_sig = entry.op, entry.kind, entry.api_sig
+    if kind == "unary":
+        def function(x, /):
+            return apply(op, (x,))
+    elif kind == "binary":
+        def function(x1, x2, /):
+            return apply(op, (x1, x2))
+    else:
+        sig = api_sig or entry.sig
+
+        def function(*args, **kwargs):
+            tensors, params = sig(*args, **kwargs)
+            return apply(op, tensors, params)
+    function.__name__ = function.__qualname__ = entry.api
+    function.__doc__ = f"Array API ``{entry.api}``: generated from the op table entry {op.name!r}."
+    return function
+
+
+def _make_method(entry, function):
+    op, kind = entry.op, entry.kind
+    if kind == "unary":
+        def method(self):
+            return apply(op, (self,))
+    elif kind == "binary":
+        def method(self, other, *, alpha=None):
+            other = _as_operand(other, self)
+            if alpha is not None:
+                other = other * alpha
+            return apply(op, (self, other))
+    else:
+        def method(self, *args, **kwargs):
+            return function(self, *args, **kwargs)
+    method.__name__ = method.__qualname__ = op.name
+    return method
+
+
+def _make_inplace(method, name):
+    def inplace(self, *args, **kwargs):
+        check_inplace(self)
+        return assign_inplace(self, method(self, *args, **kwargs))
+    inplace.__name__ = inplace.__qualname__ = name + "_"
+    return inplace
+
+
+def _make_operators(entry, method, inplace):
+    op = entry.op
+    ops = {}
+    for dunder in entry.operators:
+        if dunder.startswith("__r") and dunder not in ("__rshift__",):
+            def reflected(self, other, _op=op):
+                other = _as_operand(other, self)
+                return apply(_op, (other, self))
+            ops[dunder] = reflected
+        elif dunder.startswith("__i"):
+            ops[dunder] = inplace
+        elif entry.kind == "binary":
+            def forward(self, other, _op=op):
+                if other is None:
+                    return NotImplemented
+                return apply(_op, (self, _as_operand(other, self)))
+            ops[dunder] = forward
+        else:
+            ops[dunder] = method
+    return ops
+
+
+torch_functions = {}
+api_functions = {}
+_methods = {}
+
+for _name, _entry in TABLE.items():
+    _fn = _make_function(_entry, _name) if _entry.function else None
+    if _entry.function:
+        torch_functions[_name] = _fn
+    if _entry.api:
+        api_functions[_entry.api] = _make_api_function(_entry)
+    if _entry.method and _fn is not None:
+        _m = _make_method(_entry, _fn)
+        _methods[_name] = _m
+        _ip = _make_inplace(_m, _name) if _entry.inplace else None
+        if _ip is not None:
+            _methods[_name + "_"] = _ip
+        _methods.update(_make_operators(_entry, _m, _ip))
+
+
+def install_methods(cls):
+    """Put the generated methods and operators on ``Tensor``."""
+    for name, m in _methods.items():
+        setattr(cls, name, m)

@@ -1,0 +1,100 @@
+"""xtensor.autograd: ``backward``, ``grad``, grad modes, ``Variable`` -- over xtensor's own tape."""
+from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+
+__all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
+           "inference_mode", "Variable"]
+
+
+def _as_tuple(x):
+    if x is None:
+        return None
+    return tuple(x) if isinstance(x, (list, tuple)) else (x,)
+
+
+def _root_grads(tensors, grad_tensors):
+    from .._creation import ones_like
+    grads = []
+    for i, t in enumerate(tensors):
+        g = grad_tensors[i] if grad_tensors is not None and i < len(grad_tensors) else None
+        if g is None:
+            if t.numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if t.dtype.kind not in "fc":
+                raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got "
+                                   f"{t.dtype}")
+            g = ones_like(t)
+        elif not hasattr(g, "_dtype"):
+            g = t.new_tensor(g)
+        elif g.shape != t.shape:
+            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] "
+                               f"has a shape of {t.shape}.")
+        grads.append(g)
+    return grads
+
+
+def _roots(tensors):
+    from .._autograd import edge_of
+    edges = []
+    for i, t in enumerate(tensors):
+        if not t.requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+        edges.append(edge_of(t))
+    return edges
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None,
+             inputs=None):
+    """Accumulate gradients of ``tensors`` into the ``.grad`` of the leaves they depend on."""
+    from .._autograd import run_backward, edge_of
+    tensors = _as_tuple(tensors)
+    grad_tensors = _as_tuple(grad_tensors if grad_tensors is not None else grad_variables)
+    if retain_graph is None:
+        retain_graph = create_graph
+    grads = _root_grads(tensors, grad_tensors)
+    if inputs is not None:
+        inputs = _as_tuple(inputs)
+        captured = run_backward(_roots(tensors), grads, retain_graph, create_graph,
+                                capture=[edge_of(x) for x in inputs], accumulate=False)
+        from .._autograd import accumulate_into
+        for x, g in zip(inputs, captured):
+            if g is not None:
+                accumulate_into(x, g)
+        return
+    run_backward(_roots(tensors), grads, retain_graph, create_graph)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
+         allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """Gradients of ``outputs`` with respect to ``inputs``, returned (``.grad`` is left untouched)."""
+    from .._autograd import run_backward, edge_of
+    outputs = _as_tuple(outputs)
+    inputs = _as_tuple(inputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    for i, x in enumerate(inputs):
+        if not x.requires_grad:
+            raise RuntimeError(f"One of the differentiated Tensors does not require grad")
+    grads = _root_grads(outputs, _as_tuple(grad_outputs))
+    captured = run_backward(_roots(outputs), grads, retain_graph, create_graph,
+                            capture=[edge_of(x) for x in inputs], accumulate=False)
+    result = []
+    for i, (x, g) in enumerate(zip(inputs, captured)):
+        if g is None:
+            if materialize_grads:
+                from .._creation import zeros_like
+                g = zeros_like(x)
+            elif not allow_unused:
+                raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "
+                                   "Set allow_unused=True if this is the desired behavior.")
+        elif g.shape != x.shape:
+            g = g.expand(x.shape) if g.numel() == 1 else g.reshape(x.shape)
+        result.append(g)
+    return tuple(result)
+
+
+def Variable(data, requires_grad=False, volatile=False):
+    """The pre-0.4 wrapper: today just the tensor (a fresh leaf when ``requires_grad``)."""
+    t = data.detach() if requires_grad else data
+    if requires_grad:
+        t.requires_grad_(True)
+    return t

@@ -1,0 +1,110 @@
+"""Thread-local grad mode: ``no_grad``, ``enable_grad``, ``set_grad_enabled``, ``inference_mode``.
+
+Each works as a context manager and as a decorator, with or without parentheses, as in PyTorch.
+"""
+import functools
+import inspect
+import threading
+
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode"]
+
+
+class _GradState(threading.local):
+    enabled = True
+
+
+state = _GradState()
+
+
+def is_grad_enabled():
+    return state.enabled
+
+
+class _GradModeContext:
+    """Base of the grad-mode switches: enter sets ``state.enabled``, exit restores it."""
+
+    enabled = True
+
+    def __new__(cls, *args, **kwargs):
+        if cls is not set_grad_enabled and len(args) == 1 and callable(args[0]) and not kwargs:
+            return cls()(args[0])  # used as a bare decorator: @no_grad
+        return super().__new__(cls)
+
+    def __enter__(self):
+        self._previous = state.enabled
+        state.enabled = self.enabled
+
+    def __exit__(self, *exc):
+        state.enabled = self._previous
+        return False
+
+    def clone(self):
+        return type(self)()
+
+    def __call__(self, fn):
+        if inspect.isgeneratorfunction(fn):
+            @functools.wraps(fn)
+            def generator(*args, **kwargs):
+                gen = fn(*args, **kwargs)
+                with self.clone():
+                    response = gen.send(None)
+                while True:
+                    try:
+                        request = yield response
+                    except BaseException as e:
+                        with self.clone():
+                            response = gen.throw(e)
+                    else:
+                        with self.clone():
+                            response = gen.send(request)
+            return generator
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with self.clone():
+                return fn(*args, **kwargs)
+        return wrapper
+
+
+class no_grad(_GradModeContext):
+    enabled = False
+
+
+class enable_grad(_GradModeContext):
+    enabled = True
+
+
+class inference_mode(_GradModeContext):
+    """Like ``no_grad`` (xtensor keeps no extra inference-only state); ``inference_mode(False)`` is a no-op."""
+
+    def __init__(self, mode=True):
+        self.enabled = not mode
+
+    def __enter__(self):
+        self._previous = state.enabled
+        state.enabled = state.enabled and self.enabled
+
+    def clone(self):
+        return type(self)(not self.enabled)
+
+
+class set_grad_enabled(_GradModeContext):
+    """Sets grad mode at once (as a function call) and restores it when used as a context manager."""
+
+    def __init__(self, mode):
+        self._previous = state.enabled
+        self.enabled = bool(mode)
+        state.enabled = self.enabled
+
+    def __enter__(self):
+        pass
+
+    def clone(self):
+        return type(self)(self.enabled)
+
+    def __call__(self, fn):
+        state.enabled = self._previous  # as a decorator it applies only inside fn
+        return super().__call__(fn)
+
+    def __repr__(self):
+        return f"<xtensor.autograd.grad_mode.set_grad_enabled object at {id(self):#x}>"
