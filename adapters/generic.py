@@ -60,6 +60,10 @@ class ArrayAPIAdapter:
         except (TypeError, BufferError, RuntimeError, AttributeError):
             return np.asarray(arr)
 
+    def contiguous_copy(self, arr):
+        """A copy laid out in row-major order (arrays without strides are always so)."""
+        return self.xp.asarray(arr, copy=True)
+
     def scalar(self, value, dtype):
         """A Python scalar in a form the backend's binary functions accept next to an array of ``dtype``."""
         return value

@@ -23,6 +23,9 @@ class NumpyAdapter(ArrayAPIAdapter):
     def to_numpy(self, arr):
         return arr
 
+    def contiguous_copy(self, arr):
+        return np.array(arr, copy=True, order="C")
+
     def scatter_flat(self, flat, positions, values):
         out = flat.copy()
         out[positions] = values

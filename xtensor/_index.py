@@ -48,6 +48,8 @@ def normalize_index(index, shape):
         out.append(arr if arr.dtype.kind == "b" else arr.astype(np.int64, copy=False))
         basic = False
     _check_bounds(out, shape)
+    if not any(i is Ellipsis for i in out):  # the standard requires every dimension to be indexed
+        out.append(Ellipsis)
     return tuple(out), basic
 
 

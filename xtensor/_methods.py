@@ -299,7 +299,7 @@ def cuda(self, device=None, non_blocking=False):
 
 
 def contiguous(self, memory_format=None):
-    return self if self.is_contiguous() else self.clone()
+    return self if self.is_contiguous() else apply(_op["_contiguous"], (self,), (self._backend,))
 
 
 # --------------------------------------------------------------------------- indexing
@@ -433,6 +433,7 @@ METHODS = {
     "reshape": reshape, "flatten": flatten, "narrow": narrow, "select": select, "view_as": _view_as,
     "expand_as": _expand_as, "reshape_as": _reshape_as, "max": max, "min": min,
     "masked_select": masked_select, "nonzero": nonzero,
+    "where": lambda self, condition, other: where(condition, self, other),
 }
 
 FUNCTIONS = {"max": max, "min": min, "reshape": reshape, "flatten": flatten, "narrow": narrow, "select": select,

@@ -8,6 +8,7 @@ namespaces, Tensor methods, ``_`` in-place forms, ``out=`` forms and operators a
 from these entries by ``_variants``.
 """
 import math
+import operator
 
 import numpy as np
 
@@ -47,6 +48,9 @@ def _sum_dtype(d):
 
 
 def _where_zero(cond, g):
+    """``g`` where ``cond`` holds, else 0 (``cond`` may be a plain bool when an operand was a scalar)."""
+    if not hasattr(cond, "_dtype"):
+        return g if cond else g * 0
     return g.where(cond, g.new_zeros(()))
 
 
@@ -85,6 +89,8 @@ unary("isnan", lambda xp, x: xp.isnan(x), None, differentiable=False, inplace=Fa
 unary("isinf", lambda xp, x: xp.isinf(x), None, differentiable=False, inplace=False)
 unary("isfinite", lambda xp, x: xp.isfinite(x), None, differentiable=False, inplace=False)
 unary("clone", lambda xp, x: xp.asarray(x, copy=True), lambda g, ans, x: g, api=None)
+defop("_contiguous", lambda xp, x, backend: backend.contiguous_copy(x), (lambda g, ans, x, backend: g,),
+      node="CloneBackward0", saves=(), function=False, method=False)
 unary("positive", lambda xp, x: x, lambda g, ans, x: g, operators=("__pos__",))
 
 
@@ -130,8 +136,8 @@ binary("floor_divide", lambda xp, x, y: xp.floor_divide(x, y), None, differentia
 for _name, _api, _ops in (("eq", "equal", "__eq__"), ("ne", "not_equal", "__ne__"), ("lt", "less", "__lt__"),
                           ("le", "less_equal", "__le__"), ("gt", "greater", "__gt__"),
                           ("ge", "greater_equal", "__ge__")):
-    binary(_name, getattr(__import__("operator"), _ops), None, api=_api, operators=(_ops,),
-           differentiable=False)
+    binary(_name, (lambda f: lambda xp, x, y: f(x, y))(getattr(operator, _ops)), None, api=_api,
+           operators=(_ops,), differentiable=False)
 for _name, _ops in (("logical_and", ()), ("logical_or", ()), ("logical_xor", ())):
     binary(_name, (lambda f: lambda xp, x, y: getattr(xp, f)(xp.astype(x, xp.bool), xp.astype(y, xp.bool)))(_name),
            None, differentiable=False)

@@ -96,12 +96,15 @@ class Storage:
     def __init__(self, array):
         self.array = array
         self.version = 0
-        self.aliases = None  # WeakSet of tensors whose cached value a write must drop (immutable backends)
+        self.aliases = None  # id -> weakref of tensors whose cached value a write must drop (immutable backends)
 
     def track(self, tensor):
+        """Remember an alias (by identity: tensors compare elementwise, so no WeakSet)."""
         if self.aliases is None:
-            self.aliases = weakref.WeakSet()
-        self.aliases.add(tensor)
+            self.aliases = {}
+        key = id(tensor)
+        if key not in self.aliases:
+            self.aliases[key] = weakref.ref(tensor, lambda _, k=key, d=self.aliases: d.pop(k, None))
 
 
 def contiguous_strides(shape):
@@ -239,8 +242,10 @@ class Tensor:
     def _invalidate_aliases(self):
         aliases = self._storage.aliases
         if aliases is not None:
-            for t in aliases:
-                t._arr = None
+            for ref in list(aliases.values()):
+                t = ref()
+                if t is not None:
+                    t._arr = None
 
     def _set_storage(self, arr):
         """Point this tensor at fresh memory holding ``arr`` (resize, ``.data =``, ``set_``)."""
@@ -258,12 +263,12 @@ class Tensor:
     @property
     def shape(self):
         a = self._arr
-        return Size(a.shape if a is not None else self._view.shape)
+        return Size(a.shape if a is not None else self._refresh().shape)
 
     @property
     def ndim(self):
         a = self._arr
-        return len(a.shape if a is not None else self._view.shape)
+        return len(a.shape if a is not None else self._refresh().shape)
 
     def dim(self):
         return self.ndim
