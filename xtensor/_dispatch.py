@@ -14,7 +14,7 @@ import re
 
 from . import _dtypes
 from ._autograd import Node, edge_of, freed_error
-from ._tensor import Storage, Tensor, ViewMeta
+from ._tensor import Tensor, ViewMeta
 from .autograd import grad_mode
 
 __all__ = ["Op", "apply", "wrap", "make_view", "unbroadcast"]
@@ -158,14 +158,10 @@ def wrap(arr, backend, dtype=None):
     """A new root tensor over backend array ``arr``."""
     t = _new(Tensor)
     t._arr = arr
-    t._storage = Storage(arr)
-    t._view = None
     t._backend = backend
-    t._dtype = dtype if dtype is not None else backend.dtype_of(arr)
+    t._dtype = dtype if dtype is not None else backend.dtypes[arr.dtype]
     t._requires_grad = False
-    t._grad = t._grad_fn = t._base = t._grad_acc = t._hooks = t._names = None
-    t._output_nr = 0
-    t._retains_grad = False
+    t._grad_fn = None
     return t
 
 
@@ -178,10 +174,8 @@ def make_view(src, arr, meta):
     backend = t._backend = src._backend
     t._dtype = src._dtype
     t._requires_grad = False
-    t._grad = t._grad_fn = t._grad_acc = t._hooks = t._names = None
+    t._grad_fn = None
     t._base = src._base if src._base is not None else src
-    t._output_nr = 0
-    t._retains_grad = False
     if not backend.mutable:
         st.track(t)
         if src._view is None:
@@ -232,14 +226,12 @@ def _alias_root(t):
     d = _new(Tensor)
     d._arr = t._arr
     st = d._storage = t._storage
-    d._view = None
     d._backend = t._backend
     d._dtype = t._dtype
     d._requires_grad = False
-    d._grad = d._grad_fn = d._grad_acc = d._hooks = d._names = None
-    d._base = t._base
-    d._output_nr = 0
-    d._retains_grad = False
+    d._grad_fn = None
+    if t._base is not None:
+        d._base = t._base
     if not t._backend.mutable:
         st.track(d)
         st.track(t)
@@ -317,7 +309,26 @@ def _promote(tensors):
     return d
 
 
+class BroadcastError(RuntimeError, ValueError):
+    """Shapes that do not broadcast: a RuntimeError for PyTorch users, a ValueError for array-API users."""
+
+
+def _broadcast_mismatch(tensors):
+    shapes = [tuple(t.shape) for t in tensors if isinstance(t, Tensor)]
+    if len(shapes) != 2:
+        return None
+    a, b = shapes
+    for i in range(1, min(len(a), len(b)) + 1):
+        if a[-i] != b[-i] and a[-i] != 1 and b[-i] != 1:
+            return (f"The size of tensor a ({a[-i]}) must match the size of tensor b ({b[-i]}) at non-singleton "
+                    f"dimension {max(len(a), len(b)) - i}")
+    return None
+
+
 def _backend_error(op, tensors, e):
+    mismatch = _broadcast_mismatch(tensors)
+    if mismatch is not None:
+        return BroadcastError(f"{op.name}(): {mismatch}")
     described = ", ".join(
         f"Tensor(shape={list(t.shape)}, dtype={t.dtype}, backend={t.backend})" if isinstance(t, Tensor)
         else repr(t) for t in tensors)

@@ -146,9 +146,17 @@ class ViewMeta:
 class Tensor:
     """An n-dimensional array on a backend, with PyTorch's API and autograd."""
 
-    __slots__ = ("_arr", "_storage", "_view", "_backend", "_dtype", "_requires_grad", "_grad",
-                 "_grad_fn", "_output_nr", "_base", "_grad_acc", "_hooks", "_retains_grad",
-                 "_names", "__weakref__")
+    # The attributes every op touches live in slots; rarely set ones default at class level and
+    # land in the instance dict only when set, so making a result tensor costs five stores.
+    __slots__ = ("_arr", "_backend", "_dtype", "_requires_grad", "_grad_fn", "__dict__", "__weakref__")
+    _view = None  # ViewMeta of a view; None for a root alias
+    _base = None  # the root tensor a view was made from
+    _output_nr = 0
+    _grad = None
+    _grad_acc = None  # weakref to the leaf's AccumulateGrad node
+    _hooks = None
+    _retains_grad = False
+    _names = None
     __array_priority__ = 1000  # numpy defers to our reflected operators
 
     def __new__(cls, *args, **kwargs):
@@ -161,6 +169,12 @@ class Tensor:
         return object.__new__(cls)
 
     # ------------------------------------------------------------------------ storage
+    def __getattr__(self, name):
+        if name == "_storage":  # made on first need: most results are never aliased or written
+            st = self.__dict__["_storage"] = Storage(self._arr)
+            return st
+        raise AttributeError(f"'Tensor' object has no attribute '{name}'")
+
     def _refresh(self):
         """Re-read this tensor's value from storage after another alias wrote it."""
         st = self._storage
@@ -251,8 +265,8 @@ class Tensor:
         """Point this tensor at fresh memory holding ``arr`` (resize, ``.data =``, ``set_``)."""
         self._arr = arr
         self._storage = Storage(arr)
-        self._view = None
-        self._base = None
+        self.__dict__.pop("_view", None)
+        self.__dict__.pop("_base", None)
         self._dtype = self._backend.dtype_of(arr)
 
     # ------------------------------------------------------------------------ metadata

@@ -8,7 +8,7 @@ node, a view rewrites its base's history through a ``CopySlices`` node).
 import numbers
 
 from . import _dtypes
-from ._dispatch import apply, node_class
+from ._dispatch import _backend_error, _record, apply, node_class
 from ._table import TABLE, index_put
 from ._tensor import Tensor
 from .autograd import grad_mode
@@ -94,6 +94,66 @@ def _as_operand(other, like):
     return as_tensor(other, backend=like._backend)
 
 
+# --------------------------------------------------------------------------- fast paths
+# The common case -- tensors of one backend and dtype, or a tensor and a Python scalar of its
+# kind -- skips promotion and backend unification; everything else goes through ``apply``.
+_new = object.__new__
+_SCALAR_KINDS = {float: "fc", int: "iufc"}
+
+
+def _fast_unary(op):
+    fwd, differentiable, floats_only = op.fwd, op.differentiable, op.cast is not None
+
+    def unary(self):
+        a = self._arr
+        if a is None or (floats_only and self._dtype.kind not in "fc"):
+            return apply(op, (self,))
+        backend = self._backend
+        out = fwd(backend.xp, a)
+        r = _new(Tensor)
+        r._arr, r._backend, r._dtype, r._requires_grad, r._grad_fn = out, backend, backend.dtypes[out.dtype], \
+            False, None
+        if self._requires_grad and differentiable and _grad_state.enabled:
+            return _record(op, r, (self,), (self,))
+        return r
+    return unary
+
+
+def _fast_binary(op, reflected=False):
+    fwd, differentiable, cast = op.fwd, op.differentiable, op.cast
+
+    def binary(self, other):
+        a = self._arr
+        backend = self._backend
+        simple = cast is None or cast(self._dtype) is self._dtype
+        other_type = type(other)
+        if other_type is Tensor:
+            b = other._arr
+            fast = simple and a is not None and b is not None and other._backend is backend and \
+                other._dtype is self._dtype
+        else:
+            b = other
+            fast = simple and a is not None and self._dtype.kind in _SCALAR_KINDS.get(other_type, "")
+        if not fast:
+            if other is None:
+                return NotImplemented
+            other = _as_operand(other, self)
+            return apply(op, (other, self) if reflected else (self, other))
+        try:
+            out = fwd(backend.xp, b, a) if reflected else fwd(backend.xp, a, b)
+        except (TypeError, ValueError) as e:
+            raise _backend_error(op, (other, self) if reflected else (self, other), e) from None
+        r = _new(Tensor)
+        r._arr, r._backend, r._dtype, r._requires_grad, r._grad_fn = out, backend, backend.dtypes[out.dtype], \
+            False, None
+        if differentiable and (self._requires_grad or (other_type is Tensor and other._requires_grad)) and \
+                _grad_state.enabled:
+            args = (other, self) if reflected else (self, other)
+            return _record(op, r, args, args)
+        return r
+    return binary
+
+
 # --------------------------------------------------------------------------- generators
 def _make_function(entry, name):
     op, kind, sig = entry.op, entry.kind, entry.sig
@@ -142,14 +202,12 @@ def _make_api_function(entry):
 def _make_method(entry, function):
     op, kind = entry.op, entry.kind
     if kind == "unary":
-        def method(self):
-            return apply(op, (self,))
+        method = _fast_unary(op)
     elif kind == "binary":
+        fast = _fast_binary(op)
+
         def method(self, other, *, alpha=None):
-            other = _as_operand(other, self)
-            if alpha is not None:
-                other = other * alpha
-            return apply(op, (self, other))
+            return fast(self, other if alpha is None else other * alpha)
     else:
         def method(self, *args, **kwargs):
             return function(self, *args, **kwargs)
@@ -169,19 +227,12 @@ def _make_operators(entry, method, inplace):
     op = entry.op
     ops = {}
     for dunder in entry.operators:
-        if dunder.startswith("__r") and dunder not in ("__rshift__",):
-            def reflected(self, other, _op=op):
-                other = _as_operand(other, self)
-                return apply(_op, (other, self))
-            ops[dunder] = reflected
-        elif dunder.startswith("__i"):
+        if dunder.startswith("__i"):
             ops[dunder] = inplace
         elif entry.kind == "binary":
-            def forward(self, other, _op=op):
-                if other is None:
-                    return NotImplemented
-                return apply(_op, (self, _as_operand(other, self)))
-            ops[dunder] = forward
+            ops[dunder] = _fast_binary(op, reflected=dunder.startswith("__r"))
+        elif dunder.startswith("__r"):
+            ops[dunder] = lambda self, other, _op=op: apply(_op, (_as_operand(other, self), self))
         else:
             ops[dunder] = method
     return ops

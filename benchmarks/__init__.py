@@ -1,0 +1,1 @@
+"""xtensor benchmarks (``python -m benchmarks.bench_overhead``); see benchmarks/README.md."""
