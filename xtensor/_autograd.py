@@ -114,11 +114,18 @@ def accumulate_into(tensor, grad):
         grad = grad.expand(tensor.shape) if grad.numel() == 1 else grad.reshape(tensor.shape)
     current = tensor._grad
     if current is None:
-        tensor._grad = grad if grad_mode.state.enabled else grad.detach().clone()
+        tensor._grad = grad if grad_mode.state.enabled else _private_copy(grad)
     elif grad_mode.state.enabled:
         tensor._grad = current + grad
     else:
         current._write(current._value + grad._value)
+
+
+def _private_copy(t):
+    """A history-free copy: ``.grad`` must never alias another tensor's gradient."""
+    from ._dispatch import wrap
+    backend = t._backend
+    return wrap(backend.contiguous_copy(t._value), backend, t._dtype)
 
 
 def edge_of(t):

@@ -186,7 +186,7 @@ def _dims(dim, ndim):
 
 def _unreduce(g, shape, dims, keepdim):
     """Broadcast a reduction's gradient back over the reduced ``dims`` of ``shape``."""
-    if not keepdim and dims:
+    if not keepdim and dims and g.ndim:
         g = g.reshape(tuple(1 if i in dims else n for i, n in enumerate(shape)))
     return g.expand(shape)
 

@@ -1,0 +1,534 @@
+"""Dispatch-overhead benchmarks: xtensor against numpy, torch and jax.
+
+Run from the repository root::
+
+    python -m benchmarks.bench_overhead              # full run, rich table
+    python -m benchmarks.bench_overhead --quick      # smoke run (few repeats, short rounds)
+    python -m benchmarks.bench_overhead --markdown   # also print a markdown table (README-ready)
+    python -m benchmarks.bench_overhead --json out.json
+    python -m benchmarks.bench_overhead --profile add+grad   # cProfile xtensor[numpy] on one case
+
+(``python benchmarks/bench_overhead.py ...`` works the same.)
+
+Timing is ``timeit``-style, with no extra dependency: every column's callable is warmed up,
+its inner loop count is picked by auto-ranging (1, 2, 5, 10, 20, 50, ... calls until one round
+takes at least ``target_time``), and then ``repeat`` rounds are timed with
+``time.perf_counter``. Rounds are interleaved across columns (round 1 of every column, then
+round 2, ...), so slow drift of the machine hits every column alike. The reported figure is
+the median per-call time over the rounds; the minimum is kept in the JSON as well.
+
+Columns (a column whose library is missing is skipped):
+
+* ``numpy``           plain numpy on ``np.ndarray`` (for the graph case: a hand-derived gradient)
+* ``xtensor[numpy]``  xtensor on its numpy backend
+* ``xtensor[jax]``    xtensor on its jax backend (result blocked with ``block_until_ready``)
+* ``torch``           PyTorch eager on CPU
+* ``jax``             ``jax.numpy`` eager (graph case: ``jax.grad`` called eagerly)
+* ``jax.jit``         graph case only: ``jax.jit(jax.grad(...))``
+
+numpy and jax have no tape, so in the ``+grad`` rows their columns are the same raw op as in
+the plain rows: the floor the tape's cost is measured against.
+
+The design targets are *reported*, never asserted: see ``TARGETS`` and benchmarks/README.md.
+"""
+import argparse
+import datetime
+import gc
+import importlib.util
+import json
+import math
+import os
+import platform
+import statistics
+import sys
+import time
+
+import numpy as np
+
+COLUMNS = ("numpy", "xtensor[numpy]", "xtensor[jax]", "torch", "jax", "jax.jit")
+
+# ratio name -> (numerator column, denominator column)
+RATIOS = {
+    "xtensor[numpy]/numpy": ("xtensor[numpy]", "numpy"),
+    "xtensor[numpy]/torch": ("xtensor[numpy]", "torch"),
+    "xtensor[jax]/jax": ("xtensor[jax]", "jax"),
+}
+
+# case group -> [(ratio name, upper bound)]: the design targets (reported, not asserted)
+TARGETS = {
+    "op": [("xtensor[numpy]/numpy", 2.0), ("xtensor[numpy]/torch", 0.8)],
+    "graph": [("xtensor[numpy]/torch", 0.3)],
+    "matmul": [("xtensor[numpy]/numpy", 1.05), ("xtensor[jax]/jax", 1.05)],
+}
+
+QUICK = {"repeat": 3, "target_time": 0.005}
+FULL = {"repeat": 11, "target_time": 0.1}
+
+SMALL_N = 100
+MATMUL_N = 1024
+
+
+# --------------------------------------------------------------------------- libraries
+def _have(module):
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _xt():
+    import xtensor
+    return xtensor
+
+
+def _jax():
+    import jax
+    import jax.numpy as jnp
+    return jax, jnp
+
+
+def _torch():
+    import torch
+    return torch
+
+
+def column_available(column):
+    """``(available, reason)`` for a column, without importing anything heavy until needed."""
+    if column in ("numpy", "xtensor[numpy]"):
+        return True, ""
+    if column == "torch":
+        return (True, "") if _have("torch") else (False, "torch not importable")
+    if not _have("jax"):
+        return False, "jax not importable"
+    if column == "xtensor[jax]":
+        try:
+            _xt().get_backend("jax")
+        except (ImportError, ValueError) as e:
+            return False, f"xtensor jax backend unavailable: {e}"
+    return True, ""
+
+
+def _block_xt(*tensors):
+    """Wait for xtensor-on-jax results (the tensor's native backend array is ``_value``)."""
+    for x in tensors:
+        x._value.block_until_ready()
+
+
+def _xt_tensors(backend, arrays, requires_grad):
+    t = _xt()
+    with t.use_backend(backend):
+        return [t.tensor(a, requires_grad=rg) for a, rg in zip(arrays, requires_grad)]
+
+
+# --------------------------------------------------------------------------- cases
+class Case:
+    """One benchmark row: ``builders[column]()`` returns the zero-argument callable to time."""
+
+    def __init__(self, name, group, description, builders):
+        self.name, self.group, self.description, self.builders = name, group, description, builders
+
+
+def _small_inputs():
+    rng = np.random.default_rng(0)
+    return [rng.standard_normal(SMALL_N).astype(np.float32) for _ in range(3)]
+
+
+# op -> (arity, numpy fn, tensor fn (xtensor and torch, method style), jax fn)
+_OPS = {
+    "add": (2, lambda a, b: a + b, lambda x, y: x + y, lambda a, b: a + b),
+    "mul": (2, lambda a, b: a * b, lambda x, y: x * y, lambda a, b: a * b),
+    "exp": (1, np.exp, lambda x: x.exp(), None),
+    "sum": (1, lambda a: a.sum(), lambda x: x.sum(), None),  # ndarray.sum: np.sum adds ~2 µs of wrapping
+}
+
+
+def _op_case(op, grad):
+    arity, np_fn, tensor_fn, jax_fn = _OPS[op]
+
+    def numpy_():
+        args = _small_inputs()[:arity]
+        return lambda: np_fn(*args)
+
+    def xtensor(backend):
+        def build():
+            args = _xt_tensors(backend, _small_inputs()[:arity], [grad] * arity)
+            if backend == "jax":
+                return lambda: _block_xt(tensor_fn(*args))
+            return lambda: tensor_fn(*args)
+        return build
+
+    def torch_():
+        torch = _torch()
+        args = [torch.tensor(a, requires_grad=grad) for a in _small_inputs()[:arity]]
+        return lambda: tensor_fn(*args)
+
+    def jax_():
+        _, jnp = _jax()
+        fn = jax_fn or {"exp": jnp.exp, "sum": jnp.sum}[op]
+        args = [jnp.asarray(a) for a in _small_inputs()[:arity]]
+        return lambda: fn(*args).block_until_ready()
+
+    name = f"{op}+grad" if grad else op
+    what = f"{op} on float32[{SMALL_N}]" + (" (inputs require grad: a node is recorded)" if grad else "")
+    return Case(name, "op", what, {"numpy": numpy_, "xtensor[numpy]": xtensor("numpy"),
+                                   "xtensor[jax]": xtensor("jax"), "torch": torch_, "jax": jax_})
+
+
+def _graph_case():
+    """``((x*w + b).tanh()).sum()`` then backward, grads set to None between iterations."""
+
+    def numpy_():
+        x, w, b = _small_inputs()
+
+        def step():  # the same forward and a hand-derived backward: the no-tape floor
+            h = np.tanh(x * w + b)
+            h.sum()
+            gz = 1 - h * h
+            return gz * x, gz
+        return step
+
+    def xtensor(backend):
+        def build():
+            x, w, b = _xt_tensors(backend, _small_inputs(), [False, True, True])
+
+            def step():
+                w.grad = None
+                b.grad = None
+                loss = ((x * w + b).tanh()).sum()
+                loss.backward()
+                return w.grad, b.grad
+            if backend == "jax":
+                return lambda: _block_xt(*step())
+            return step
+        return build
+
+    def torch_():
+        torch = _torch()
+        x, w, b = [torch.tensor(a, requires_grad=rg) for a, rg in zip(_small_inputs(), (False, True, True))]
+
+        def step():
+            w.grad = None
+            b.grad = None
+            loss = ((x * w + b).tanh()).sum()
+            loss.backward()
+            return w.grad, b.grad
+        return step
+
+    def _jax_grad():
+        jax, jnp = _jax()
+
+        def loss(x, w, b):
+            return jnp.sum(jnp.tanh(x * w + b))
+        return jax, [jnp.asarray(a) for a in _small_inputs()], jax.grad(loss, argnums=(1, 2))
+
+    def jax_():
+        jax, args, grad = _jax_grad()
+        return lambda: jax.block_until_ready(grad(*args))
+
+    def jax_jit():
+        jax, args, grad = _jax_grad()
+        jitted = jax.jit(grad)
+        return lambda: jax.block_until_ready(jitted(*args))
+
+    return Case("tiny_graph", "graph",
+                f"((x*w + b).tanh()).sum() + backward on float32[{SMALL_N}], w and b require grad",
+                {"numpy": numpy_, "xtensor[numpy]": xtensor("numpy"), "xtensor[jax]": xtensor("jax"),
+                 "torch": torch_, "jax": jax_, "jax.jit": jax_jit})
+
+
+def _matmul_case():
+    def inputs():
+        rng = np.random.default_rng(1)
+        return [rng.standard_normal((MATMUL_N, MATMUL_N)).astype(np.float32) for _ in range(2)]
+
+    def numpy_():
+        a, b = inputs()
+        return lambda: a @ b
+
+    def xtensor(backend):
+        def build():
+            x, y = _xt_tensors(backend, inputs(), [False, False])
+            if backend == "jax":
+                return lambda: _block_xt(x @ y)
+            return lambda: x @ y
+        return build
+
+    def torch_():
+        torch = _torch()
+        x, y = [torch.tensor(a) for a in inputs()]
+        return lambda: x @ y
+
+    def jax_():
+        _, jnp = _jax()
+        a, b = [jnp.asarray(a) for a in inputs()]
+        return lambda: (a @ b).block_until_ready()
+
+    return Case(f"matmul_{MATMUL_N}", "matmul", f"float32[{MATMUL_N},{MATMUL_N}] @ float32[{MATMUL_N},{MATMUL_N}]",
+                {"numpy": numpy_, "xtensor[numpy]": xtensor("numpy"), "xtensor[jax]": xtensor("jax"),
+                 "torch": torch_, "jax": jax_})
+
+
+CASES = {c.name: c for c in (
+    *[_op_case(op, grad) for op in _OPS for grad in (False, True)],
+    _graph_case(),
+    _matmul_case(),
+)}
+
+
+# --------------------------------------------------------------------------- timing
+def _loop(fn, number):
+    """Seconds for ``number`` calls of ``fn``: timeit's inner loop, but with the garbage collector
+    left on (an autograd tape that makes reference cycles should pay for collecting them)."""
+    it = range(number)
+    t0 = time.perf_counter()
+    for _ in it:
+        fn()
+    return time.perf_counter() - t0
+
+
+def autorange(fn, target_time):
+    """timeit.Timer.autorange with a configurable target: the loop count whose round takes >= ``target_time``."""
+    i = 1
+    while True:
+        for j in (1, 2, 5):
+            number = i * j
+            elapsed = _loop(fn, number)
+            if elapsed >= target_time:
+                return number, elapsed
+        i *= 10
+
+
+def _ratio(times, num, den):
+    a, b = times.get(num), times.get(den)
+    return a / b if a and b else None
+
+
+def run_case(name, *, repeat=FULL["repeat"], target_time=FULL["target_time"], columns=COLUMNS, warmup=3):
+    """Time one case on every available column; returns a JSON-able dict.
+
+    ``times_us``: median per-call µs per column; ``min_us``: best round; ``skipped``: column -> why;
+    ``ratios``: the RATIOS that both columns allow; ``targets``: [{ratio, limit, value, pass}].
+    """
+    case = CASES[name]
+    fns, skipped = {}, {}
+    for column in columns:
+        build = case.builders.get(column)
+        if build is None:
+            continue
+        ok, why = column_available(column)
+        if not ok:
+            skipped[column] = why
+            continue
+        fn = build()
+        for _ in range(warmup):  # caches, jit compilation, first-use allocations
+            fn()
+        fns[column] = fn
+    numbers = {column: autorange(fn, target_time)[0] for column, fn in fns.items()}
+    rounds = {column: [] for column in fns}
+    for _ in range(max(1, repeat)):
+        for column, fn in fns.items():  # interleaved: drift hits every column alike
+            rounds[column].append(_loop(fn, numbers[column]) / numbers[column])
+    times = {c: statistics.median(r) * 1e6 for c, r in rounds.items()}
+    ratios = {r: _ratio(times, *cols) for r, cols in RATIOS.items()}
+    targets = [{"ratio": r, "limit": limit, "value": ratios[r],
+                "pass": None if ratios[r] is None else ratios[r] <= limit}
+               for r, limit in TARGETS[case.group]]
+    return {
+        "name": case.name, "group": case.group, "description": case.description,
+        "times_us": times,
+        "min_us": {c: min(r) * 1e6 for c, r in rounds.items()},
+        "loops": numbers, "repeat": max(1, repeat),
+        "skipped": skipped,
+        "ratios": {k: v for k, v in ratios.items() if v is not None},
+        "targets": targets,
+    }
+
+
+def run_all(names=None, *, repeat=FULL["repeat"], target_time=FULL["target_time"], columns=COLUMNS,
+            progress=None):
+    results = []
+    for name in names or CASES:
+        if progress:
+            progress(name)
+        results.append(run_case(name, repeat=repeat, target_time=target_time, columns=columns))
+        gc.collect()
+    return results
+
+
+def metadata(repeat, target_time, quick):
+    meta = {
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "python": platform.python_version(), "platform": platform.platform(),
+        "machine": platform.machine(), "cpu_count": os.cpu_count(),
+        "numpy": np.__version__, "xtensor": _xt().__version__,
+        "repeat": repeat, "target_time_s": target_time, "quick": quick, "statistic": "median of rounds",
+    }
+    if _have("torch"):
+        torch = _torch()
+        meta["torch"] = torch.__version__
+        meta["torch_threads"] = torch.get_num_threads()
+    if _have("jax"):
+        jax, _ = _jax()
+        meta["jax"] = jax.__version__
+        meta["jax_devices"] = [str(d) for d in jax.devices()]
+    return meta
+
+
+# --------------------------------------------------------------------------- output
+def _fmt_us(v):
+    if v is None:
+        return "—"
+    if v >= 1000:
+        return f"{v:,.0f}"
+    if v >= 100:
+        return f"{v:.0f}"
+    if v >= 10:
+        return f"{v:.1f}"
+    return f"{v:.2f}"
+
+
+def _fmt_ratio(v):
+    return "—" if v is None else f"{v:.2f}x"
+
+
+def _short(ratio):
+    return {"xtensor[numpy]/numpy": "np", "xtensor[numpy]/torch": "torch", "xtensor[jax]/jax": "jax"}[ratio]
+
+
+def _target_cells(result):
+    """(``targets`` text, ``status`` text) for one row."""
+    parts, status = [], "PASS"
+    for t in result["targets"]:
+        mark = "n/a" if t["pass"] is None else ("pass" if t["pass"] else "miss")
+        parts.append(f"{_short(t['ratio'])}<={t['limit']:g} {mark}")
+        if t["pass"] is False:
+            status = "MISS"
+        elif t["pass"] is None and status == "PASS":
+            status = "n/a"
+    return ", ".join(parts), status
+
+
+def _present_columns(results):
+    return [c for c in COLUMNS if any(c in r["times_us"] for r in results)]
+
+
+def table_rows(results):
+    columns = _present_columns(results)
+    header = ["case", *[f"{c} µs" for c in columns], *RATIOS, "targets", "status"]
+    rows = []
+    for r in results:
+        targets, status = _target_cells(r)
+        rows.append([r["name"], *[_fmt_us(r["times_us"].get(c)) for c in columns],
+                     *[_fmt_ratio(r["ratios"].get(k)) for k in RATIOS], targets, status])
+    return header, rows
+
+
+def markdown(results):
+    header, rows = table_rows(results)
+    lines = ["| " + " | ".join(header) + " |",
+             "|" + "|".join("---" if i == 0 or i >= len(header) - 2 else "---:" for i in range(len(header))) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+_SHORT_HEADERS = {"numpy": "numpy", "xtensor[numpy]": "xt[np]", "xtensor[jax]": "xt[jax]", "torch": "torch",
+                  "jax": "jax", "jax.jit": "jax.jit", "xtensor[numpy]/numpy": "xt[np]/np",
+                  "xtensor[numpy]/torch": "xt[np]/torch", "xtensor[jax]/jax": "xt[jax]/jax"}
+
+
+def print_rich(results, meta):
+    header, rows = table_rows(results)
+    try:
+        from rich.console import Console
+        from rich.table import Table
+    except ImportError:  # plain fallback
+        print(markdown(results))
+        return
+    columns = _present_columns(results)
+    short = ["case", *[_SHORT_HEADERS[c] for c in columns], *[_SHORT_HEADERS[r] for r in RATIOS],
+             "targets", "status"]
+    table = Table(title="xtensor dispatch overhead: median µs per call (lower is better)",
+                  caption=_caption(meta))
+    for i, h in enumerate(short):
+        table.add_column(h, justify="left" if i == 0 or i >= len(short) - 2 else "right", no_wrap=True)
+    for row in rows:
+        style = {"PASS": "green", "MISS": "red"}.get(row[-1], "yellow")
+        table.add_row(*row[:-1], f"[{style}]{row[-1]}[/{style}]")
+    console = Console()
+    if console.width < 150:  # a pipe or a narrow terminal: keep rows whole rather than truncated
+        console = Console(width=150)
+    console.print(table)
+
+
+def _caption(meta):
+    bits = [f"python {meta['python']}", f"numpy {meta['numpy']}"]
+    if "torch" in meta:
+        bits.append(f"torch {meta['torch']} ({meta['torch_threads']} threads)")
+    if "jax" in meta:
+        bits.append(f"jax {meta['jax']} {meta['jax_devices'][0]}")
+    bits.append(f"{meta['cpu_count']} CPUs, {meta['repeat']} rounds x >= {meta['target_time_s']} s")
+    return "; ".join(bits)
+
+
+def profile(name, *, column="xtensor[numpy]", seconds=2.0, top=25):
+    """cProfile ``column``'s callable of case ``name``; prints the top entries by tottime."""
+    import cProfile
+    import pstats
+
+    fn = CASES[name].builders[column]()
+    for _ in range(3):
+        fn()
+    number, _ = autorange(fn, 0.05)
+    loops = max(1, int(number * seconds / 0.05))
+    prof = cProfile.Profile()
+    prof.enable()
+    _loop(fn, loops)
+    prof.disable()
+    print(f"cProfile of {column} / {name}: {loops} calls")
+    pstats.Stats(prof).sort_stats("tottime").print_stats(top)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="few repeats, short rounds (smoke runs)")
+    parser.add_argument("--json", metavar="PATH", help="write the results as JSON to PATH")
+    parser.add_argument("--markdown", action="store_true", help="also print a markdown table")
+    parser.add_argument("--repeat", type=int, help="timed rounds per column (default 11; --quick 3)")
+    parser.add_argument("--target-time", type=float, help="seconds per round (default 0.1; --quick 0.005)")
+    parser.add_argument("--cases", help=f"comma-separated subset of: {', '.join(CASES)}")
+    parser.add_argument("--columns", help=f"comma-separated subset of: {', '.join(COLUMNS)}")
+    parser.add_argument("--profile", metavar="CASE", help="cProfile xtensor[numpy] on CASE instead of timing")
+    args = parser.parse_args(argv)
+
+    if args.profile:
+        profile(args.profile, seconds=0.5 if args.quick else 2.0)
+        return 0
+    preset = QUICK if args.quick else FULL
+    repeat = args.repeat or preset["repeat"]
+    target_time = args.target_time or preset["target_time"]
+    names = [n.strip() for n in args.cases.split(",")] if args.cases else list(CASES)
+    unknown = [n for n in names if n not in CASES]
+    if unknown:
+        parser.error(f"unknown case(s) {unknown}; known: {list(CASES)}")
+    columns = tuple(c.strip() for c in args.columns.split(",")) if args.columns else COLUMNS
+
+    meta = metadata(repeat, target_time, args.quick)
+    results = run_all(names, repeat=repeat, target_time=target_time, columns=columns,
+                      progress=lambda n: print(f"  timing {n} ...", file=sys.stderr, flush=True))
+    print_rich(results, meta)
+    skipped = {c: why for r in results for c, why in r["skipped"].items()}
+    for column, why in skipped.items():
+        print(f"skipped {column}: {why}", file=sys.stderr)
+    if args.markdown:
+        print()
+        print(markdown(results))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"meta": meta, "targets": TARGETS, "results": results}, f, indent=2,
+                      default=lambda o: None if isinstance(o, float) and math.isnan(o) else str(o))
+        print(f"wrote {args.json}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
