@@ -13,9 +13,12 @@ Run from the repository root::
 Timing is ``timeit``-style, with no extra dependency: every column's callable is warmed up,
 its inner loop count is picked by auto-ranging (1, 2, 5, 10, 20, 50, ... calls until one round
 takes at least ``target_time``), and then ``repeat`` rounds are timed with
-``time.perf_counter``. Rounds are interleaved across columns (round 1 of every column, then
-round 2, ...), so slow drift of the machine hits every column alike. The reported figure is
-the median per-call time over the rounds; the minimum is kept in the JSON as well.
+``time.perf_counter`` (garbage collector left on). Columns that share a runtime -- numpy and
+xtensor[numpy]; jax, xtensor[jax] and jax.jit -- are interleaved round by round, so slow drift
+of the machine hits the columns a ratio compares alike; different runtimes are timed one after
+another, so one library's busy-waiting BLAS/OpenMP threads do not slow another's matmul. The
+reported figure is the median per-call time over the rounds; the best round is kept in the
+JSON as well.
 
 Columns (a column whose library is missing is skipped):
 
@@ -36,7 +39,6 @@ import datetime
 import gc
 import importlib.util
 import json
-import math
 import os
 import platform
 import statistics
@@ -303,13 +305,22 @@ def _ratio(times, num, den):
     return a / b if a and b else None
 
 
-def run_case(name, *, repeat=FULL["repeat"], target_time=FULL["target_time"], columns=COLUMNS, warmup=3):
+# Columns sharing a runtime (and its thread pool) are timed together, round-robin; families run one
+# after another. Interleaving *across* runtimes would let one library's busy-waiting BLAS/OpenMP
+# threads steal the cores another library's matmul needs (2-3x slower matmuls on a small machine).
+_FAMILIES = (("numpy", "xtensor[numpy]"), ("torch",), ("jax", "xtensor[jax]", "jax.jit"))
+
+
+def run_case(name, *, repeat=FULL["repeat"], target_time=FULL["target_time"], columns=COLUMNS, warmup=3,
+             settle=None):
     """Time one case on every available column; returns a JSON-able dict.
 
     ``times_us``: median per-call µs per column; ``min_us``: best round; ``skipped``: column -> why;
     ``ratios``: the RATIOS that both columns allow; ``targets``: [{ratio, limit, value, pass}].
     """
     case = CASES[name]
+    if settle is None:
+        settle = 0.3 if case.group == "matmul" else 0.0
     fns, skipped = {}, {}
     for column in columns:
         build = case.builders.get(column)
@@ -323,11 +334,18 @@ def run_case(name, *, repeat=FULL["repeat"], target_time=FULL["target_time"], co
         for _ in range(warmup):  # caches, jit compilation, first-use allocations
             fn()
         fns[column] = fn
-    numbers = {column: autorange(fn, target_time)[0] for column, fn in fns.items()}
     rounds = {column: [] for column in fns}
-    for _ in range(max(1, repeat)):
-        for column, fn in fns.items():  # interleaved: drift hits every column alike
-            rounds[column].append(_loop(fn, numbers[column]) / numbers[column])
+    numbers = {}
+    for family in _FAMILIES:
+        members = [c for c in family if c in fns]
+        if not members:
+            continue
+        time.sleep(settle)  # let the previous library's spinning worker threads go idle
+        for column in members:
+            numbers[column] = autorange(fns[column], target_time)[0]
+        for _ in range(max(1, repeat)):
+            for column in members:  # interleaved within a family: drift hits the compared columns alike
+                rounds[column].append(_loop(fns[column], numbers[column]) / numbers[column])
     times = {c: statistics.median(r) * 1e6 for c, r in rounds.items()}
     ratios = {r: _ratio(times, *cols) for r, cols in RATIOS.items()}
     targets = [{"ratio": r, "limit": limit, "value": ratios[r],
@@ -440,6 +458,7 @@ def print_rich(results, meta):
     header, rows = table_rows(results)
     try:
         from rich.console import Console
+        from rich.markup import escape
         from rich.table import Table
     except ImportError:  # plain fallback
         print(markdown(results))
@@ -450,13 +469,13 @@ def print_rich(results, meta):
     table = Table(title="xtensor dispatch overhead: median µs per call (lower is better)",
                   caption=_caption(meta))
     for i, h in enumerate(short):
-        table.add_column(h, justify="left" if i == 0 or i >= len(short) - 2 else "right", no_wrap=True)
+        table.add_column(escape(h), justify="left" if i == 0 or i >= len(short) - 2 else "right", no_wrap=True)
     for row in rows:
         style = {"PASS": "green", "MISS": "red"}.get(row[-1], "yellow")
         table.add_row(*row[:-1], f"[{style}]{row[-1]}[/{style}]")
     console = Console()
-    if console.width < 150:  # a pipe or a narrow terminal: keep rows whole rather than truncated
-        console = Console(width=150)
+    if console.width < 170:  # a pipe or a narrow terminal: keep rows whole rather than truncated
+        console = Console(width=170)
     console.print(table)
 
 
@@ -524,8 +543,7 @@ def main(argv=None):
         print(markdown(results))
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"meta": meta, "targets": TARGETS, "results": results}, f, indent=2,
-                      default=lambda o: None if isinstance(o, float) and math.isnan(o) else str(o))
+            json.dump({"meta": meta, "targets": TARGETS, "results": results}, f, indent=2, default=str)
         print(f"wrote {args.json}", file=sys.stderr)
     return 0
 

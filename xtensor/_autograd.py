@@ -14,7 +14,7 @@ import weakref
 
 from .autograd import grad_mode
 
-__all__ = ["Node", "AccumulateGrad", "run_backward", "edge_of"]
+__all__ = ["Node", "AccumulateGrad", "run_backward", "edge_of", "SCALAR_EDGE"]
 
 _FREED = ("Trying to backward through the graph a second time (or directly access saved tensors after they "
           "have already been freed). Saved intermediate values of the graph are freed when you call "
@@ -25,11 +25,18 @@ _FREED = ("Trying to backward through the graph a second time (or directly acces
 class Node:
     """A backward function: maps gradients of its outputs to gradients of its inputs."""
 
-    __slots__ = ("next_functions", "_pre_hooks", "_hooks", "__weakref__")
+    __slots__ = ("_edges", "__dict__", "__weakref__")
     n_outputs = 1
+    _pre_hooks = None  # [(output_nr or None, hook)]: run on incoming gradients
+    _hooks = None  # [hook(grad_inputs, grad_outputs)]: run after the node
 
     def name(self):
         return type(self).__name__
+
+    @property
+    def next_functions(self):
+        """``(node, output_nr)`` per tensor input, ``(None, 0)`` for one that needs no gradient."""
+        return tuple(e for e in self._edges if e is not SCALAR_EDGE)
 
     def __repr__(self):
         return f"<{type(self).__name__} object at {id(self):#x}>"
@@ -92,9 +99,7 @@ class AccumulateGrad(Node):
 
     def __init__(self, variable):
         self.variable = variable
-        self.next_functions = ()
-        self._pre_hooks = None
-        self._hooks = None
+        self._edges = ()
 
     def apply(self, grad):
         leaf = self.variable
@@ -128,6 +133,9 @@ def _private_copy(t):
     return wrap(backend.contiguous_copy(t._value), backend, t._dtype)
 
 
+SCALAR_EDGE = (None, -1)  # the edge of a Python-scalar argument: not listed in next_functions
+
+
 def edge_of(t):
     """The ``(node, output_nr)`` through which gradient flows back into tensor ``t``."""
     if t._grad_fn is not None:
@@ -153,13 +161,13 @@ def _topological_order(roots):
         if root is None or id(root) in seen:
             continue
         seen.add(id(root))
-        stack = [(root, iter(root.next_functions))]
+        stack = [(root, iter(root._edges))]
         while stack:
             node, children = stack[-1]
             for child, _ in children:
                 if child is not None and id(child) not in seen:
                     seen.add(id(child))
-                    stack.append((child, iter(child.next_functions)))
+                    stack.append((child, iter(child._edges)))
                     break
             else:
                 stack.pop()
@@ -172,7 +180,7 @@ def _reaching(order, targets):
     """The subset of ``order`` from which some target node can be reached."""
     reach = set(id(t) for t in targets)
     for node in reversed(order):
-        if any(child is not None and id(child) in reach for child, _ in node.next_functions):
+        if any(child is not None and id(child) in reach for child, _ in node._edges):
             reach.add(id(node))
     return reach
 
@@ -187,7 +195,8 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, capture=None, ac
     order = _topological_order([node for node, _ in roots])
     buffers = {}
     for (node, nr), g in zip(roots, grad_roots):
-        _add_grad(buffers, node, nr, g)
+        slot = buffers.setdefault(id(node), [None] * node.n_outputs)
+        slot[nr] = g if slot[nr] is None else slot[nr] + g
     wanted = None
     if capture is not None:
         captured = [None] * len(capture)
@@ -196,22 +205,21 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, capture=None, ac
             capture_at.setdefault(id(node), []).append((i, nr))
         if not accumulate:
             wanted = _reaching(order, [node for node, _ in capture])
-    with grad_mode.set_grad_enabled(create_graph):
+    state = grad_mode.state
+    previous, state.enabled = state.enabled, create_graph
+    try:
         for node in order:
             grads = buffers.pop(id(node), None)
             if grads is None:
                 continue
             if node._pre_hooks:
                 grads = _run_pre_hooks(node, grads)
-            if capture is not None and id(node) in capture_at:
-                for i, nr in capture_at[id(node)]:
-                    captured[i] = grads[nr]
-                if not accumulate and isinstance(node, AccumulateGrad):
+            if capture is not None:
+                if id(node) in capture_at:
+                    for i, nr in capture_at[id(node)]:
+                        captured[i] = grads[nr]
+                if not accumulate and (id(node) not in wanted or type(node) is AccumulateGrad):
                     continue
-            if wanted is not None and id(node) not in wanted:
-                continue
-            if isinstance(node, AccumulateGrad) and not accumulate:
-                continue
             grad_inputs = node.apply(*grads)
             if node._hooks:
                 for hook in node._hooks:
@@ -220,17 +228,15 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, capture=None, ac
                         grad_inputs = r
             if not retain_graph:
                 node.release()
-            for (child, nr), g in zip(node.next_functions, grad_inputs):
+            for (child, nr), g in zip(node._edges, grad_inputs):
                 if child is not None and g is not None:
-                    _add_grad(buffers, child, nr, g)
+                    slot = buffers.get(id(child))
+                    if slot is None:
+                        slot = buffers[id(child)] = [None] * child.n_outputs
+                    slot[nr] = g if slot[nr] is None else slot[nr] + g
+    finally:
+        state.enabled = previous
     return captured if capture is not None else None
-
-
-def _add_grad(buffers, node, nr, g):
-    slot = buffers.get(id(node))
-    if slot is None:
-        slot = buffers[id(node)] = [None] * node.n_outputs
-    slot[nr] = g if slot[nr] is None else slot[nr] + g
 
 
 def _run_pre_hooks(node, grads):

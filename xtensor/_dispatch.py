@@ -13,7 +13,7 @@ import dis
 import re
 
 from . import _dtypes
-from ._autograd import Node, edge_of, freed_error
+from ._autograd import SCALAR_EDGE, Node, edge_of, freed_error
 from ._tensor import Tensor, ViewMeta
 from .autograd import grad_mode
 
@@ -36,7 +36,7 @@ class Op:
     """One op table entry."""
 
     def __init__(self, name, fwd, vjps=None, *, vjp_all=None, cast=None, view=None, node=None,
-                 differentiable=True, nout=1, saves=None):
+                 differentiable=True, nout=1, saves=None, names=None, scalar_edges=True):
         self.name = name
         self.fwd = fwd
         self.vjps = tuple(vjps or ())
@@ -46,6 +46,10 @@ class Op:
         self.differentiable = differentiable
         self.nout = nout
         self.node_cls = node_class(node or f"{_camel(name)}Backward0")
+        self.names = names  # (*tensor args) -> node name, where PyTorch names overloads apart
+        # Whether a Python-scalar operand shows as ``(None, 0)`` in next_functions: PyTorch wraps
+        # scalars into tensors for add/sub/mul/div, but pow and rsub take them as plain scalars.
+        self.scalar_edges = scalar_edges
         fns = self.vjps + ((vjp_all,) if vjp_all else ())
         # ``saves=()`` declares a VJP that reads only its inputs' shapes: nothing to version-check or free
         self._needs = [self._saved_positions(fn) if saves is None else (saves, False) for fn in fns]
@@ -80,15 +84,7 @@ def node_class(name):
 class OpNode(Node):
     """A node of an op-table op: keeps the op's arguments (tensors as given) for its VJPs."""
 
-    __slots__ = ("op", "_args", "_out", "_saved_versions")
-
-    def __init__(self):
-        self._pre_hooks = None
-        self._hooks = None
-
-    @property
-    def n_outputs(self):
-        return self.op.nout
+    __slots__ = ("op", "n_outputs", "_args", "_out", "_saved_versions")
 
     def apply(self, *grads):
         args = self._args
@@ -100,13 +96,13 @@ class OpNode(Node):
         out = self._out
         g = grads[0] if op.nout == 1 else grads
         if op.nout == 1 and g is None:
-            return (None,) * len(self.next_functions)
+            return (None,) * len(self._edges)
         if op.vjp_all is not None:
             raw = op.vjp_all(g, out, *args)
         else:
-            raw = [fn(g, out, *args) if edge[0] is not None and fn is not None else None
-                   for fn, edge in zip(op.vjps, self.next_functions)]
-        return tuple(_fit(gi, x) for gi, x in zip(raw, args))
+            raw = [fn(g, out, *args) if edge[0] is not None else None
+                   for fn, edge in zip(op.vjps, self._edges)]
+        return [_fit(gi, x) for gi, x in zip(raw, args)]
 
     def release(self):
         if self._saved_versions is not None:
@@ -121,9 +117,13 @@ class OpNode(Node):
 def _fit(g, x):
     """Reduce a broadcast gradient to its input's shape and dtype: the one place this happens."""
     if g is None or not isinstance(x, Tensor):
-        return None if not isinstance(x, Tensor) else g
-    if g._arr is not None and g._arr.shape == x.shape and g._dtype is x._dtype:
+        return None
+    ga, xa = g._arr, x._arr
+    if ga is not None and xa is not None and ga.shape == xa.shape and g._dtype is x._dtype and \
+            g._backend is x._backend:
         return g
+    if g._backend is not x._backend:
+        g = g.to(x._backend.name)
     if tuple(g.shape) != tuple(x.shape):
         g = unbroadcast(g, tuple(x.shape))
     if g._dtype is not x._dtype and x._dtype.kind in "fc":
@@ -185,13 +185,16 @@ def make_view(src, arr, meta):
 
 def _record(op, result, args, tensors):
     """Attach a node for ``op`` to ``result`` (a tensor or tuple of tensors)."""
-    node = op.node_cls()
+    node = op.node_cls() if op.names is None else node_class(op.names(*tensors))()
     node.op = op
-    node.next_functions = tuple(edge_of(t) if isinstance(t, Tensor) else (None, 0) for t in tensors)
+    node.n_outputs = op.nout
+    scalar_edge = (None, 0) if (op.scalar_edges if op.scalar_edges in (True, False)
+                                else op.scalar_edges(*tensors)) else SCALAR_EDGE
+    node._edges = tuple(edge_of(t) if isinstance(t, Tensor) else scalar_edge for t in tensors)
     node._args = args
     needs_out = False
     saved = None
-    edges = node.next_functions if op.vjp_all is None else ((True, 0),) * len(op._needs)
+    edges = node._edges if op.vjp_all is None else ((True, 0),) * len(op._needs)
     for (positions, uses_out), edge in zip(op._needs, edges):
         if edge[0] is None:
             continue
@@ -258,7 +261,7 @@ def _native(t, backend, dtype):
     """``t``'s value as a backend array of ``dtype`` (Python scalars pass through as scalars)."""
     if not isinstance(t, Tensor):
         if type(t) in (int, float, bool, complex) and dtype is not None:
-            return backend.scalar(t, backend.native[dtype])
+            return backend.scalar(_scalar_as(t, dtype), backend.native[dtype])
         return t
     a = t._arr if t._arr is not None else t._refresh()
     if t._backend is not backend:
@@ -266,6 +269,22 @@ def _native(t, backend, dtype):
     if dtype is not None and t._dtype is not dtype:
         a = backend.xp.astype(a, backend.native_dtype(dtype))
     return a
+
+
+def _scalar_as(value, dtype):
+    """A Python scalar as a value of ``dtype``'s kind; integers wrap around as PyTorch's do."""
+    kind = dtype.kind
+    if kind == "f":
+        return float(value)
+    if kind == "c":
+        return complex(value)
+    if kind == "b":
+        return bool(value)
+    value = int(value)
+    bits = dtype.itemsize * 8
+    if kind == "u":
+        return value % (1 << bits)
+    return (value + (1 << (bits - 1))) % (1 << bits) - (1 << (bits - 1))
 
 
 def apply(op, tensors, params=()):

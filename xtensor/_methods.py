@@ -7,7 +7,6 @@ import collections
 import numpy as np
 
 from . import _dtypes, _creation
-from ._autograd import accumulator_of, run_backward
 from ._backend import get_backend
 from ._dispatch import apply, detached, wrap
 from ._index import normalize_index
@@ -190,7 +189,6 @@ def register_hook(self, hook):
         return self._grad_fn._add_pre_hook(self._output_nr, hook)
     if self._hooks is None:
         self._hooks = {}
-    from ._autograd import _RemovableHandle
     key = object()
     self._hooks[key] = hook
     return _DictHandle(self._hooks, key)
@@ -278,7 +276,7 @@ def type_(self, dtype=None, non_blocking=False):
             dtype = _BY_TYPE_NAME[dtype]
         except KeyError:
             raise ValueError(f"invalid type: {dtype!r}") from None
-    elif isinstance(dtype, type) and hasattr(dtype, "dtype"):
+    elif callable(dtype) and isinstance(getattr(dtype, "dtype", None), _dtypes.DType):  # FloatTensor & co.
         dtype = dtype.dtype
     return to(self, dtype)
 

@@ -14,6 +14,7 @@ import numpy as np
 
 from . import _dtypes
 from ._dispatch import Op
+from ._tensor import Tensor
 from ._index import basic_meta, gather_positions, positions_of
 
 TABLE = {}
@@ -45,6 +46,23 @@ def _to_float(d):
 
 def _sum_dtype(d):
     return _dtypes.int64 if d.kind in "biu" else d
+
+
+def _is_bool(xp, x):
+    return getattr(x, "dtype", None) == xp.bool or type(x) is bool
+
+
+def _as_bool(xp, x):
+    """``x`` (an array or a Python scalar) as booleans."""
+    return xp.astype(x, xp.bool) if hasattr(x, "dtype") else bool(x)
+
+
+def _ordered(xp, x, y):
+    """Operands an ordering comparison accepts: the array API orders numbers only, so bools become uint8."""
+    if _is_bool(xp, x) and _is_bool(xp, y):
+        return (xp.astype(x, xp.uint8) if hasattr(x, "dtype") else int(x)), \
+            (xp.astype(y, xp.uint8) if hasattr(y, "dtype") else int(y))
+    return x, y
 
 
 def _where_zero(cond, g):
@@ -91,6 +109,9 @@ unary("isfinite", lambda xp, x: xp.isfinite(x), None, differentiable=False, inpl
 unary("clone", lambda xp, x: xp.asarray(x, copy=True), lambda g, ans, x: g, api=None)
 defop("_contiguous", lambda xp, x, backend: backend.contiguous_copy(x), (lambda g, ans, x, backend: g,),
       node="CloneBackward0", saves=(), function=False, method=False)
+unary("bitwise_invert", lambda xp, x: xp.logical_not(x) if x.dtype == xp.bool else xp.bitwise_invert(x), None,
+      differentiable=False, operators=("__invert__",))
+TABLE["bitwise_not"] = TABLE["bitwise_invert"]
 unary("positive", lambda xp, x: x, lambda g, ans, x: g, operators=("__pos__",))
 
 
@@ -109,16 +130,20 @@ def _pow_vjp_exponent(g, ans, x, y):
     return _where_zero((base != 0) | (y < 0), g * ans * base.log())
 
 
-binary("add", lambda xp, x, y: x + y, (lambda g, ans, x, y: g, lambda g, ans, x, y: g),
+binary("add", lambda xp, x, y: xp.logical_or(x, y) if _is_bool(xp, x) and _is_bool(xp, y) else x + y, (lambda g, ans, x, y: g, lambda g, ans, x, y: g),
        operators=("__add__", "__radd__", "__iadd__"), saves=())
 binary("sub", lambda xp, x, y: x - y, (lambda g, ans, x, y: g, lambda g, ans, x, y: -g), api="subtract",
-       operators=("__sub__", "__rsub__", "__isub__"), saves=())
-binary("mul", lambda xp, x, y: x * y, (lambda g, ans, x, y: g * y, lambda g, ans, x, y: g * x),
+       operators=("__sub__", "__rsub__", "__isub__"), saves=(),
+       names=lambda x, y: "SubBackward0" if isinstance(x, Tensor) else "RsubBackward1",
+       scalar_edges=lambda x, y: isinstance(x, Tensor))
+binary("mul", lambda xp, x, y: xp.logical_and(x, y) if _is_bool(xp, x) and _is_bool(xp, y) else x * y, (lambda g, ans, x, y: g * y, lambda g, ans, x, y: g * x),
        api="multiply", operators=("__mul__", "__rmul__", "__imul__"))
 binary("div", lambda xp, x, y: x / y, (lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * ans / y),
        api="divide", operators=("__truediv__", "__rtruediv__", "__itruediv__"), cast=_to_float)
 binary("pow", lambda xp, x, y: x ** y, (_pow_vjp_base, _pow_vjp_exponent),
-       operators=("__pow__", "__rpow__", "__ipow__"))
+       operators=("__pow__", "__rpow__", "__ipow__"),
+       names=lambda x, y: "PowBackward2" if not isinstance(x, Tensor) else
+       "PowBackward1" if isinstance(y, Tensor) else "PowBackward0", scalar_edges=False)
 binary("maximum", lambda xp, x, y: xp.maximum(x, y),
        (lambda g, ans, x, y: _where_zero(x >= y, g.where(x != y, g / 2)),
         lambda g, ans, x, y: _where_zero(y >= x, g.where(x != y, g / 2))))
@@ -136,10 +161,10 @@ binary("floor_divide", lambda xp, x, y: xp.floor_divide(x, y), None, differentia
 for _name, _api, _ops in (("eq", "equal", "__eq__"), ("ne", "not_equal", "__ne__"), ("lt", "less", "__lt__"),
                           ("le", "less_equal", "__le__"), ("gt", "greater", "__gt__"),
                           ("ge", "greater_equal", "__ge__")):
-    binary(_name, (lambda f: lambda xp, x, y: f(x, y))(getattr(operator, _ops)), None, api=_api,
+    binary(_name, (lambda f: lambda xp, x, y: f(*_ordered(xp, x, y)))(getattr(operator, _ops)), None, api=_api,
            operators=(_ops,), differentiable=False)
 for _name, _ops in (("logical_and", ()), ("logical_or", ()), ("logical_xor", ())):
-    binary(_name, (lambda f: lambda xp, x, y: getattr(xp, f)(xp.astype(x, xp.bool), xp.astype(y, xp.bool)))(_name),
+    binary(_name, (lambda f: lambda xp, x, y: getattr(xp, f)(_as_bool(xp, x), _as_bool(xp, y)))(_name),
            None, differentiable=False)
 for _name, _api, _ops in (("bitwise_and", True, ("__and__", "__rand__", "__iand__")),
                           ("bitwise_or", True, ("__or__", "__ror__", "__ior__")),
@@ -148,15 +173,15 @@ for _name, _api, _ops in (("bitwise_and", True, ("__and__", "__rand__", "__iand_
            differentiable=False)
 
 defop("where", lambda xp, c, x, y: xp.where(xp.astype(c, xp.bool), x, y),
-      (None, lambda g, ans, c, x, y: _where_zero(c, g), lambda g, ans, c, x, y: g.where(~c, g.new_zeros(()))),
+      (None, lambda g, ans, c, x, y: _where_zero(c, g), lambda g, ans, c, x, y: g.new_zeros(()).where(c, g)),
       kind="where", api=True, sig=lambda condition, input, other: ((condition, input, other), ()),
       method=False)
 defop("clamp", lambda xp, x, lo, hi: xp.clip(x, lo, hi),
       (lambda g, ans, x, lo, hi: _where_zero((x >= (-math.inf if lo is None else lo))
                                              & (x <= (math.inf if hi is None else hi)), g),),
-      sig=lambda input, min=None, max=None: ((input,), _clamp_bounds(input, min, max)),
+      sig=lambda input, min=None, max=None: _clamp_sig(input, min, max),
       inplace=True, out=True, api="clip",
-      api_sig=lambda x, /, min=None, max=None: ((x,), _clamp_bounds(x, min, max)))
+      api_sig=lambda x, /, min=None, max=None: _clamp_sig(x, min, max))
 
 
 def _clamp_bounds(x, lo, hi):
@@ -164,6 +189,12 @@ def _clamp_bounds(x, lo, hi):
         raise RuntimeError("clamp: At least one of 'min' or 'max' must not be None")
     scalar = lambda v: v if v is None or isinstance(v, (int, float)) else v.item()  # noqa: E731
     return (scalar(lo), scalar(hi))
+
+
+def _clamp_sig(x, lo, hi):
+    bounds = _clamp_bounds(x, lo, hi)
+    dtype = _dtypes.result_type(x, *(b for b in bounds if b is not None))
+    return ((x if dtype is x.dtype else x.to(dtype)),), bounds
 
 
 # ------------------------------------------------------------------ reductions
@@ -192,6 +223,8 @@ def _unreduce(g, shape, dims, keepdim):
 
 
 def _reduce_sig(input, dim=None, keepdim=False, *, dtype=None):
+    if dim is not None and not isinstance(dim, int) and len(dim) == 0:
+        dim = None
     return (input,), (_dims(dim, input.ndim), keepdim, dtype)
 
 
@@ -266,7 +299,8 @@ for _name, _fn in (("amax", "max"), ("amin", "min")):
 def _arg_sig(input, dim=None, keepdim=False):
     if dim is None:
         return (input,), (None, False)
-    return (input,), (_dims(dim, input.ndim)[0], keepdim)
+    dims = _dims(dim, input.ndim)
+    return (input,), ((dims[0], keepdim) if input.ndim else (None, False))
 
 
 def _arg_fwd(f):
@@ -285,6 +319,8 @@ defop("argmin", _arg_fwd("argmin"), None, sig=_arg_sig, differentiable=False, ap
 
 def _max_dim_vjp(g, ans, x, dim, keepdim):
     """Gradient of ``max(x, dim)``: all of it to the index that was returned (PyTorch's rule)."""
+    if x.ndim == 0:
+        return g[0]
     idx = ans[1] if keepdim else ans[1].unsqueeze(dim)
     hits = _arange_along(x, dim) == idx
     return _where_zero(hits, (g[0] if keepdim else g[0].unsqueeze(dim)).expand(x.shape))
@@ -299,6 +335,8 @@ def _arange_along(x, dim):
 
 def _max_dim_fwd(f, arg):
     def fwd(xp, x, dim, keepdim):
+        if x.ndim == 0:
+            return x, xp.zeros((), dtype=xp.int64)
         return getattr(xp, f)(x, axis=dim, keepdims=keepdim), getattr(xp, arg)(x, axis=dim, keepdims=keepdim)
     return fwd
 
@@ -446,7 +484,7 @@ def _permute_sig(input, *dims):
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
                            f"length of the desired ordering of dimensions i.e. input.dim() = {n} is not equal to "
                            f"len(dims) = {len(dims)}" if len(norm) != n else
-                           f"permute(): duplicate dims are not allowed.")
+                           "permute(): duplicate dims are not allowed.")
     return (input,), (norm,)
 
 
@@ -606,7 +644,8 @@ def _stack_sig(tensors, dim=0):
 
 defop("cat", lambda xp, *args: xp.concat(args[:-1], axis=args[-1]), vjp_all=_cat_vjp, sig=_cat_sig,
       method=False, api="concat", out=True,
-      api_sig=lambda arrays, /, *, axis=0: _cat_sig(arrays, 0 if axis is None else axis))
+      api_sig=lambda arrays, /, *, axis=0: _cat_sig(arrays, axis) if axis is not None else
+      _cat_sig([a.reshape(-1) for a in arrays], 0))
 defop("stack", lambda xp, *args: xp.stack(args[:-1], axis=args[-1]),
       vjp_all=lambda g, ans, *args: [g.select(args[-1], i) for i in range(len(args) - 1)],
       sig=_stack_sig, method=False, api=True, out=True,
@@ -621,7 +660,23 @@ def _getitem_fwd(xp, x, index, backend):
 
 
 def _getitem_vjp(g, ans, x, index, backend):
-    return g.new_zeros(x.shape).index_put_host(index, g)
+    positions = positions_of(tuple(x.shape))[index].reshape(-1)
+    order = np.argsort(positions, kind="stable")
+    ranked = positions[order]
+    if ranked.size < 2 or (ranked[1:] != ranked[:-1]).all():
+        return g.new_zeros(x.shape).index_put_host(index, g)
+    # an advanced index that repeats elements: their gradients add up. Scatter in rounds, each round one
+    # occurrence of every repeated element (a scatter keeps only one value per position).
+    starts = np.flatnonzero(np.r_[True, ranked[1:] != ranked[:-1]])
+    rank = np.empty_like(positions)
+    rank[order] = np.arange(ranked.size) - np.repeat(starts, np.diff(np.r_[starts, ranked.size]))
+    flat = g.reshape(-1)
+    total = None
+    for r in range(int(rank.max()) + 1):
+        picked = np.flatnonzero(rank == r)
+        part = g.new_zeros((x.numel(),)).index_put_host((positions[picked],), flat.getitem_host((picked,)))
+        total = part if total is None else total + part
+    return total.reshape(x.shape)
 
 
 def _getitem_meta(shape, stride, offset, index, backend):

@@ -218,7 +218,7 @@ class Tensor:
             value = xp.astype(value, native)
         st = self._storage
         if backend.mutable:
-            self._value[...] = value
+            self._mutable_target()[...] = value
         else:
             if tuple(value.shape) != tuple(self.shape):
                 value = xp.broadcast_to(value, tuple(self.shape))
@@ -237,7 +237,7 @@ class Tensor:
         backend = self._backend
         st = self._storage
         if backend.mutable:
-            self._value[index] = value
+            self._mutable_target()[index] = value
         else:
             xp = backend.xp
             meta_pos = self._view.positions() if self._view is not None else \
@@ -252,6 +252,13 @@ class Tensor:
             self._invalidate_aliases()
             self._arr = None
         st.version += 1
+
+    def _mutable_target(self):
+        """This tensor's array, writable (numpy hands out broadcast views read-only)."""
+        a = self._value
+        if a.flags.writeable:
+            return a
+        return self._backend.writable_view(self._storage.array, *self._meta())
 
     def _invalidate_aliases(self):
         aliases = self._storage.aliases

@@ -56,8 +56,9 @@ def rebase_history(target, result):
         index = target._view.base_index(tuple(base.shape))
         node = _copy_slices()
         node.op = index_put
+        node.n_outputs = 1
         from ._autograd import edge_of
-        node.next_functions = (edge_of(base), edge_of(result))
+        node._edges = (edge_of(base), edge_of(result))
         node._args = (base, result, index, base._backend)
         node._out = None
         node._saved_versions = None
@@ -141,6 +142,8 @@ def _fast_binary(op, reflected=False):
             return apply(op, (other, self) if reflected else (self, other))
         try:
             out = fwd(backend.xp, b, a) if reflected else fwd(backend.xp, a, b)
+        except OverflowError:  # a Python int out of the dtype's range: the general path wraps it
+            return apply(op, (other, self) if reflected else (self, other))
         except (TypeError, ValueError) as e:
             raise _backend_error(op, (other, self) if reflected else (self, other), e) from None
         r = _new(Tensor)
@@ -218,7 +221,11 @@ def _make_method(entry, function):
 def _make_inplace(method, name):
     def inplace(self, *args, **kwargs):
         check_inplace(self)
-        return assign_inplace(self, method(self, *args, **kwargs))
+        source = self
+        if _grad_state.enabled and (self._requires_grad or any(
+                isinstance(a, Tensor) and a._requires_grad for a in args)):
+            source = self.clone()  # the new node keeps the old value, not the tensor it overwrites
+        return assign_inplace(self, method(source, *args, **kwargs))
     inplace.__name__ = inplace.__qualname__ = name + "_"
     return inplace
 

@@ -12,7 +12,7 @@ def _as_tuple(x):
 
 
 def _root_grads(tensors, grad_tensors):
-    from .._creation import ones_like
+    from .._dispatch import wrap
     grads = []
     for i, t in enumerate(tensors):
         g = grad_tensors[i] if grad_tensors is not None and i < len(grad_tensors) else None
@@ -22,7 +22,8 @@ def _root_grads(tensors, grad_tensors):
             if t.dtype.kind not in "fc":
                 raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got "
                                    f"{t.dtype}")
-            g = ones_like(t)
+            backend = t._backend
+            g = wrap(backend.xp.ones(tuple(t.shape), dtype=backend.native[t._dtype]), backend, t._dtype)
         elif not hasattr(g, "_dtype"):
             g = t.new_tensor(g)
         elif g.shape != t.shape:
@@ -73,7 +74,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         retain_graph = create_graph
     for i, x in enumerate(inputs):
         if not x.requires_grad:
-            raise RuntimeError(f"One of the differentiated Tensors does not require grad")
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
     grads = _root_grads(outputs, _as_tuple(grad_outputs))
     captured = run_backward(_roots(outputs), grads, retain_graph, create_graph,
                             capture=[edge_of(x) for x in inputs], accumulate=False)

@@ -1,0 +1,41 @@
+import importlib.util
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))  # tests/opinfo.py is imported as ``opinfo``
+
+
+def pytest_addoption(parser):
+    # ``-n0`` (pytest-xdist's worker count) is accepted, and ignored, where xdist is not installed
+    if importlib.util.find_spec("xdist") is None:
+        parser.getgroup("xdist")._addoption("-n", "--numprocesses", dest="numprocesses", default=None,
+                                            help="ignored: pytest-xdist is not installed")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def jax_x64():
+    """jax in 64-bit mode (float64/int64 as in PyTorch); xtensor's jax adapter does the same."""
+    try:
+        import jax
+    except ImportError:
+        yield
+        return
+    jax.config.update("jax_enable_x64", True)
+    yield
+
+
+BACKENDS = ["numpy", "jax", "array_api_strict"]
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request):
+    """Each backend in turn, made the default for the test (yields its name)."""
+    import xtensor
+    try:
+        xtensor.get_backend(request.param)
+    except (ImportError, ValueError) as e:
+        pytest.skip(f"backend {request.param!r} unavailable: {e}")
+    with xtensor.use_backend(request.param):
+        yield request.param

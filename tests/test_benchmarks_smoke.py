@@ -1,0 +1,29 @@
+"""Smoke test for benchmarks/bench_overhead.py: one case, minimal repeats (well under 5 s)."""
+import pathlib
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # plain `pytest` puts tests/, not the repo root, on sys.path
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks import bench_overhead as bench  # noqa: E402
+
+
+def test_one_case_has_positive_timings():
+    result = bench.run_case("add+grad", repeat=1, target_time=1e-4, warmup=1,
+                            columns=("numpy", "xtensor[numpy]", "torch"))
+    times = result["times_us"]
+    for column in ("numpy", "xtensor[numpy]"):
+        assert times[column] > 0
+    if bench.column_available("torch")[0]:  # optional columns: only checked where the library is present
+        assert times["torch"] > 0
+        assert result["ratios"]["xtensor[numpy]/torch"] > 0
+    assert result["ratios"]["xtensor[numpy]/numpy"] > 0
+    assert [t["ratio"] for t in result["targets"]] == ["xtensor[numpy]/numpy", "xtensor[numpy]/torch"]
+
+
+def test_markdown_renders():
+    result = bench.run_case("add", repeat=1, target_time=1e-4, warmup=1, columns=("numpy", "xtensor[numpy]"))
+    md = bench.markdown([result])
+    assert md.splitlines()[0].startswith("| case | numpy µs | xtensor[numpy] µs |")
+    assert "| add |" in md
