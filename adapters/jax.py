@@ -20,11 +20,38 @@ __all__ = ["JaxAdapter"]
 _PLATFORM_TO_TORCH = {"cpu": "cpu", "gpu": "cuda", "cuda": "cuda", "rocm": "cuda", "tpu": "xla"}
 
 
+def _register_pytree():
+    """Tensors are pytrees (leaf: the array), so ``jax.jit``/``grad``/``vmap`` take and return them.
+
+    Only the value crosses the boundary: a tensor rebuilt inside a trace is a fresh leaf, and
+    ``requires_grad`` is carried as static metadata so the xtensor tape can run inside jit.
+    """
+    from xtensor._dispatch import wrap
+    from xtensor._tensor import Tensor
+    from xtensor._backend import get_backend
+
+    def flatten(t):
+        return (t._value,), (t._backend.name, t._requires_grad and t._grad_fn is None)
+
+    def unflatten(aux, children):
+        name, requires_grad = aux
+        (arr,) = children
+        backend = get_backend(name)
+        dtype = getattr(arr, "dtype", None)  # jax also unflattens placeholders that are not arrays
+        t = wrap(arr, backend, backend.dtypes.get(dtype) if dtype is not None else None) if dtype is not None \
+            else object.__new__(Tensor)
+        t._arr, t._requires_grad = arr, requires_grad
+        return t
+
+    jax.tree_util.register_pytree_node(Tensor, flatten, unflatten)
+
+
 class JaxAdapter(ArrayAPIAdapter):
     native_indexing = True
 
     def __init__(self):
         super().__init__(jnp, "jax")
+        _register_pytree()
 
     def from_numpy(self, a):
         return jnp.asarray(a)
