@@ -8,7 +8,7 @@ node, a view rewrites its base's history through a ``CopySlices`` node).
 import numbers
 
 from . import _dtypes
-from ._dispatch import _backend_error, _record, apply, node_class
+from ._dispatch import _backend_error, _record, apply, detached, node_class
 from ._table import TABLE, index_put
 from ._tensor import Tensor
 from .autograd import grad_mode
@@ -59,7 +59,7 @@ def rebase_history(target, result):
         node.n_outputs = 1
         from ._autograd import edge_of
         node._edges = (edge_of(base), edge_of(result))
-        node._args = (base, result, index, base._backend)
+        node._args = (detached(base), result, index, base._backend)  # not base itself: no cycle
         node._out = None
         node._saved_versions = None
         base._grad_fn, base._output_nr, base._requires_grad = node, 0, True
