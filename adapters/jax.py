@@ -43,7 +43,13 @@ def _register_pytree():
         t._arr, t._requires_grad = arr, requires_grad
         return t
 
-    jax.tree_util.register_pytree_node(Tensor, flatten, unflatten)
+    global _registered
+    if not _registered:  # adapters may be instantiated more than once (entry-point discovery)
+        jax.tree_util.register_pytree_node(Tensor, flatten, unflatten)
+        _registered = True
+
+
+_registered = False
 
 
 class JaxAdapter(ArrayAPIAdapter):

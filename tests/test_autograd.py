@@ -574,7 +574,6 @@ NODE_NAME_BUGS = {
     "sum_dim": "x.sum(dim=1) records SumBackward0; torch's dim overload is SumBackward1",
     "mean_dim": "x.mean(dim=0) records MeanBackward0; torch's dim overload is MeanBackward1",
     "squeeze_dim": "x.squeeze(0) records SqueezeBackward0; torch's dim overload is SqueezeBackward1",
-    "clamp": "clamp(x, min=2, max=4) records ClampBackward0; torch (scalar bounds) records ClampBackward1",
 }
 
 

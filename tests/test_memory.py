@@ -41,9 +41,9 @@ def test_saved_tensors_are_freed_after_backward(backend, no_gc):
     assert saved() is None and x.grad is not None
 
 
-def test_leaf_does_not_keep_its_accumulator_alive(no_gc):
+def test_leaf_and_its_accumulator_are_freed_together(no_gc):
     x = t.rand(3, requires_grad=True)
     y = x * 2
-    acc = weakref.ref(y.grad_fn.next_functions[0][0])
-    del y
-    assert acc() is None
+    leaf, acc = weakref.ref(x), weakref.ref(y.grad_fn.next_functions[0][0])
+    del x, y
+    assert leaf() is None and acc() is None

@@ -7,8 +7,8 @@ order, summing incoming gradients per node output. VJPs run as ordinary xtensor 
 mode on only under ``create_graph=True`` -- so higher-order gradients need nothing special.
 
 Memory: a node holds its inputs, never its output (the output would hold the node: a
-cycle); ops whose VJP needs the output keep a detached alias of it. A leaf holds its
-``AccumulateGrad`` weakly, as PyTorch does, so a freed graph frees everything.
+cycle); ops whose VJP needs the output keep a detached alias of it. A leaf owns its
+``AccumulateGrad``, which refers back to it weakly, so a freed graph frees everything.
 """
 import weakref
 
@@ -93,16 +93,26 @@ class _RemovableHandle:
 
 
 class AccumulateGrad(Node):
-    """The sink of a leaf that requires grad: adds incoming gradients into ``leaf.grad``."""
+    """The sink of a leaf that requires grad: adds incoming gradients into ``leaf.grad``.
 
-    __slots__ = ("variable",)
+    The leaf owns its accumulator and the accumulator refers back weakly: no cycle, and a leaf
+    reused in many graphs makes its accumulator once.
+    """
+
+    __slots__ = ("_variable",)
 
     def __init__(self, variable):
-        self.variable = variable
+        self._variable = weakref.ref(variable)
         self._edges = ()
 
+    @property
+    def variable(self):
+        return self._variable()
+
     def apply(self, grad):
-        leaf = self.variable
+        leaf = self._variable()
+        if leaf is None:  # the leaf is gone: nobody can read its gradient
+            return ()
         if leaf._hooks:
             for hook in list(leaf._hooks.values()):
                 r = hook(grad)
@@ -146,11 +156,9 @@ def edge_of(t):
 
 
 def accumulator_of(leaf):
-    ref = leaf._grad_acc
-    acc = ref() if ref is not None else None
+    acc = leaf._grad_acc
     if acc is None:
-        acc = AccumulateGrad(leaf)
-        leaf._grad_acc = weakref.ref(acc)
+        acc = leaf._grad_acc = AccumulateGrad(leaf)
     return acc
 
 

@@ -285,7 +285,8 @@ def legacy_tensor(*args, dtype=None, device=None, backend=None):
         flat = src._storage.array
         n = int(np.prod(flat.shape))
         from ._dispatch import make_view
-        return make_view(_root_alias(src), src._backend.xp.reshape(flat, (n,)), ((n,), (1,), 0))
+        from ._tensor import ViewMeta
+        return make_view(_root_alias(src), src._backend.xp.reshape(flat, (n,)), ViewMeta.of((n,), (1,), 0))
     if not args:
         return empty(0, dtype=dtype, device=device, backend=backend)
     if all(isinstance(a, numbers.Integral) for a in args) or (len(args) == 1 and isinstance(args[0], Size)):

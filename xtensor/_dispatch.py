@@ -166,11 +166,11 @@ def wrap(arr, backend, dtype=None):
 
 
 def make_view(src, arr, meta):
-    """A tensor aliasing ``src``'s storage with strided ``meta``; its value is the backend's ``arr``."""
+    """A tensor aliasing ``src``'s storage with strided ``meta`` (a ViewMeta); its value is ``arr``."""
     t = _new(Tensor)
     t._arr = arr
     st = t._storage = src._storage
-    t._view = ViewMeta(*meta)
+    t._view = meta
     backend = t._backend = src._backend
     t._dtype = src._dtype
     t._requires_grad = False
@@ -221,7 +221,7 @@ def _record(op, result, args, tensors):
 
 def detached(t):
     """An alias of ``t`` sharing storage, without history."""
-    d = make_view(t, t._arr, t._meta()) if t._view is not None else _alias_root(t)
+    d = make_view(t, t._arr, ViewMeta.of(*t._meta())) if t._view is not None else _alias_root(t)
     return d
 
 
@@ -289,29 +289,39 @@ def _scalar_as(value, dtype):
 
 def apply(op, tensors, params=()):
     """Run ``op`` on ``tensors`` (Tensors or, for elementwise ops, Python scalars) and ``params``."""
-    backend = _unify(tensors)
-    if backend is None:
-        raise TypeError(f"{op.name}(): expected at least one Tensor argument")
-    if len(tensors) == 1:
+    if len(tensors) == 1 and type(tensors[0]) is Tensor:  # the common single-input case, kept short
         x = tensors[0]
-        dtype = x._dtype
+        backend = x._backend
+        a = x._arr if x._arr is not None else x._refresh()
+        if op.cast is not None:
+            dtype = op.cast(x._dtype)
+            if dtype is not x._dtype:
+                a = backend.xp.astype(a, backend.native_dtype(dtype))
+        arrays = (a,)
     else:
+        backend = _unify(tensors)
+        if backend is None:
+            raise TypeError(f"{op.name}(): expected at least one Tensor argument")
         dtype = _promote(tensors)
-    if op.cast is not None:
-        dtype = op.cast(dtype)
-    arrays = [_native(t, backend, dtype) for t in tensors]
+        if op.cast is not None:
+            dtype = op.cast(dtype)
+        arrays = [_native(t, backend, dtype) for t in tensors]
     try:
         out = op.fwd(backend.xp, *arrays, *params)
     except (TypeError, ValueError, IndexError, RuntimeError) as e:
         raise _backend_error(op, tensors, e) from None
     if op.view is not None:
         x = tensors[0]
-        shape, stride, offset = x._meta()
-        result = make_view(x, out, op.view(shape, stride, offset, *params))
+        meta = ViewMeta(x, op.view, params)
+        if not backend.mutable:
+            meta.resolve()  # immutable backends address storage through it at once
+        result = make_view(x, out, meta)
     elif op.nout > 1:
         result = tuple(wrap(o, backend) for o in out)
     else:
-        result = wrap(out, backend)
+        result = _new(Tensor)
+        result._arr, result._backend, result._dtype, result._requires_grad, result._grad_fn = \
+            out, backend, backend.dtypes[out.dtype], False, None
     if op.differentiable and _grad_state.enabled:
         for t in tensors:
             if isinstance(t, Tensor) and t._requires_grad:

@@ -80,7 +80,7 @@ def unary(name, fwd, vjp, *, float_only=False, api=True, **kw):
 
 unary("exp", lambda xp, x: xp.exp(x), lambda g, ans, x: g * ans, float_only=True)
 unary("log", lambda xp, x: xp.log(x), lambda g, ans, x: g / x, float_only=True)
-unary("log1p", lambda xp, x: xp.log1p(x), lambda g, ans, x: g / (x + 1), float_only=True)
+unary("log1p", lambda xp, x: xp.log1p(x), lambda g, ans, x: g / (x + 1), float_only=True, node="Log1PBackward0")
 unary("expm1", lambda xp, x: xp.expm1(x), lambda g, ans, x: g * (ans + 1), float_only=True)
 unary("sin", lambda xp, x: xp.sin(x), lambda g, ans, x: g * x.cos(), float_only=True)
 unary("cos", lambda xp, x: xp.cos(x), lambda g, ans, x: -g * x.sin(), float_only=True)
@@ -96,7 +96,7 @@ unary("relu", lambda xp, x: xp.where(x > 0, x, xp.zeros_like(x)), lambda g, ans,
 unary("abs", lambda xp, x: xp.abs(x), lambda g, ans, x: g * x.sign())
 unary("neg", lambda xp, x: -x, lambda g, ans, x: -g, api="negative", operators=("__neg__",))
 unary("sign", lambda xp, x: xp.sign(x), lambda g, ans, x: g * 0)
-unary("square", lambda xp, x: x * x, lambda g, ans, x: 2 * g * x)
+unary("square", lambda xp, x: x * x, lambda g, ans, x: 2 * g * x, node="PowBackward0")  # PyTorch: pow(x, 2)
 unary("reciprocal", lambda xp, x: 1 / x, lambda g, ans, x: -g * ans * ans, float_only=True, api=None)
 unary("floor", lambda xp, x: xp.floor(x), lambda g, ans, x: g * 0)
 unary("ceil", lambda xp, x: xp.ceil(x), lambda g, ans, x: g * 0)
@@ -155,7 +155,8 @@ binary("atan2", lambda xp, x, y: xp.atan2(x, y),
        cast=_to_float)
 binary("remainder", lambda xp, x, y: xp.remainder(x, y),
        (lambda g, ans, x, y: g, lambda g, ans, x, y: -g * (x / y).floor()),
-       operators=("__mod__", "__rmod__", "__imod__"))
+       operators=("__mod__", "__rmod__", "__imod__"),
+       names=lambda x, y: "RemainderBackward1" if isinstance(y, Tensor) else "RemainderBackward0")
 binary("floor_divide", lambda xp, x, y: xp.floor_divide(x, y), None, differentiable=False,
        operators=("__floordiv__", "__rfloordiv__", "__ifloordiv__"))
 for _name, _api, _ops in (("eq", "equal", "__eq__"), ("ne", "not_equal", "__ne__"), ("lt", "less", "__lt__"),
@@ -180,7 +181,7 @@ defop("clamp", lambda xp, x, lo, hi: xp.clip(x, lo, hi),
       (lambda g, ans, x, lo, hi: _where_zero((x >= (-math.inf if lo is None else lo))
                                              & (x <= (math.inf if hi is None else hi)), g),),
       sig=lambda input, min=None, max=None: _clamp_sig(input, min, max),
-      inplace=True, out=True, api="clip",
+      inplace=True, out=True, api="clip", node="ClampBackward1",  # PyTorch's clamp(Tensor, Scalar?, Scalar?)
       api_sig=lambda x, /, min=None, max=None: _clamp_sig(x, min, max))
 
 
@@ -375,6 +376,10 @@ def _mm_sig(input, mat2):
     return _matmul_sig(input, mat2)
 
 
+# PyTorch's matmul dispatches on the ranks (batched products end in a reshape: UnsafeViewBackward0)
+_MATMUL_NODES = {(1, 1): "DotBackward0", (2, 1): "MvBackward0", (2, 2): "MmBackward0", (1, 2): "SqueezeBackward4"}
+
+
 def _matmul_vjp_x(g, ans, x, y):
     if x.ndim == 1 and y.ndim == 1:
         return g * y
@@ -394,7 +399,8 @@ def _matmul_vjp_y(g, ans, x, y):
 
 
 defop("matmul", lambda xp, x, y: xp.matmul(x, y), (_matmul_vjp_x, _matmul_vjp_y), sig=_matmul_sig, api=True,
-      out=True, operators=("__matmul__", "__rmatmul__"), node="MmBackward0")
+      out=True, operators=("__matmul__", "__rmatmul__"), names=lambda x, y: _MATMUL_NODES.get(
+          (x.ndim, y.ndim), "UnsafeViewBackward0"))
 defop("mm", lambda xp, x, y: xp.matmul(x, y), (_matmul_vjp_x, _matmul_vjp_y), sig=_mm_sig, out=True)
 
 

@@ -116,13 +116,44 @@ def contiguous_strides(shape):
 
 
 class ViewMeta:
-    """PyTorch strided metadata, in elements, over the flattened root array."""
+    """PyTorch strided metadata, in elements, over the flattened root array.
 
-    __slots__ = ("shape", "stride", "offset", "_positions")
+    Computed on first use from the parent's metadata and the view op's rule: on numpy most views
+    are only read, so the integer arithmetic is skipped unless someone asks for it.
+    """
 
-    def __init__(self, shape, stride, offset):
-        self.shape, self.stride, self.offset = tuple(shape), tuple(stride), offset
+    __slots__ = ("_parent", "_rule", "_params", "_meta", "_positions")
+
+    def __init__(self, parent, rule, params):
+        self._parent, self._rule, self._params = parent, rule, params
+        self._meta = None
         self._positions = None
+
+    @classmethod
+    def of(cls, shape, stride, offset):
+        meta = cls(None, None, None)
+        meta._meta = (tuple(shape), tuple(stride), offset)
+        return meta
+
+    def resolve(self):
+        """``(shape, stride, offset)``."""
+        meta = self._meta
+        if meta is None:
+            meta = self._meta = self._rule(*self._parent._meta(), *self._params)
+            self._parent = self._params = None  # the parent was needed only for this
+        return meta
+
+    @property
+    def shape(self):
+        return self.resolve()[0]
+
+    @property
+    def stride(self):
+        return self.resolve()[1]
+
+    @property
+    def offset(self):
+        return self.resolve()[2]
 
     def positions(self):
         """Host int array (of this view's shape) of each element's index in the flattened root."""
@@ -153,7 +184,7 @@ class Tensor:
     _base = None  # the root tensor a view was made from
     _output_nr = 0
     _grad = None
-    _grad_acc = None  # weakref to the leaf's AccumulateGrad node
+    _grad_acc = None  # the leaf's AccumulateGrad node
     _hooks = None
     _retains_grad = False
     _names = None
@@ -197,8 +228,7 @@ class Tensor:
     def _meta(self):
         """``(shape, stride, offset)`` of this tensor over its storage."""
         if self._view is not None:
-            v = self._view
-            return v.shape, v.stride, v.offset
+            return self._view.resolve()
         arr = self._storage.array
         shape = tuple(arr.shape)
         if self._backend.mutable and isinstance(arr, np.ndarray) and not arr.flags.c_contiguous:
