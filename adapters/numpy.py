@@ -19,16 +19,17 @@ def _sum(x, /, *, axis=None, dtype=None, keepdims=False):
 
 
 def _broadcast_to(x, /, shape):
-    """A read-only broadcast view, built directly when ``x`` is contiguous (the common gradient case)."""
+    """A broadcast view, built directly when ``x`` is contiguous (the common gradient case).
+
+    xtensor refuses writes through overlapping views itself (``Tensor._write``), as PyTorch does.
+    """
     shape = tuple(shape)
     lead = len(shape) - x.ndim
     if lead < 0 or not x.flags.c_contiguous or any(
             n != s and n != 1 for n, s in zip(x.shape, shape[lead:])):
         return np.broadcast_to(x, shape)
     strides = (0,) * lead + tuple(0 if n != s else st for n, s, st in zip(x.shape, shape[lead:], x.strides))
-    out = np.ndarray(shape, x.dtype, x, 0, strides)
-    out.flags.writeable = False
-    return out
+    return np.ndarray(shape, x.dtype, x, 0, strides)
 
 
 xp = types.ModuleType("xtensor.adapters.numpy.xp", compat_numpy.__doc__)

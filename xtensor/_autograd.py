@@ -166,15 +166,15 @@ def _topological_order(roots):
     """Nodes reachable from ``roots``, each after every node that feeds it gradient."""
     order, seen = [], set()
     for root in roots:
-        if root is None or id(root) in seen:
+        if root is None or root in seen:
             continue
-        seen.add(id(root))
+        seen.add(root)
         stack = [(root, iter(root._edges))]
         while stack:
             node, children = stack[-1]
             for child, _ in children:
-                if child is not None and id(child) not in seen:
-                    seen.add(id(child))
+                if child is not None and child not in seen:
+                    seen.add(child)
                     stack.append((child, iter(child._edges)))
                     break
             else:
@@ -186,10 +186,10 @@ def _topological_order(roots):
 
 def _reaching(order, targets):
     """The subset of ``order`` from which some target node can be reached."""
-    reach = set(id(t) for t in targets)
+    reach = set(targets)
     for node in reversed(order):
-        if any(child is not None and id(child) in reach for child, _ in node._edges):
-            reach.add(id(node))
+        if any(child is not None and child in reach for child, _ in node._edges):
+            reach.add(node)
     return reach
 
 
@@ -203,30 +203,30 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, capture=None, ac
     order = _topological_order([node for node, _ in roots])
     buffers = {}
     for (node, nr), g in zip(roots, grad_roots):
-        slot = buffers.setdefault(id(node), [None] * node.n_outputs)
+        slot = buffers.setdefault(node, [None] * node.n_outputs)
         slot[nr] = g if slot[nr] is None else slot[nr] + g
     wanted = None
     if capture is not None:
         captured = [None] * len(capture)
         capture_at = {}
         for i, (node, nr) in enumerate(capture):
-            capture_at.setdefault(id(node), []).append((i, nr))
+            capture_at.setdefault(node, []).append((i, nr))
         if not accumulate:
             wanted = _reaching(order, [node for node, _ in capture])
     state = grad_mode.state
     previous, state.enabled = state.enabled, create_graph
     try:
         for node in order:
-            grads = buffers.pop(id(node), None)
+            grads = buffers.pop(node, None)
             if grads is None:
                 continue
             if node._pre_hooks:
                 grads = _run_pre_hooks(node, grads)
             if capture is not None:
-                if id(node) in capture_at:
-                    for i, nr in capture_at[id(node)]:
+                if node in capture_at:
+                    for i, nr in capture_at[node]:
                         captured[i] = grads[nr]
-                if not accumulate and (id(node) not in wanted or type(node) is AccumulateGrad):
+                if not accumulate and (node not in wanted or type(node) is AccumulateGrad):
                     continue
             grad_inputs = node.apply(*grads)
             if node._hooks:
@@ -238,9 +238,9 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, capture=None, ac
                 node.release()
             for (child, nr), g in zip(node._edges, grad_inputs):
                 if child is not None and g is not None:
-                    slot = buffers.get(id(child))
+                    slot = buffers.get(child)
                     if slot is None:
-                        slot = buffers[id(child)] = [None] * child.n_outputs
+                        slot = buffers[child] = [None] * child.n_outputs
                     slot[nr] = g if slot[nr] is None else slot[nr] + g
     finally:
         state.enabled = previous

@@ -188,9 +188,12 @@ def _record(op, result, args, tensors):
     node = op.node_cls() if op.names is None else node_class(op.names(*tensors))()
     node.op = op
     node.n_outputs = op.nout
-    scalar_edge = (None, 0) if (op.scalar_edges if op.scalar_edges in (True, False)
-                                else op.scalar_edges(*tensors)) else SCALAR_EDGE
-    node._edges = tuple(edge_of(t) if isinstance(t, Tensor) else scalar_edge for t in tensors)
+    if len(tensors) == 1:
+        node._edges = (edge_of(tensors[0]),)
+    else:
+        shows = op.scalar_edges
+        scalar_edge = (None, 0) if (shows(*tensors) if callable(shows) else shows) else SCALAR_EDGE
+        node._edges = tuple(edge_of(t) if isinstance(t, Tensor) else scalar_edge for t in tensors)
     node._args = args
     needs_out = False
     saved = None
@@ -214,8 +217,9 @@ def _record(op, result, args, tensors):
     for i, o in enumerate(outs):
         if o._dtype.kind in "fc":
             o._grad_fn = node
-            o._output_nr = i
             o._requires_grad = True
+            if i:
+                o._output_nr = i
     return result
 
 

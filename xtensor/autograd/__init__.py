@@ -1,4 +1,6 @@
 """xtensor.autograd: ``backward``, ``grad``, grad modes, ``Variable`` -- over xtensor's own tape."""
+import math
+
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
@@ -17,13 +19,14 @@ def _root_grads(tensors, grad_tensors):
     for i, t in enumerate(tensors):
         g = grad_tensors[i] if grad_tensors is not None and i < len(grad_tensors) else None
         if g is None:
-            if t.numel() != 1:
+            shape = t._value.shape
+            if shape and math.prod(shape) != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if t.dtype.kind not in "fc":
                 raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got "
                                    f"{t.dtype}")
             backend = t._backend
-            g = wrap(backend.xp.ones(tuple(t.shape), dtype=backend.native[t._dtype]), backend, t._dtype)
+            g = wrap(backend.xp.ones(shape, dtype=backend.native[t._dtype]), backend, t._dtype)
         elif not hasattr(g, "_dtype"):
             g = t.new_tensor(g)
         elif g.shape != t.shape:
