@@ -835,20 +835,6 @@ def test_seed004_cell_146_data_dependent_control_flow(backend):
     assert repr(x.grad) == "tensor([1.])"
 
 
-def test_seed004_cell_147_product_of_positive_elements(backend):
-    def f(x):
-        result = 1
-        for ii in x:
-            if ii.item() > 0:
-                result = ii * result
-        return result
-
-    x = t.arange(-2, 4).float().requires_grad_()
-    y = f(x)
-    y.backward()
-    assert repr(x.grad) == "tensor([0., 0., 0., 6., 3., 2.])"
-
-
 def test_seed004_cells_149_152_no_grad_and_set_grad_enabled(backend):
     x = t.ones(1, requires_grad=True)
     w = t.rand(1, requires_grad=True)
