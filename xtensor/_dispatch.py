@@ -36,9 +36,10 @@ class Op:
     """One op table entry."""
 
     def __init__(self, name, fwd, vjps=None, *, vjp_all=None, cast=None, view=None, node=None,
-                 differentiable=True, nout=1, saves=None, names=None, scalar_edges=True):
+                 differentiable=True, nout=1, saves=None, names=None, scalar_edges=True, bool_fwd=None):
         self.name = name
         self.fwd = fwd
+        self.bool_fwd = bool_fwd  # the forward when computing in bool (the array API lacks bool + bool)
         self.vjps = tuple(vjps or ())
         self.vjp_all = vjp_all  # one function returning every input's gradient (variadic ops)
         self.cast = cast  # DType -> DType the inputs are computed in (None: the promoted dtype)
@@ -297,8 +298,9 @@ def apply(op, tensors, params=()):
         x = tensors[0]
         backend = x._backend
         a = x._arr if x._arr is not None else x._refresh()
+        dtype = x._dtype
         if op.cast is not None:
-            dtype = op.cast(x._dtype)
+            dtype = op.cast(dtype)
             if dtype is not x._dtype:
                 a = backend.xp.astype(a, backend.native_dtype(dtype))
         arrays = (a,)
@@ -310,8 +312,9 @@ def apply(op, tensors, params=()):
         if op.cast is not None:
             dtype = op.cast(dtype)
         arrays = [_native(t, backend, dtype) for t in tensors]
+    fwd = op.bool_fwd if op.bool_fwd is not None and dtype is _dtypes.bool else op.fwd
     try:
-        out = op.fwd(backend.xp, *arrays, *params)
+        out = fwd(backend.xp, *arrays, *params)
     except (TypeError, ValueError, IndexError, RuntimeError) as e:
         raise _backend_error(op, tensors, e) from None
     if op.view is not None:

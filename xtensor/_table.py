@@ -48,21 +48,14 @@ def _sum_dtype(d):
     return _dtypes.int64 if d.kind in "biu" else d
 
 
-def _is_bool(xp, x):
-    return getattr(x, "dtype", None) == xp.bool or type(x) is bool
-
-
 def _as_bool(xp, x):
     """``x`` (an array or a Python scalar) as booleans."""
     return xp.astype(x, xp.bool) if hasattr(x, "dtype") else bool(x)
 
 
-def _ordered(xp, x, y):
-    """Operands an ordering comparison accepts: the array API orders numbers only, so bools become uint8."""
-    if _is_bool(xp, x) and _is_bool(xp, y):
-        return (xp.astype(x, xp.uint8) if hasattr(x, "dtype") else int(x)), \
-            (xp.astype(y, xp.uint8) if hasattr(y, "dtype") else int(y))
-    return x, y
+def _as_uint8(xp, x):
+    """Booleans as numbers: the array API orders and adds numbers only."""
+    return xp.astype(x, xp.uint8) if hasattr(x, "dtype") else int(x)
 
 
 def _where_zero(cond, g):
@@ -130,14 +123,16 @@ def _pow_vjp_exponent(g, ans, x, y):
     return _where_zero((base != 0) | (y < 0), g * ans * base.log())
 
 
-binary("add", lambda xp, x, y: xp.logical_or(x, y) if _is_bool(xp, x) and _is_bool(xp, y) else x + y, (lambda g, ans, x, y: g, lambda g, ans, x, y: g),
-       operators=("__add__", "__radd__", "__iadd__"), saves=())
+binary("add", lambda xp, x, y: x + y, (lambda g, ans, x, y: g, lambda g, ans, x, y: g),
+       operators=("__add__", "__radd__", "__iadd__"), saves=(),
+       bool_fwd=lambda xp, x, y: xp.logical_or(_as_bool(xp, x), _as_bool(xp, y)))
 binary("sub", lambda xp, x, y: x - y, (lambda g, ans, x, y: g, lambda g, ans, x, y: -g), api="subtract",
        operators=("__sub__", "__rsub__", "__isub__"), saves=(),
        names=lambda x, y: "SubBackward0" if isinstance(x, Tensor) else "RsubBackward1",
        scalar_edges=lambda x, y: isinstance(x, Tensor))
-binary("mul", lambda xp, x, y: xp.logical_and(x, y) if _is_bool(xp, x) and _is_bool(xp, y) else x * y, (lambda g, ans, x, y: g * y, lambda g, ans, x, y: g * x),
-       api="multiply", operators=("__mul__", "__rmul__", "__imul__"))
+binary("mul", lambda xp, x, y: x * y, (lambda g, ans, x, y: g * y, lambda g, ans, x, y: g * x),
+       api="multiply", operators=("__mul__", "__rmul__", "__imul__"),
+       bool_fwd=lambda xp, x, y: xp.logical_and(_as_bool(xp, x), _as_bool(xp, y)))
 binary("div", lambda xp, x, y: x / y, (lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * ans / y),
        api="divide", operators=("__truediv__", "__rtruediv__", "__itruediv__"), cast=_to_float)
 binary("pow", lambda xp, x, y: x ** y, (_pow_vjp_base, _pow_vjp_exponent),
@@ -162,8 +157,9 @@ binary("floor_divide", lambda xp, x, y: xp.floor_divide(x, y), None, differentia
 for _name, _api, _ops in (("eq", "equal", "__eq__"), ("ne", "not_equal", "__ne__"), ("lt", "less", "__lt__"),
                           ("le", "less_equal", "__le__"), ("gt", "greater", "__gt__"),
                           ("ge", "greater_equal", "__ge__")):
-    binary(_name, (lambda f: lambda xp, x, y: f(*_ordered(xp, x, y)))(getattr(operator, _ops)), None, api=_api,
-           operators=(_ops,), differentiable=False)
+    binary(_name, (lambda f: lambda xp, x, y: f(x, y))(getattr(operator, _ops)), None, api=_api,
+           operators=(_ops,), differentiable=False,
+           bool_fwd=(lambda f: lambda xp, x, y: f(_as_uint8(xp, x), _as_uint8(xp, y)))(getattr(operator, _ops)))
 for _name, _ops in (("logical_and", ()), ("logical_or", ()), ("logical_xor", ())):
     binary(_name, (lambda f: lambda xp, x, y: getattr(xp, f)(_as_bool(xp, x), _as_bool(xp, y)))(_name),
            None, differentiable=False)

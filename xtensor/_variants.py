@@ -121,12 +121,13 @@ def _fast_unary(op):
 
 
 def _fast_binary(op, reflected=False):
-    fwd, differentiable, cast = op.fwd, op.differentiable, op.cast
+    fwd, differentiable, cast, has_bool_fwd = op.fwd, op.differentiable, op.cast, op.bool_fwd is not None
 
     def binary(self, other):
         a = self._arr
         backend = self._backend
-        simple = cast is None or cast(self._dtype) is self._dtype
+        simple = (cast is None or cast(self._dtype) is self._dtype) and not (
+            has_bool_fwd and self._dtype is _dtypes.bool)
         other_type = type(other)
         if other_type is Tensor:
             b = other._arr
