@@ -76,6 +76,8 @@ class ArrayAPIAdapter:
         stays traceable under jit; duplicate positions keep the last value, as numpy does.
         """
         xp = self.xp
+        if positions.size == 0:
+            return flat
         source = np.full(flat.shape[0], -1, dtype=np.int64)
         source[positions] = np.arange(positions.shape[0])
         mask = source >= 0

@@ -1,17 +1,9 @@
-import importlib.util
 import os
 import sys
 
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))  # tests/opinfo.py is imported as ``opinfo``
-
-
-def pytest_addoption(parser):
-    # ``-n0`` (pytest-xdist's worker count) is accepted, and ignored, where xdist is not installed
-    if importlib.util.find_spec("xdist") is None:
-        parser.getgroup("xdist")._addoption("-n", "--numprocesses", dest="numprocesses", default=None,
-                                            help="ignored: pytest-xdist is not installed")
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -89,8 +89,7 @@ def make(rng, shape, dtype, low=-3.0, high=3.0, *, nonzero=False):
 
 def scalar_like(rng, dtype, low=-3.0, high=3.0, nonzero=False):
     """A Python scalar of the same category as ``dtype``."""
-    v = make(rng, (), dtype, low, high, nonzero=nonzero).item()
-    return v
+    return make(rng, (), dtype, low, high, nonzero=nonzero).item()
 
 
 def realize(obj, convert):
@@ -139,11 +138,16 @@ def torch_promote(a, b):
 
 
 def _combine(higher, lower):
+    """``c10::combine_categories``: a lower tier decides only when it is of a higher category."""
     if higher is None:
         return lower
     if lower is None:
         return higher
-    if _CATEGORY[higher.kind] >= _CATEGORY[lower.kind] and higher.kind != "b":
+    if higher.kind == "c":
+        return higher
+    if lower.kind == "c":
+        return np.result_type(higher, np.complex64) if higher.kind == "f" else lower
+    if higher.kind == "f":
         return higher
     if higher.kind == "b" or lower.kind == "f":
         return torch_promote(higher, lower)
@@ -215,7 +219,7 @@ def rule_clamp(args, kwargs):
 class OpInfo:
     name: str
     ref: Callable  # ref(m, *args, **kwargs) with m = numpy (forward) or jax.numpy (vjp)
-    sample_inputs: Callable  # (dtype name) -> list[SampleInput]
+    sample_inputs: Callable  # (info, dtype name) -> list[SampleInput]
     dtypes: tuple = NUMERIC
     fn: Optional[Callable] = None  # fn(namespace) -> callable; default getattr(namespace, name)
     torch_fn: Optional[Callable] = None  # fn(torch) -> callable; default ``fn``
@@ -231,6 +235,14 @@ class OpInfo:
     mixed: Callable = None  # () -> promotion samples (operands of several dtypes)
     rtol32: float = 1.3e-6
     atol32: float = 1e-5
+
+    @property
+    def has_method(self):
+        return self.method is not None
+
+    @property
+    def has_array_api_name(self):
+        return self.api is not None
 
     @property
     def op(self):
@@ -267,7 +279,7 @@ UNARY_SHAPES = ((), (3, 4), (0, 3))
 
 
 def unary_samples(low=-3.0, high=3.0, kinks=None, nonzero=False):
-    """Elementwise unary: 0-d, 1-d..3-d, empty, and a non-contiguous view; ``kinks``: forward-only values."""
+    """Elementwise unary: 0-d, 2-d, empty, a non-contiguous view; ``kinks``: forward-only values (floats)."""
     def gen(info, dtype):
         rng = _rng(info.name, dtype)
         out = [SampleInput((make(rng, s, dtype, low, high, nonzero=nonzero),), desc=f"s{i}")
@@ -308,7 +320,7 @@ def binary_samples(low=-3.0, high=3.0, low2=None, high2=None, nonzero2=False, sc
     return gen
 
 
-def mixed_binary(low=-3.0, high=3.0, low2=None, high2=None, nonzero2=False, floats=True, pairs=None):
+def mixed_binary(low=-3.0, high=3.0, low2=None, high2=None, nonzero2=False, floats=True):
     """Promotion samples: int/float, int32/int64, float32/float64, dim vs 0-dim, tensor vs Python scalar."""
     low2 = low if low2 is None else low2
     high2 = high if high2 is None else high2
@@ -414,10 +426,11 @@ def _arg_ref(kind):
 
 
 def matmul_samples(two_d_only=False):
-    shapes = [((3, 4), (4, 2)), ((1, 5), (5, 1))]
+    """Matrix products of every rank pairing (one inner size, so jax compiles few kernels)."""
+    shapes = [((3, 4), (4, 2)), ((1, 4), (4, 1))]
     if not two_d_only:
-        shapes += [((4,), (4, 2)), ((3, 4), (4,)), ((4,), (4,)), ((2, 3, 4), (4, 5)), ((2, 1, 3, 4), (5, 4, 2)),
-                   ((2, 3, 4), (2, 4, 5)), ((3,), (2, 3, 4))]
+        shapes += [((4,), (4, 2)), ((3, 4), (4,)), ((4,), (4,)), ((2, 3, 4), (4, 2)), ((2, 1, 3, 4), (2, 4, 2)),
+                   ((4,), (2, 4, 2))]
 
     def gen(info, dtype):
         rng = _rng(info.name, dtype)
@@ -444,6 +457,13 @@ def _squeeze_ref(m, x, dim=None):
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     dims = tuple(d % max(x.ndim, 1) for d in dims if x.ndim and x.shape[d] == 1)
     return m.squeeze(x, axis=dims) if dims else x
+
+
+def _size1_axes(shape, dim=None):
+    """The axes PyTorch's squeeze(dim) removes (the size-1 ones among ``dim``): the array API's squeeze raises
+    on any other."""
+    dims = range(len(shape)) if dim is None else (dim,) if isinstance(dim, int) else dim
+    return tuple(sorted({d % len(shape) for d in dims if shape[d] == 1})) if shape else ()
 
 
 def _flatten_ref(m, x, start_dim=0, end_dim=-1):
@@ -638,15 +658,18 @@ unary("clone", lambda m, x: m.asarray(x).copy() if m is np else m.array(x, copy=
 unary("positive", lambda m, x: +x, operators=((operator.pos, None),))
 unary("logical_not", lambda m, x: m.logical_not(m.asarray(x).astype(bool)), out_dtype=rule_bool,
       dtypes=NUMERIC + ("bool",), differentiable=False)
+unary("bitwise_not", lambda m, x: m.invert(x), api="bitwise_invert", dtypes=("int64", "int32", "uint8", "bool"),
+      operators=((operator.invert, None),), differentiable=False)
 for _name in ("isnan", "isinf", "isfinite"):
     unary(_name, (lambda f: lambda m, x: getattr(m, f)(x))(_name), out_dtype=rule_bool, differentiable=False,
           kinks=[np.nan, np.inf, -np.inf, 0.0, 1.5], supports_inplace=False)
 
 
 def binary(name, ref, *, api=True, operators=(), float_out=False, dtypes=NUMERIC, low=-3.0, high=3.0,
-           low2=None, high2=None, nonzero2=False, ties=False, mixed=True, mixed_floats=True, scalars=True, **kw):
-    add(name=name, ref=ref,
-        sample_inputs=binary_samples(low, high, low2, high2, nonzero2, scalars=scalars, ties=ties),
+           low2=None, high2=None, nonzero2=False, ties=False, mixed=True, mixed_floats=True, scalars=True,
+           alpha=False, **kw):
+    samples = binary_samples(low, high, low2, high2, nonzero2, scalars=scalars, ties=ties)
+    add(name=name, ref=ref, sample_inputs=_alpha_samples(samples) if alpha else samples,
         dtypes=dtypes, out_dtype=rule_float if float_out else kw.pop("out_dtype", rule_promote),
         supports_out=True, supports_inplace=True, method=name, api=name if api is True else api,
         operators=operators, table_name=name,
@@ -654,6 +677,7 @@ def binary(name, ref, *, api=True, operators=(), float_out=False, dtypes=NUMERIC
 
 
 def _alpha_samples(base):
+    """``base`` plus ``alpha=`` (an int for integer tensors: PyTorch refuses a float alpha there; none for bool)."""
     def gen(info, dtype):
         out = list(base(info, dtype))
         if np.dtype(dtype).kind == "b":
@@ -665,14 +689,15 @@ def _alpha_samples(base):
     return gen
 
 
-binary("add", _alpha(operator.add), operators=((operator.add, operator.iadd),), dtypes=NUMERIC + ("bool",))
-OPS[-1].sample_inputs = _alpha_samples(OPS[-1].sample_inputs)
-binary("sub", _alpha(operator.sub), api="subtract", operators=((operator.sub, operator.isub),))
-OPS[-1].sample_inputs = _alpha_samples(OPS[-1].sample_inputs)
+binary("add", _alpha(operator.add), operators=((operator.add, operator.iadd),), dtypes=NUMERIC + ("bool",),
+       alpha=True)
+binary("sub", _alpha(operator.sub), api="subtract", operators=((operator.sub, operator.isub),), alpha=True)
 binary("mul", lambda m, x, y: x * y, api="multiply", operators=((operator.mul, operator.imul),),
        dtypes=NUMERIC + ("bool",))
 binary("div", lambda m, x, y: m.true_divide(x, y), api="divide", float_out=True, nonzero2=True,
        operators=((operator.truediv, operator.itruediv),))
+
+
 def _pow_samples(info, dtype):
     if np.dtype(dtype).kind == "f":
         return binary_samples(0.5, 2.5, -2.0, 2.0)(info, dtype)
@@ -734,6 +759,7 @@ add(name="where", ref=lambda m, c, x, y: m.where(c, x, y), sample_inputs=where_s
 add(name="clamp", ref=_clamp_ref, jax_ref=_clamp_jax_ref, sample_inputs=clamp_samples, out_dtype=rule_clamp,
     supports_out=True, supports_inplace=True, method="clamp", table_name="clamp", mixed=mixed_clamp,
     api=lambda xa, x, *a, **k: xa.clip(x, *a, **k))
+
 
 def _api_reduce(name):
     """The array-API spelling of a reduction: PyTorch's dim=() (all dims) is axis=None there; a 0-d array
@@ -812,14 +838,14 @@ add(name="reshape", ref=lambda m, x, *shape: m.reshape(
     x, shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape),
     sample_inputs=_shape_samples((((3, 4), (12,)), ((3, 4), 2, -1), ((), (1, 1)), ((2, 3, 4), (4, -1))),
                                  transposed=(((4, 3), (12,)), ((4, 3), (2, 6)), ((4, 3), (3, 4)))),
-    out_dtype=rule_first, method="reshape")
+    out_dtype=rule_first, method="reshape", torch_fn=lambda torch: lambda x, *s: x.reshape(*s))
 add(name="flatten", ref=_flatten_ref, sample_inputs=_shape_samples(
     (((2, 3, 4),), ((2, 3, 4), 1), ((2, 3, 4), 0, -2), ((),), ((5,),), ((2, 3, 4), -2, -1)),
     transposed=(((4, 3),),)), out_dtype=rule_first, method="flatten")
 add(name="permute", ref=lambda m, x, *dims: m.transpose(x, dims[0] if len(dims) == 1 and not isinstance(
     dims[0], int) else dims), sample_inputs=_shape_samples(
     (((2, 3, 4), (2, 0, 1)), ((2, 3, 4), -1, 0, 1), ((), ()), ((3, 4), (1, 0))), transposed=(((4, 3), (1, 0)),)),
-    out_dtype=rule_first, method="permute", table_name="permute",
+    out_dtype=rule_first, method="permute", table_name="permute", torch_fn=lambda torch: lambda x, *d: x.permute(*d),
     api=lambda xa, x, *dims: xa.permute_dims(x, dims[0] if len(dims) == 1 and not isinstance(dims[0], int)
                                              else dims))
 add(name="transpose", ref=_transpose_ref, sample_inputs=_shape_samples(
@@ -835,9 +861,7 @@ add(name="expand", ref=lambda m, x, *sizes: m.broadcast_to(x, tuple(
 add(name="squeeze", ref=_squeeze_ref, sample_inputs=_shape_samples(
     (((1, 3, 1),), ((1, 3, 1), 0), ((1, 3, 1), -1), ((1, 3, 1), 1), ((1, 3, 1), (0, 2)), ((),), ((), 0))),
     out_dtype=rule_first, method="squeeze", table_name="squeeze",
-    api=lambda xa, x, dim=None: xa.squeeze(x, axis=tuple(  # the standard squeezes size-1 axes only
-        i for i, n in enumerate(x.shape) if n == 1 and (dim is None or i in (dim if isinstance(dim, tuple) else (
-            dim,)) or i - x.ndim in (dim if isinstance(dim, tuple) else (dim,))))))
+    api=lambda xa, x, dim=None: xa.squeeze(x, axis=_size1_axes(x.shape, dim)))
 add(name="unsqueeze", ref=lambda m, x, d: m.expand_dims(x, d), sample_inputs=_shape_samples(
     (((3, 4), 0), ((3, 4), -1), ((3, 4), 1), ((), 0), ((), -1)), transposed=(((4, 3), 1),)),
     out_dtype=rule_first, method="unsqueeze", table_name="unsqueeze",
@@ -862,5 +886,4 @@ add(name="getitem_advanced", fn=_getitem, ref=lambda m, x, i: x[_np_index(i)], o
                                    ((3, 4), "mask0")]),
     method=lambda x, i: x.__getitem__(i))
 
-TABLE_FUNCTIONS = ("max", "min", "reshape", "flatten", "where")
 BY_NAME = {info.name: info for info in OPS}

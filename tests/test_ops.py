@@ -21,12 +21,34 @@ import xtensor as xt
 import xtensor.array_api as xa
 from xtensor._table import TABLE
 
-from opinfo import BY_NAME, DT, MIXED, OPS, SampleInput, array_leaves, realize, replace_leaves
+from opinfo import BY_NAME, DT, MIXED, OPS, array_leaves, realize, replace_leaves
 
 BACKENDS = ["numpy", "jax", "array_api_strict"]
-# jax compiles a kernel per (primitive, shape, dtype) even eagerly (~25 ms each on a small CPU), so it runs
-# the float64, int64 and bool samples and the mixed-dtype ones; float32/int32 run on numpy and array_api_strict.
+# What runs where (time: jax compiles a kernel per primitive, shape and dtype even eagerly, ~25 ms each here).
+# numpy: every sample of every dtype. jax: every float64 and mixed-dtype sample of the differentiable ops; the
+# first two samples (0-d and 2-d for elementwise ops) and the non-contiguous one of int64, bool and the
+# non-differentiable ops (three mixed). float32/int32 (whose rules numpy's forward test checks on every sample):
+# the first two and the non-contiguous one on array_api_strict, in the spelling and the PyTorch tests.
 JAX_DTYPES = ("float64", "int64", "bool", MIXED)
+
+
+def _thin32(info, dtype, idx, s, kept=0):
+    """float32/int32 beyond numpy's forward test: the first two samples and the non-contiguous one."""
+    return dtype not in ("float32", "int32") or idx < 2 or s.desc == "T"
+
+
+def _on_backend(backend, info, dtype, idx, s):
+    if backend == "jax":
+        return _on_jax(info, dtype, idx, s)
+    return backend == "numpy" or _thin32(info, dtype, idx, s)
+
+
+def _on_jax(info, dtype, idx, s):
+    if dtype not in JAX_DTYPES or s.desc == "kinks":  # forward-only values at kinks: numpy and array_api_strict
+        return False
+    if info.differentiable and dtype in ("float64", MIXED):
+        return True
+    return idx < (3 if dtype == MIXED else 2) or s.desc == "T"
 
 
 # --------------------------------------------------------------------------- cases
@@ -34,21 +56,29 @@ def _case_id(info, dtype, idx, sample):
     return f"{info.name}-{dtype}-{idx}{sample.desc}"
 
 
-def _cases(infos, dtypes=None, keep=lambda info, s: True, backends=None):
-    """pytest params (info, dtype, idx[, backend]) over the OpInfos' samples."""
+def _cases(infos, dtypes=None, keep=None, backends=None):
+    """pytest params, one tuple (info, dtype, idx[, backend]) each (one argument: pytest's per-argument
+    fixture setup costs more than most of these tests), over the OpInfos' samples.
+
+    ``keep(info, dtype, idx, sample, kept)`` selects samples (``kept``: how many were kept so far for this
+    op and dtype).
+    """
     out = []
     for info in infos:
         for dtype in (dtypes or info.all_dtypes()):
             if dtype not in info.all_dtypes():
                 continue
+            kept = 0
             for idx, s in enumerate(info.samples(dtype)):
-                if not keep(info, s):
+                if keep is not None and not keep(info, dtype, idx, s, kept):
                     continue
+                kept += 1
+                case = _case_id(info, dtype, idx, s)
                 if backends is None:
-                    out.append(pytest.param(info, dtype, idx, id=_case_id(info, dtype, idx, s)))
+                    out.append(pytest.param((info, dtype, idx), id=case))
                     continue
-                out += [pytest.param(info, dtype, idx, b, id=f"{_case_id(info, dtype, idx, s)}-{b}")
-                        for b in backends if b != "jax" or dtype in JAX_DTYPES]
+                out += [pytest.param((info, dtype, idx, b), id=f"{case}-{b}")
+                        for b in backends if _on_backend(b, info, dtype, idx, s)]
     return out
 
 
@@ -60,15 +90,37 @@ def _gradable(info, s):
     return info.differentiable and s.grad and bool(_float_leaves(s))
 
 
+# The representative samples: 2-d, non-contiguous, two-sided broadcast, reduced dims, batched matmul, empty.
+_REPRESENTATIVE = ("s1", "T", "b0", "b3", "2d", "dims(-1,0),keep", "m0", "m5", "empty")
+
+
+def _representative(info, s, kept):
+    """A differentiable sample among the representative ones (for ops with other samples: the first two)."""
+    if not _gradable(info, s):
+        return False
+    if any(o.desc in _REPRESENTATIVE for o in info.samples("float64") if o.desc != "T"):
+        return s.desc in _REPRESENTATIVE
+    return kept < 2 or s.desc == "T"
+
+
+def _second_order_sample(info, dtype, idx, s, kept):
+    """Second order on the representative samples (jax's second-order references cost ~80 ms a sample)."""
+    return _representative(info, s, kept)
+
+
 def _has_variants(info):
     return bool(info.method or info.api or info.supports_out or info.supports_inplace or info.operators)
 
 
 FORWARD_CASES = _cases(OPS, backends=BACKENDS)
-VARIANT_CASES = _cases([i for i in OPS if _has_variants(i)], backends=BACKENDS)
-GRAD_CASES = _cases(OPS, dtypes=("float64",), keep=_gradable, backends=BACKENDS)
-AGREE_CASES = _cases(OPS, dtypes=JAX_DTYPES)
-TORCH_CASES = _cases(OPS)
+VARIANT_CASES = _cases([i for i in OPS if _has_variants(i)], backends=BACKENDS, keep=_thin32)  # dtype-blind
+GRAD_CASES = _cases(OPS, dtypes=("float64",), keep=lambda info, dtype, idx, s, kept: _gradable(info, s),
+                    backends=["numpy", "array_api_strict"])
+GRAD_CASES += _cases(OPS, dtypes=("float64",), keep=lambda info, dtype, idx, s, kept: _representative(info, s, kept),
+                     backends=["jax"])
+SECOND_ORDER_CASES = _cases(OPS, dtypes=("float64",), keep=_second_order_sample, backends=BACKENDS)
+AGREE_CASES = _cases(OPS, dtypes=JAX_DTYPES, keep=lambda info, dtype, idx, s, kept: _on_jax(info, dtype, idx, s))
+TORCH_CASES = _cases(OPS, keep=_thin32)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -142,8 +194,8 @@ def _sample(info, dtype, idx):
 
 # --------------------------------------------------------------------------- coverage of the table
 def test_every_table_function_has_an_opinfo():
-    covered = {i.table_name for i in OPS}
-    missing = [name for name, e in TABLE.items() if e.function and name not in covered]
+    covered = {id(TABLE[i.table_name]) for i in OPS if i.table_name}  # aliases share one entry
+    missing = [name for name, e in TABLE.items() if e.function and id(e) not in covered]
     assert not missing, f"op-table functions without an OpInfo: {missing}"
     for name in ("max", "min", "reshape", "flatten", "where", "getitem_basic", "getitem_advanced"):
         assert name in BY_NAME
@@ -156,7 +208,8 @@ def test_opinfo_flags_match_the_generated_spellings(info):
     assert info.supports_out == bool(entry.out)
     assert info.supports_inplace == bool(entry.inplace)
     assert hasattr(xt.Tensor, info.name + "_") == info.supports_inplace
-    assert (info.method is not None) == bool(entry.method)
+    if entry.method:  # a generated method is exercised
+        assert info.method is not None
     if isinstance(info.method, str):
         assert callable(getattr(xt.Tensor, info.method))
     assert (info.api is not None) == (entry.api is not None)
@@ -170,8 +223,9 @@ def test_opinfo_flags_match_the_generated_spellings(info):
 
 
 # --------------------------------------------------------------------------- forward
-@pytest.mark.parametrize("info,dtype,idx,backend_name", FORWARD_CASES)
-def test_forward_matches_numpy(info, dtype, idx, backend_name):
+@pytest.mark.parametrize("case", FORWARD_CASES)
+def test_forward_matches_numpy(case):
+    info, dtype, idx, backend_name = case
     s = _sample(info, dtype, idx)
     args, kwargs, _ = build(s, backend_name)
     out = info.op(*args, **kwargs)
@@ -202,8 +256,9 @@ def _check_inplace(call, x, expected, base=None):
         np.testing.assert_array_equal(np.swapaxes(host(base), -1, -2), host(x))
 
 
-@pytest.mark.parametrize("info,dtype,idx,backend_name", VARIANT_CASES)
-def test_variants_agree_with_function(info, dtype, idx, backend_name):
+@pytest.mark.parametrize("case", VARIANT_CASES)
+def test_variants_agree_with_function(case):
+    info, dtype, idx, backend_name = case
     s = _sample(info, dtype, idx)
     fresh = lambda: build(s, backend_name)[:2]  # noqa: E731  (in-place variants consume their input)
     args, kwargs = fresh()
@@ -240,16 +295,11 @@ def test_variants_agree_with_function(info, dtype, idx, backend_name):
             continue
         args, _ = fresh()
         assert_same(f(*args), ref)
-        if f_inplace is not None and x_is_tensor:
+        if f_inplace is not None and x_is_tensor:  # x += y
             args, _ = fresh()
-            x = args[0]
-
-            def call(x=x, args=args):
-                y = f_inplace(x, *args[1:])
-                return y
-            _check_inplace(call, x, ref)
+            _check_inplace(lambda: f_inplace(*args), args[0], ref, args[0]._base if 0 in s.noncontig else None)
         checked.append("operator")
-    assert checked or kwargs, "no variant was checked"
+    assert checked, "no variant was checked"
 
 
 # --------------------------------------------------------------------------- gradients vs jax
@@ -270,27 +320,38 @@ def jax_reference(info, idx, second=False):
 
     s = info.samples("float64")[idx]
     leaves = array_leaves(s.args)
+    rng = _rng(info.name, idx)
+    r = JaxRef()
+    floats = [a for a in leaves if a.dtype.kind == "f"]
+    if all(a.size == 0 for a in floats):  # gradients with respect to empty inputs are empty: nothing for jax to do
+        r.out = np.asarray(info.numpy_ref(*s.args, **s.kwargs), dtype=np.float64)
+        r.ct = rng.standard_normal(r.out.shape)
+        r.grads = [np.zeros(a.shape) for a in floats]
+        r.v = [rng.standard_normal(a.shape) for a in floats]
+        r.grads2 = r.grads + [np.zeros(r.ct.shape)]
+        return r
 
     def f(*diff):
         it = iter(diff)
-        args = replace_leaves(s.args, iter([next(it) if a.dtype.kind == "f" else jnp.asarray(a) for a in leaves]))
+        args = replace_leaves(s.args, iter([next(it) if a.dtype.kind == "f" else c for a, c in zip(leaves, consts)]))
         return info.jax_reference(*args, **s.kwargs)
 
-    xs = [jnp.asarray(a) for a in leaves if a.dtype.kind == "f"]
+    # jax.device_put, not jnp.asarray: in jax 0.10 jnp.asarray(ndarray) compiles a copy kernel per shape
+    consts = [jax.device_put(a) for a in leaves]
+    xs = [c for a, c in zip(leaves, consts) if a.dtype.kind == "f"]
     out, vjp = jax.vjp(f, *xs)
-    rng = _rng(info.name, idx)
-    r = JaxRef()
     r.out = np.asarray(out)
     r.ct = rng.standard_normal(r.out.shape)
-    r.grads = [np.asarray(g) for g in vjp(jnp.asarray(r.ct))]
+    r.grads = [np.asarray(g) for g in vjp(jax.device_put(r.ct))]
     if second:
         r.v = [rng.standard_normal(x.shape) for x in xs]
 
         def h(*xs_ct):
             *ys, ct = xs_ct
             gs = jax.vjp(f, *ys)[1](ct)
-            return sum(jnp.sum(g * v) for g, v in zip(gs, r.v))
-        r.grads2 = [np.asarray(g) for g in jax.grad(h, argnums=tuple(range(len(xs) + 1)))(*xs, jnp.asarray(r.ct))]
+            return sum(jnp.sum(g * v) for g, v in zip(gs, vs))
+        vs = [jax.device_put(v) for v in r.v]
+        r.grads2 = [np.asarray(g) for g in jax.grad(h, argnums=tuple(range(len(xs) + 1)))(*xs, jax.device_put(r.ct))]
     return r
 
 
@@ -301,8 +362,9 @@ def _as_input_layout(g, leaf, transposed):
     return np.swapaxes(a, -1, -2) if transposed else a
 
 
-@pytest.mark.parametrize("info,dtype,idx,backend_name", GRAD_CASES)
-def test_vjp_matches_jax(info, dtype, idx, backend_name):
+@pytest.mark.parametrize("case", GRAD_CASES)
+def test_vjp_matches_jax(case):
+    info, dtype, idx, backend_name = case
     s = _sample(info, dtype, idx)
     ref = jax_reference(info, idx)
     args, kwargs, leaves = build(s, backend_name, grad=True)
@@ -318,8 +380,9 @@ def test_vjp_matches_jax(info, dtype, idx, backend_name):
         np.testing.assert_allclose(_as_input_layout(g, leaf, tr), expected, rtol=1e-9, atol=1e-12)
 
 
-@pytest.mark.parametrize("info,dtype,idx,backend_name", GRAD_CASES)
-def test_second_order_matches_jax(info, dtype, idx, backend_name):
+@pytest.mark.parametrize("case", SECOND_ORDER_CASES)
+def test_second_order_matches_jax(case):
+    info, dtype, idx, backend_name = case
     s = _sample(info, dtype, idx)
     ref = jax_reference(info, idx, second=True)
     args, kwargs, leaves = build(s, backend_name, grad=True)
@@ -343,7 +406,7 @@ def test_second_order_matches_jax(info, dtype, idx, backend_name):
         np.testing.assert_allclose(_as_input_layout(g, leaf, tr), e, rtol=1e-9, atol=1e-12)
 
 
-_NONDIFF = [i for i in OPS if not i.differentiable]
+_NONDIFF = [i for i in OPS if not i.differentiable and "float64" in i.dtypes]
 
 
 @pytest.mark.parametrize("info", _NONDIFF, ids=str)
@@ -366,18 +429,21 @@ def _run(info, s, backend, grads):
     return result
 
 
-@pytest.mark.parametrize("info,dtype,idx", AGREE_CASES)
-def test_backends_agree(info, dtype, idx):
-    """numpy, jax and array_api_strict: the same dtypes and shapes, the same values (jax's math library may
-    differ from numpy's in the last bits, so floats agree to a few ulps) and the same gradients."""
+@pytest.mark.parametrize("case", AGREE_CASES)
+def test_backends_agree(case):
+    """numpy, jax and array_api_strict: the same dtypes, shapes, values and gradients -- bit for bit between
+    numpy and array_api_strict, to a few ulps on jax (XLA's exp/tanh/matmul round differently from numpy's)."""
+    info, dtype, idx = case
     s = _sample(info, dtype, idx)
-    grads = dtype == "float64" and _gradable(info, s)
+    kept = sum(1 for o in info.samples(dtype)[:idx] if _gradable(info, o))
+    grads = dtype == "float64" and _representative(info, s, kept)
     results = {b: _run(info, s, b, grads) for b in BACKENDS}
     base = results["numpy"]
     for b in BACKENDS[1:]:
+        assert len(results[b]) == len(base)
         for (d0, a0), (d1, a1) in zip(base, results[b]):
             assert d0 == d1 and a0.shape == a1.shape, b
-            if a0.dtype.kind == "f":
+            if a0.dtype.kind == "f" and b == "jax":
                 eps = np.finfo(a0.dtype).eps
                 np.testing.assert_allclose(a1, a0, rtol=16 * eps, atol=16 * eps, equal_nan=True, err_msg=b)
             else:
@@ -406,9 +472,10 @@ def _torch_leaves(args):
     return out
 
 
-@pytest.mark.parametrize("info,dtype,idx", TORCH_CASES)
-def test_matches_torch(info, dtype, idx):
+@pytest.mark.parametrize("case", TORCH_CASES)
+def test_matches_torch(case):
     """Values and dtypes, and (float64) gradients, against real PyTorch."""
+    info, dtype, idx = case
     torch = pytest.importorskip("torch")
     s = _sample(info, dtype, idx)
     grads = dtype == "float64" and _gradable(info, s)
@@ -417,14 +484,22 @@ def test_matches_torch(info, dtype, idx):
     if grads:
         for t in leaves:  # torch's leaves are the (possibly non-contiguous) arguments themselves
             t.requires_grad_(True)
-    tout = info.torch_op(torch)(*targs, **tkwargs)
+    try:
+        tout = info.torch_op(torch)(*targs, **tkwargs)
+    except TypeError as e:  # xtensor takes a Python scalar where torch's signature wants a Tensor
+        assert any(not isinstance(a, np.ndarray) for a in s.args[1:])
+        pytest.skip(f"PyTorch refuses this spelling: {e}")
     args, kwargs, xleaves = build(s, "numpy", grad=grads)
     out = info.op(*args, **kwargs)
     expected = tout.detach().numpy()
     assert_matches(out, expected, expected.dtype, "numpy", info)
     if grads:
         ct = _rng(info.name, "torch-ct").standard_normal(tuple(tout.shape))
-        tg = torch.autograd.grad(tout, [t for t in leaves], grad_outputs=torch.from_numpy(ct), allow_unused=True)
+        try:
+            tg = torch.autograd.grad(tout, leaves, grad_outputs=torch.from_numpy(ct), allow_unused=True)
+        except RuntimeError as e:  # remainder(Scalar, Tensor)
+            assert "not implemented" in str(e)
+            return
         xg = xt.autograd.grad(out, [t for t, _ in xleaves], grad_outputs=xt.tensor(ct), allow_unused=True)
         assert len(tg) == len(xleaves)
         for (leaf, tr), g, e in zip(xleaves, xg, tg):
@@ -458,6 +533,7 @@ _NODE_CASES = {
     "min_dim": lambda ns, x, y: x.min(1)[0], "mm": lambda ns, x, y: x.mm(y.mT),
     "matmul_2d": lambda ns, x, y: x @ y.mT, "matmul_mv": lambda ns, x, y: x @ y[0],
     "matmul_dot": lambda ns, x, y: x[0] @ y[0], "matmul_batched": lambda ns, x, y: x[None] @ y.mT[None],
+    "matmul_vm": lambda ns, x, y: x[0] @ y.mT, "matmul_batched_2d": lambda ns, x, y: x[None] @ y.mT,
     "view": lambda ns, x, y: x.view(12), "reshape_view": lambda ns, x, y: x.reshape(12),
     "reshape_copy": lambda ns, x, y: x.mT.reshape(12), "flatten": lambda ns, x, y: x.flatten(),
     "permute": lambda ns, x, y: x.permute(1, 0), "transpose": lambda ns, x, y: x.transpose(0, 1),
@@ -470,23 +546,15 @@ _NODE_CASES = {
     "to_float32": lambda ns, x, y: x.float(), "positive": lambda ns, x, y: +x,
     "rtruediv": lambda ns, x, y: 1 / x,
 }
-# torch's name depends on the overload (PyTorch picks a different derivative formula per signature); the op
-# table has one node class per entry, and a few spellings route through other ops.
+# PyTorch names a node per overload (sum() vs sum(dim)); the op table picks a name from the tensor arguments
+# only (``names=``), so names that depend on non-tensor arguments differ. Reported, not asserted:
 _NODE_XFAIL = {
-    "pow_tensor": "PyTorch: pow(Tensor, Tensor) -> PowBackward1; the pow entry has one node (PowBackward0)",
-    "rpow": "PyTorch: pow(Scalar, Tensor) -> PowBackward2; the pow entry has one node (PowBackward0)",
-    "rsub": "PyTorch: rsub(Tensor, Scalar) -> RsubBackward1; __rsub__ applies the sub entry (SubBackward0)",
-    "remainder_tensor": "PyTorch: remainder(Tensor, Tensor) -> RemainderBackward1; one node per entry",
-    "sum_dim": "PyTorch: sum(dim) -> SumBackward1; the sum entry has one node (SumBackward0)",
-    "mean_dim": "PyTorch: mean(dim) -> MeanBackward1; the mean entry has one node (MeanBackward0)",
-    "squeeze_dim": "PyTorch: squeeze(dim) -> SqueezeBackward1; the squeeze entry has one node",
-    "squeeze_dims": "PyTorch: squeeze(dims) -> SqueezeBackward2; the squeeze entry has one node",
-    "matmul_mv": "PyTorch: matmul of matrix @ vector -> MvBackward0; the matmul entry is always MmBackward0",
-    "matmul_dot": "PyTorch: matmul of vector @ vector -> DotBackward0; the matmul entry is always MmBackward0",
-    "matmul_batched": "PyTorch: batched matmul -> UnsafeViewBackward0 (bmm + view); matmul is MmBackward0",
-    "select": "PyTorch: x[int] -> SelectBackward0; integer indexing takes getitem_view (SliceBackward0)",
-    "positive": "PyTorch: +x returns x itself (same grad_fn); xtensor makes a new PositiveBackward0 node",
-    "rtruediv": "PyTorch: Scalar / Tensor -> reciprocal * scalar (MulBackward0); xtensor gives DivBackward0",
+    "sum_dim": "PyTorch: sum(dim) -> SumBackward1; Op.names sees only tensors, so sum is always SumBackward0",
+    "mean_dim": "PyTorch: mean(dim) -> MeanBackward1; Op.names sees only tensors, so mean is always MeanBackward0",
+    "squeeze_dim": "PyTorch: squeeze(int) -> SqueezeBackward1; Op.names sees only tensors (always SqueezeBackward0)",
+    "squeeze_dims": "PyTorch: squeeze(tuple) -> SqueezeBackward2; Op.names sees only tensors (SqueezeBackward0)",
+    "positive": "PyTorch: +x returns x itself (its grad_fn); xtensor's positive makes a new PositiveBackward0 node",
+    "rtruediv": "PyTorch: Scalar / Tensor is reciprocal() * scalar (MulBackward0); xtensor gives one DivBackward0",
 }
 
 
@@ -516,7 +584,7 @@ _HYP_OPS = {  # op -> (low, high) of x, (low, high, keep-away-from-zero) of y
 @st.composite
 def _binary_operands(draw, name):
     (lo1, hi1), (lo2, hi2, away) = _HYP_OPS[name]
-    shapes = draw(hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3, max_side=3))
+    shapes = draw(hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3, max_side=2))
     floats = lambda lo, hi: st.floats(lo, hi, allow_nan=False, allow_infinity=False)  # noqa: E731
     x = draw(hnp.arrays(np.float64, shapes.input_shapes[0], elements=floats(lo1, hi1)))
     y = draw(hnp.arrays(np.float64, shapes.input_shapes[1], elements=floats(lo2, hi2)))
@@ -527,20 +595,19 @@ def _binary_operands(draw, name):
 
 
 @pytest.mark.parametrize("name", list(_HYP_OPS))
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_hypothesis_binary_forward_and_vjp(name, data):
     import jax
-    import jax.numpy as jnp
     info = BY_NAME[name]
     x, y, ct = data.draw(_binary_operands(name))
-    backend = data.draw(st.sampled_from(BACKENDS))
+    backend = data.draw(st.sampled_from(["numpy", "array_api_strict"]))  # jax: one compile per random shape
     tx = xt.tensor(x, backend=backend, requires_grad=True)
     ty = xt.tensor(y, backend=backend, requires_grad=True)
     out = info.op(tx, ty)
     np.testing.assert_allclose(host(out), info.numpy_ref(x, y), rtol=1e-12, atol=1e-14)
     gx, gy = xt.autograd.grad(out, [tx, ty], grad_outputs=xt.tensor(ct, backend=backend))
-    _, vjp = jax.vjp(lambda a, b: info.jax_reference(a, b), jnp.asarray(x), jnp.asarray(y))
-    ex, ey = vjp(jnp.asarray(ct))
+    _, vjp = jax.vjp(lambda a, b: info.jax_reference(a, b), jax.device_put(x), jax.device_put(y))
+    ex, ey = vjp(jax.device_put(ct))
     np.testing.assert_allclose(host(gx), np.asarray(ex), rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(host(gy), np.asarray(ey), rtol=1e-9, atol=1e-12)

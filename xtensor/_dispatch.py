@@ -95,6 +95,8 @@ class OpNode(Node):
             _check_versions(self)
         op = self.op
         out = self._out
+        if out is not None and _grad_state.enabled:
+            out = self._output_with_history(out)
         g = grads[0] if op.nout == 1 else grads
         if op.nout == 1 and g is None:
             return (None,) * len(self._edges)
@@ -104,6 +106,20 @@ class OpNode(Node):
             raw = [fn(g, out, *args) if edge[0] is not None else None
                    for fn, edge in zip(op.vjps, self._edges)]
         return [_fit(gi, x) for gi, x in zip(raw, args)]
+
+    def _output_with_history(self, out):
+        """Under ``create_graph``, the saved output as it was: an output of this very node (PyTorch's
+        SavedVariable), so VJPs that read it are differentiated through it."""
+        outs = out if self.op.nout > 1 else (out,)
+        rebuilt = []
+        for i, o in enumerate(outs):
+            r = detached(o)
+            if o._dtype.kind in "fc":
+                r._grad_fn, r._requires_grad = self, True
+                if i:
+                    r._output_nr = i
+            rebuilt.append(r)
+        return tuple(rebuilt) if self.op.nout > 1 else rebuilt[0]
 
     def release(self):
         if self._saved_versions is not None:
