@@ -114,7 +114,7 @@ class AccumulateGrad(Node):
         if leaf is None:  # the leaf is gone: nobody can read its gradient
             return ()
         if leaf._hooks:
-            for hook in list(leaf._hooks.values()):
+            for hook in list(leaf._hooks):
                 r = hook(grad)
                 if r is not None:
                     grad = r

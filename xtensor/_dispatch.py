@@ -214,9 +214,10 @@ def _record(op, result, args, tensors):
     node._args = args
     needs_out = False
     saved = None
-    edges = node._edges if op.vjp_all is None else ((True, 0),) * len(op._needs)
-    for (positions, uses_out), edge in zip(op._needs, edges):
-        if edge[0] is None:
+    # which VJPs will run: one per input that needs a gradient (a variadic op's single VJP always)
+    runs = [node_ is not None for node_, _ in node._edges] if op.vjp_all is None else [True]
+    for (positions, uses_out), run in zip(op._needs, runs):
+        if not run:
             continue
         needs_out = needs_out or uses_out
         for p in positions:

@@ -7,6 +7,7 @@ import collections
 import numpy as np
 
 from . import _dtypes, _creation
+from ._autograd import _RemovableHandle
 from ._backend import get_backend
 from ._dispatch import apply, detached, wrap
 from ._index import normalize_index
@@ -94,8 +95,7 @@ def where(condition, input=None, other=None):
     if input is None and other is None:
         return nonzero(condition, as_tuple=True)
     if not isinstance(input, Tensor):
-        input = condition.new_tensor(input, dtype=_dtypes.result_type(input, other) if not isinstance(
-            other, Tensor) else _dtypes.result_type(other, input))
+        input = condition.new_tensor(input, dtype=_dtypes.result_type(input, other))
     if not isinstance(other, Tensor):
         other = input.new_tensor(other, dtype=_dtypes.result_type(input, other))
     return torch_functions["where"](condition, input, other)
@@ -188,20 +188,9 @@ def register_hook(self, hook):
     if self._grad_fn is not None:
         return self._grad_fn._add_pre_hook(self._output_nr, hook)
     if self._hooks is None:
-        self._hooks = {}
-    key = object()
-    self._hooks[key] = hook
-    return _DictHandle(self._hooks, key)
-
-
-class _DictHandle:
-    __slots__ = ("_hooks", "_key")
-
-    def __init__(self, hooks, key):
-        self._hooks, self._key = hooks, key
-
-    def remove(self):
-        self._hooks.pop(self._key, None)
+        self._hooks = []
+    self._hooks.append(hook)
+    return _RemovableHandle(self._hooks, hook)
 
 
 def retain_grad(self):

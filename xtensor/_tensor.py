@@ -191,13 +191,10 @@ class Tensor:
     __array_priority__ = 1000  # numpy defers to our reflected operators
 
     def __new__(cls, *args, **kwargs):
-        if cls is Tensor and not args and not kwargs:
-            from ._creation import legacy_tensor
-            return legacy_tensor()
-        if args or kwargs:
-            from ._creation import legacy_tensor
-            return legacy_tensor(*args, **kwargs)
-        return object.__new__(cls)
+        """``Tensor(*sizes)`` / ``Tensor(data)``: PyTorch's legacy constructor (results are built with
+        ``object.__new__`` and never come through here)."""
+        from ._creation import legacy_tensor
+        return legacy_tensor(*args, **kwargs)
 
     # ------------------------------------------------------------------------ storage
     def __getattr__(self, name):

@@ -8,6 +8,7 @@ node, a view rewrites its base's history through a ``CopySlices`` node).
 import numbers
 
 from . import _dtypes
+from ._autograd import edge_of
 from ._dispatch import _backend_error, _record, apply, detached, node_class
 from ._table import TABLE, index_put
 from ._tensor import Tensor
@@ -57,7 +58,6 @@ def rebase_history(target, result):
         node = _copy_slices()
         node.op = index_put
         node.n_outputs = 1
-        from ._autograd import edge_of
         node._edges = (edge_of(base), edge_of(result))
         node._args = (detached(base), result, index, base._backend)  # not base itself: no cycle
         node._out = None

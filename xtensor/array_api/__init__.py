@@ -132,9 +132,16 @@ def result_type(*arrays_and_dtypes):
 
 
 def can_cast(from_, to, /):
+    """Whether promotion of ``from_`` with ``to`` gives ``to`` (never towards a lower category)."""
     from_ = from_.dtype if isinstance(from_, _Tensor) else from_
-    return from_ is to or _dtypes.promote_types(from_, to) is to if from_.kind == to.kind or \
-        _dtypes._CATEGORY[from_.kind] < _dtypes._CATEGORY[to.kind] else False
+    if from_ is to:
+        return True
+    if not _dtypes.can_cast(from_, to):
+        return False
+    try:
+        return _dtypes.promote_types(from_, to) is to
+    except TypeError:  # uint64 with int64: no common type
+        return False
 
 
 class _Info:
