@@ -223,3 +223,45 @@ def result_type(*operands):
 def can_cast(from_, to):
     """PyTorch's ``can_cast``: no casting to a lower category (float -> int, complex -> float, int -> bool)."""
     return _CATEGORY[from_.kind] <= _CATEGORY[to.kind]
+
+
+class finfo:
+    """Machine limits of a floating dtype (``torch.finfo``; ``dtype`` is the name, as PyTorch reports it)."""
+
+    def __init__(self, type=None):
+        import numpy as np
+        d = get_default_dtype() if type is None else _dtype_of(type)
+        if d.kind not in "fc":
+            raise TypeError(f"finfo(): expected a floating point or complex dtype, got {d}")
+        info = np.finfo(d.to_real().name)
+        self.bits, self.dtype = info.bits, d.to_real().name
+        self.eps, self.max, self.min = float(info.eps), float(info.max), float(info.min)
+        self.tiny = self.smallest_normal = float(info.smallest_normal)
+        self.resolution = float(info.resolution)
+
+    def __repr__(self):
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
+                f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, dtype={self.dtype})")
+
+
+class iinfo:
+    """Limits of an integer dtype (``torch.iinfo``)."""
+
+    def __init__(self, type):
+        import numpy as np
+        d = _dtype_of(type)
+        if d.kind not in "biu":
+            raise TypeError(f"iinfo(): expected an integer dtype, got {d}")
+        info = np.iinfo("uint8" if d.kind == "b" else d.name)
+        self.bits, self.min, self.max, self.dtype = info.bits, int(info.min), int(info.max), d.name
+
+    def __repr__(self):
+        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
+
+
+def _dtype_of(type):
+    """A DType from a DType or anything with a ``.dtype`` (a tensor)."""
+    d = getattr(type, "dtype", type)
+    if not isinstance(d, DType):
+        raise TypeError(f"expected a dtype or a tensor, got {type!r}")
+    return d

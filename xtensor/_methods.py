@@ -11,7 +11,9 @@ from ._autograd import _RemovableHandle
 from ._backend import get_backend
 from ._dispatch import apply, detached, wrap
 from ._index import normalize_index
-from ._table import TABLE, getitem_copy, getitem_view, index_put, view_strides, _view_shape
+from ._table import TABLE
+from .ops.indexing import getitem_copy, getitem_view, index_put
+from .ops.shapes import view_strides, _view_shape
 from ._tensor import Tensor, _wrap_dim
 from ._variants import assign_inplace, check_inplace, rebase_history, torch_functions
 from .autograd import grad_mode

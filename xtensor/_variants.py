@@ -10,7 +10,8 @@ import numbers
 from . import _dtypes
 from ._autograd import edge_of
 from ._dispatch import _backend_error, _record, apply, detached, node_class
-from ._table import TABLE, index_put
+from ._table import TABLE
+from .ops.indexing import index_put
 from ._tensor import Tensor
 from .autograd import grad_mode
 
@@ -161,7 +162,11 @@ def _fast_binary(op, reflected=False):
 # --------------------------------------------------------------------------- generators
 def _make_function(entry, name):
     op, kind, sig = entry.op, entry.kind, entry.sig
-    if kind == "unary":
+    if kind == "composite":
+        def function(*args, out=None, **kwargs):
+            r = sig(*args, **kwargs)
+            return r if out is None else assign_out(out, r, name)
+    elif kind == "unary":
         def function(input, *, out=None):
             r = apply(op, (input,))
             return r if out is None else assign_out(out, r, name)
@@ -180,12 +185,15 @@ def _make_function(entry, name):
             r = apply(op, tensors, params)
             return r if out is None else assign_out(out, r, name)
     function.__name__ = function.__qualname__ = name
-    function.__doc__ = f"xtensor.{name}: generated from the op table entry {op.name!r}."
+    function.__doc__ = sig.__doc__ if kind == "composite" else \
+        f"xtensor.{name}: generated from the op table entry {op.name!r}."
     return function
 
 
 def _make_api_function(entry):
     op, kind, api_sig = entry.op, entry.kind, entry.api_sig
+    if kind == "composite":
+        return api_sig or entry.sig
     if kind == "unary":
         def function(x, /):
             return apply(op, (x,))
@@ -215,7 +223,7 @@ def _make_method(entry, function):
     else:
         def method(self, *args, **kwargs):
             return function(self, *args, **kwargs)
-    method.__name__ = method.__qualname__ = op.name
+    method.__name__ = method.__qualname__ = function.__name__
     return method
 
 

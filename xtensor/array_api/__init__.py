@@ -167,3 +167,19 @@ class _Info:
 
 def __array_namespace_info__():
     return _Info()
+
+
+class finfo(_dtypes.finfo):
+    """The standard's ``finfo``: like ``xtensor.finfo`` but ``dtype`` is the dtype object."""
+
+    def __init__(self, type, /):
+        super().__init__(type)
+        self.dtype = _dtypes.by_name(self.dtype)
+
+
+class iinfo(_dtypes.iinfo):
+    """The standard's ``iinfo``: like ``xtensor.iinfo`` but ``dtype`` is the dtype object."""
+
+    def __init__(self, type, /):
+        super().__init__(type)
+        self.dtype = _dtypes.by_name(self.dtype)

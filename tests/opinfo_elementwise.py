@@ -1,0 +1,1 @@
+"""OpInfo records for the ops in ``xtensor/ops/elementwise.py`` (see ``opinfo.py``)."""
