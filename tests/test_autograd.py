@@ -47,11 +47,6 @@ def _close(x, tx):
     np.testing.assert_allclose(_values(x), _values(tx), rtol=1e-5, atol=1e-6)
 
 
-def _xfail_if(request, condition, reason):
-    if condition:
-        request.applymarker(pytest.mark.xfail(reason=reason, strict=True))
-
-
 # ------------------------------------------------------------------------------------------ requires_grad
 
 def test_requires_grad_propagates_to_results(backend):
@@ -570,18 +565,9 @@ NODE_NAME_CASES = {
 }
 
 
-NODE_NAME_BUGS = {
-    "sum_dim": "x.sum(dim=1) records SumBackward0; torch's dim overload is SumBackward1",
-    "mean_dim": "x.mean(dim=0) records MeanBackward0; torch's dim overload is MeanBackward1",
-    "squeeze_dim": "x.squeeze(0) records SqueezeBackward0; torch's dim overload is SqueezeBackward1",
-}
-
-
 @pytest.mark.parametrize("case", list(NODE_NAME_CASES))
-def test_node_name_matches_torch(backend, case, request):
+def test_node_name_matches_torch(backend, case):
     torch = _torch()
-    _xfail_if(request, case in NODE_NAME_BUGS,
-              f"node names do not carry torch's overload number: {NODE_NAME_BUGS.get(case)}")
     f = NODE_NAME_CASES[case]
     y = f(t, t.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True))
     ty = f(torch, torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True))
@@ -881,7 +867,6 @@ def test_seed004_cell_159_autograd_grad_of_intermediate(backend):
     assert repr(t.autograd.grad(z, y)) == "(tensor([1., 1., 1.]),)"
 
 
-@pytest.mark.xfail(reason="not implemented yet: xtensor.autograd.Function", strict=True)
 def test_seed004_cells_163_165_custom_function(backend):
     Function = t.autograd.Function
 

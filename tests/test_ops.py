@@ -547,13 +547,8 @@ _NODE_CASES = {
     "to_float32": lambda ns, x, y: x.float(), "positive": lambda ns, x, y: +x,
     "rtruediv": lambda ns, x, y: 1 / x,
 }
-# PyTorch names a node per overload (sum() vs sum(dim)); the op table picks a name from the tensor arguments
-# only (``names=``), so names that depend on non-tensor arguments differ. Reported, not asserted:
+# Node names PyTorch gives that xtensor does not (yet). Reported, not asserted:
 _NODE_XFAIL = {
-    "sum_dim": "PyTorch: sum(dim) -> SumBackward1; Op.names sees only tensors, so sum is always SumBackward0",
-    "mean_dim": "PyTorch: mean(dim) -> MeanBackward1; Op.names sees only tensors, so mean is always MeanBackward0",
-    "squeeze_dim": "PyTorch: squeeze(int) -> SqueezeBackward1; Op.names sees only tensors (always SqueezeBackward0)",
-    "squeeze_dims": "PyTorch: squeeze(tuple) -> SqueezeBackward2; Op.names sees only tensors (SqueezeBackward0)",
     "positive": "PyTorch: +x returns x itself (its grad_fn); xtensor's positive makes a new PositiveBackward0 node",
     "rtruediv": "PyTorch: Scalar / Tensor is reciprocal() * scalar (MulBackward0); xtensor gives one DivBackward0",
 }

@@ -51,6 +51,10 @@ class Node:
 
     __call__ = lambda self, *grads: self.apply(*grads)  # noqa: E731  (PyTorch nodes are callable)
 
+    def _run(self, grads):
+        """The engine's call (a custom Function's node checks and fits what its backward returns)."""
+        return self.apply(*grads)
+
     def release(self):
         """Free saved tensors after a backward without ``retain_graph``."""
 
@@ -228,7 +232,7 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, capture=None, ac
                         captured[i] = grads[nr]
                 if not accumulate and (node not in wanted or type(node) is AccumulateGrad):
                     continue
-            grad_inputs = node.apply(*grads)
+            grad_inputs = node._run(grads)
             if node._hooks:
                 for hook in node._hooks:
                     r = hook(grad_inputs, grads)

@@ -17,7 +17,7 @@ from ._autograd import SCALAR_EDGE, Node, edge_of, freed_error
 from ._tensor import Tensor, ViewMeta
 from .autograd import grad_mode
 
-__all__ = ["Op", "apply", "wrap", "make_view", "unbroadcast"]
+__all__ = ["Op", "apply", "wrap", "make_view", "unbroadcast", "Dims", "Dims2", "overload_name"]
 
 _grad_state = grad_mode.state
 _new = object.__new__
@@ -47,7 +47,7 @@ class Op:
         self.differentiable = differentiable
         self.nout = nout
         self.node_cls = node_class(node or f"{_camel(name)}Backward0")
-        self.names = names  # (*tensor args) -> node name, where PyTorch names overloads apart
+        self.names = names  # (*tensor args, *params) -> node name, where PyTorch names overloads apart
         # Whether a Python-scalar operand shows as ``(None, 0)`` in next_functions: PyTorch wraps
         # scalars into tensors for add/sub/mul/div, but pow and rsub take them as plain scalars.
         self.scalar_edges = scalar_edges
@@ -159,6 +159,31 @@ def unbroadcast(g, shape):
     return g.reshape(shape) if tuple(g.shape) != tuple(shape) else g
 
 
+_INFERENCE_SAVED = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode in "
+    "computation tracked by autograd. To work around this, you can make a clone to get a normal tensor and use it "
+    "in autograd, or use `xtensor.no_grad()` instead of `xtensor.inference_mode()`.")
+
+
+class Dims(tuple):
+    """Normalized dims that remember which overload the caller spelled: PyTorch names nodes per overload
+    (``sum()`` SumBackward0, ``sum(dim)`` SumBackward1, ``squeeze(dims)`` SqueezeBackward2), and the
+    normalized tuple alone cannot tell them apart. A plain tuple means overload 0."""
+
+    __slots__ = ()
+    overload = 1
+
+
+class Dims2(Dims):
+    __slots__ = ()
+    overload = 2
+
+
+def overload_name(base):
+    """A ``names=`` rule for ops whose first parameter is a dims tuple: ``base`` plus its overload number."""
+    return lambda x, dims, *rest: f"{base}{getattr(dims, 'overload', 0)}"
+
+
 def _check_versions(node):
     for t, version in node._saved_versions:
         if t._storage.version != version:
@@ -179,6 +204,8 @@ def wrap(arr, backend, dtype=None):
     t._dtype = dtype if dtype is not None else backend.dtypes[arr.dtype]
     t._requires_grad = False
     t._grad_fn = None
+    if _grad_state.inference:
+        t._inference = True
     return t
 
 
@@ -202,7 +229,7 @@ def make_view(src, arr, meta):
 
 def _record(op, result, args, tensors):
     """Attach a node for ``op`` to ``result`` (a tensor or tuple of tensors)."""
-    node = op.node_cls() if op.names is None else node_class(op.names(*tensors))()
+    node = op.node_cls() if op.names is None else node_class(op.names(*args))()
     node.op = op
     node.n_outputs = op.nout
     if len(tensors) == 1:
@@ -223,6 +250,8 @@ def _record(op, result, args, tensors):
         for p in positions:
             for t in (args if p == "*" else (args[p],)):
                 if isinstance(t, Tensor):
+                    if t._inference:
+                        raise RuntimeError(_INFERENCE_SAVED)
                     saved = saved or []
                     saved.append((t, t._storage.version))
     outs = result if op.nout > 1 else (result,)
@@ -350,6 +379,9 @@ def apply(op, tensors, params=()):
         for t in tensors:
             if isinstance(t, Tensor) and t._requires_grad:
                 return _record(op, result, (*tensors, *params), tensors)
+    elif _grad_state.inference:
+        for r in (result if op.nout > 1 else (result,)):
+            r._inference = True
     return result
 
 

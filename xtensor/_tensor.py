@@ -187,6 +187,7 @@ class Tensor:
     _grad_acc = None  # the leaf's AccumulateGrad node
     _hooks = None
     _retains_grad = False
+    _inference = False  # made under inference_mode: may never be saved for backward
     _names = None
     __array_priority__ = 1000  # numpy defers to our reflected operators
 

@@ -1,10 +1,28 @@
 """xtensor.autograd: ``backward``, ``grad``, grad modes, ``Variable`` -- over xtensor's own tape."""
 import math
 
-from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+import importlib
+
+from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+                        set_grad_enabled)
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
-           "inference_mode", "Variable"]
+           "inference_mode", "is_inference_mode_enabled", "Variable", "Function", "once_differentiable",
+           "function", "functional", "gradcheck", "gradgradcheck"]
+
+
+_LAZY = {"function": "function", "functional": "functional", "Function": "function",
+         "once_differentiable": "function", "gradcheck": "gradcheck", "gradgradcheck": "gradcheck"}
+
+
+def __getattr__(name):
+    """``Function``, ``functional`` and ``gradcheck`` load on first use: they build on the tape, which
+    imports this package's grad modes first."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'xtensor.autograd' has no attribute {name!r}")
+    loaded = importlib.import_module(f".{module}", __name__)
+    return loaded if name == module else getattr(loaded, name)
 
 
 def _as_tuple(x):

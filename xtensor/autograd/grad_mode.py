@@ -6,11 +6,13 @@ import functools
 import inspect
 import threading
 
-__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode"]
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
+           "is_inference_mode_enabled"]
 
 
 class _GradState(threading.local):
     enabled = True
+    inference = False
 
 
 state = _GradState()
@@ -75,14 +77,19 @@ class enable_grad(_GradModeContext):
 
 
 class inference_mode(_GradModeContext):
-    """Like ``no_grad`` (xtensor keeps no extra inference-only state); ``inference_mode(False)`` is a no-op."""
+    """``no_grad`` whose results are marked as inference tensors (``is_inference()``): they can never join a
+    graph later. ``inference_mode(False)`` turns grad mode on and inference mode off, as in PyTorch."""
 
     def __init__(self, mode=True):
         self.enabled = not mode
 
     def __enter__(self):
-        self._previous = state.enabled
-        state.enabled = state.enabled and self.enabled
+        self._previous = state.enabled, state.inference
+        state.enabled, state.inference = self.enabled, not self.enabled
+
+    def __exit__(self, *exc):
+        state.enabled, state.inference = self._previous
+        return False
 
     def clone(self):
         return type(self)(not self.enabled)
@@ -108,3 +115,7 @@ class set_grad_enabled(_GradModeContext):
 
     def __repr__(self):
         return f"<xtensor.autograd.grad_mode.set_grad_enabled object at {id(self):#x}>"
+
+
+def is_inference_mode_enabled():
+    return state.inference

@@ -1,12 +1,15 @@
 """Reductions: sum, mean, amax/amin, argmax/argmin, max/min along a dim."""
+from .._dispatch import Dims, overload_name
 from .._table import TABLE, defop, dims_of, native_dtype, sum_dtype, unreduce, where_zero
 
 
 # ------------------------------------------------------------------ reductions
 def _reduce_sig(input, dim=None, keepdim=False, *, dtype=None):
-    if dim is not None and not isinstance(dim, int) and len(dim) == 0:
+    given = dim is not None  # sum(dim) is PyTorch's overload 1 (SumBackward1), whatever the dims
+    if given and not isinstance(dim, int) and len(dim) == 0:
         dim = None
-    return (input,), (dims_of(dim, input.ndim), keepdim, dtype)
+    dims = dims_of(dim, input.ndim)
+    return (input,), (Dims(dims) if given else dims, keepdim, dtype)
 
 
 def _reduce_api_sig(x, /, *, axis=None, keepdims=False, dtype=None):
@@ -31,11 +34,12 @@ def _count(shape, dims):
 
 
 defop("sum", _sum_fwd, (lambda g, ans, x, dims, keepdim, dtype: unreduce(g, x.shape, dims, keepdim),),
-      sig=_reduce_sig, api=True, api_sig=_reduce_api_sig, out=True, saves=(), cast=sum_dtype)
+      sig=_reduce_sig, api=True, api_sig=_reduce_api_sig, out=True, saves=(), cast=sum_dtype,
+      names=overload_name("SumBackward"))
 defop("mean", _mean_fwd,
       (lambda g, ans, x, dims, keepdim, dtype: unreduce(g, x.shape, dims, keepdim) / _count(x.shape, dims),),
       sig=_reduce_sig, api=True, api_sig=lambda x, /, *, axis=None, keepdims=False:
-      ((x,), (dims_of(axis, x.ndim), keepdims, None)), out=True, saves=())
+      ((x,), (dims_of(axis, x.ndim), keepdims, None)), out=True, saves=(), names=overload_name("MeanBackward"))
 
 
 def _mean_check(op_sig):

@@ -4,6 +4,7 @@ import math
 import numpy as np
 
 from .. import _dtypes
+from .._dispatch import Dims, Dims2, overload_name
 from .._table import TABLE, defop, dims_of
 
 
@@ -170,8 +171,9 @@ defop("expand", lambda xp, x, sizes: xp.broadcast_to(x, sizes), (lambda g, ans, 
 
 def _squeeze_sig(input, dim=None):
     shape = input.shape
-    dims = dims_of(dim, input.ndim)
-    return (input,), (tuple(d for d in dims if shape[d] == 1),)
+    dims = tuple(d for d in dims_of(dim, input.ndim) if shape[d] == 1)
+    # PyTorch's overloads squeeze(), squeeze(int), squeeze(dims) name SqueezeBackward0/1/2
+    return (input,), (dims if dim is None else Dims(dims) if isinstance(dim, int) else Dims2(dims),)
 
 
 def _squeeze_meta(shape, stride, offset, dims):
@@ -181,7 +183,7 @@ def _squeeze_meta(shape, stride, offset, dims):
 
 defop("squeeze", lambda xp, x, dims: xp.squeeze(x, axis=dims) if dims else x,
       (lambda g, ans, x, dims: g.reshape(x.shape),), sig=_squeeze_sig, view=_squeeze_meta, saves=(),
-      api=True, api_sig=lambda x, /, axis: ((x,), (dims_of(axis, x.ndim),)))
+      names=overload_name("SqueezeBackward"), api=True, api_sig=lambda x, /, axis: ((x,), (dims_of(axis, x.ndim),)))
 
 
 def _unsqueeze_sig(input, dim):
