@@ -10,6 +10,7 @@ from ._dtypes import (bool, can_cast, complex64, complex128, finfo, float16, flo
 from ._printing import get_printoptions, set_printoptions
 from ._tensor import Size, Tensor, device
 from . import _variants, _methods
+from .ops import shapes as _shapes
 from ._creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, linspace,
                         manual_seed, ones, ones_like, rand, rand_like, randint, randn, randn_like, randperm,
                         tensor, zeros, zeros_like, default_generator, _typed_constructor)
@@ -20,6 +21,7 @@ __version__ = "0.1.0"
 
 _variants.install_methods(Tensor)
 _methods.install(Tensor)
+_shapes.install_methods(Tensor)
 globals().update(_variants.torch_functions)
 globals().update(_methods.FUNCTIONS)
 

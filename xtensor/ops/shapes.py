@@ -1,11 +1,16 @@
-"""Shape ops: views (view, permute, transpose, t, expand, squeeze, unsqueeze) and joining (cat, stack)."""
+"""Shape ops: views (view, permute, transpose, t, expand, squeeze, unsqueeze, diagonal, unfold, as_strided,
+and views written with them: movedim, split, chunk, unbind, unflatten...), joining (cat, stack, hstack...)
+and copies that rearrange elements (flip, roll, repeat, tile, repeat_interleave)."""
 import math
 
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import Dims, Dims2, overload_name
-from .._table import TABLE, defop, dims_of
+from .._dispatch import BroadcastError, Dims, Dims2, apply, node_class, overload_name
+from .._index import gather_positions, positions_of
+from .._table import TABLE, defcomposite, defop, dims_of
+from .._tensor import Size, ViewMeta, contiguous_strides
+from .indexing import _getitem_vjp
 
 
 # ------------------------------------------------------------------ views
@@ -261,3 +266,525 @@ defop("stack", lambda xp, *args: xp.stack(args[:-1], axis=args[-1]),
       vjp_all=lambda g, ans, *args: [g.select(args[-1], i) for i in range(len(args) - 1)],
       sig=_stack_sig, method=False, api=True, out=True,
       api_sig=lambda arrays, /, *, axis=0: _stack_sig(arrays, axis))
+
+
+# ------------------------------------------------------------------ strided views beyond slicing
+# diagonal, unfold and as_strided select elements by strides no basic index expresses. On numpy the
+# forward is numpy's own view; on other backends it gathers the view's elements at host positions
+# computed from the metadata rule over the input's own (contiguous) layout, so it stays jit-traceable.
+# The gradient scatters back through those positions (adding where a view repeats an element).
+def _gather_by_rule(xp, x, rule, *params):
+    shape, stride, offset = rule(tuple(x.shape), contiguous_strides(tuple(x.shape)), 0, *params)
+    return gather_positions(xp, x, ViewMeta.of(shape, stride, offset).positions())
+
+
+def _index_by_rule(shape, rule, *params):
+    """The view ``rule(..., *params)`` of a tensor of ``shape``, as an advanced index into that tensor."""
+    meta = ViewMeta.of(*rule(shape, contiguous_strides(shape), 0, *params))
+    return meta.base_index(shape) if shape else ()
+
+
+def _scatter_by_rule(g, x, rule, *params):
+    """The gradient of a strided view: ``g`` added back at the input positions the view reads."""
+    return _getitem_vjp(g, None, x, _index_by_rule(tuple(x.shape), rule, *params), x._backend)
+
+
+def _diagonal_meta(shape, stride, offset, diag_offset, dim1, dim2):
+    n1, n2 = shape[dim1], shape[dim2]
+    length = max(min(n1, n2 - diag_offset), 0) if diag_offset >= 0 else max(min(n1 + diag_offset, n2), 0)
+    if length:
+        offset += diag_offset * stride[dim2] if diag_offset >= 0 else -diag_offset * stride[dim1]
+    keep = [i for i in range(len(shape)) if i not in (dim1, dim2)]
+    return (tuple(shape[i] for i in keep) + (length,),
+            tuple(stride[i] for i in keep) + (stride[dim1] + stride[dim2],), offset)
+
+
+def _diagonal_sig(input, offset=0, dim1=0, dim2=1):
+    d1, d2 = (dims_of(d, input.ndim)[0] for d in (dim1, dim2))
+    if input.ndim < 2:
+        raise RuntimeError(f"diagonal(): expected a tensor of at least 2 dimensions, got {input.ndim}")
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return (input,), (int(offset), d1, d2)
+
+
+def _diagonal_fwd(xp, x, offset, dim1, dim2):
+    if isinstance(x, np.ndarray):
+        return np.diagonal(x, offset, dim1, dim2)
+    return _gather_by_rule(xp, x, _diagonal_meta, offset, dim1, dim2)
+
+
+defop("diagonal", _diagonal_fwd,
+      (lambda g, ans, x, offset, dim1, dim2: _scatter_by_rule(g, x, _diagonal_meta, offset, dim1, dim2),),
+      sig=_diagonal_sig, view=_diagonal_meta, saves=())
+
+
+def _unfold_meta(shape, stride, offset, dim, size, step):
+    if not shape:
+        return (size,), (1,), offset
+    n = (shape[dim] - size) // step + 1
+    return (shape[:dim] + (n,) + shape[dim + 1:] + (size,),
+            stride[:dim] + (stride[dim] * step,) + stride[dim + 1:] + (stride[dim],), offset)
+
+
+def _unfold_sig(input, dimension, size, step):
+    d = dims_of(dimension, input.ndim)[0] if input.ndim else 0
+    extent = input.shape[d] if input.ndim else 1
+    if size > extent:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {extent} but size is {size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
+    return (input,), (d, int(size), int(step))
+
+
+def _unfold_fwd(xp, x, dim, size, step):
+    if isinstance(x, np.ndarray):
+        if x.ndim == 0:
+            return x.reshape(1)
+        windows = np.lib.stride_tricks.sliding_window_view(x, size, axis=dim)
+        return windows[(slice(None),) * dim + (slice(None, None, step),)]
+    return _gather_by_rule(xp, x, _unfold_meta, dim, size, step)
+
+
+defop("unfold", _unfold_fwd,
+      (lambda g, ans, x, dim, size, step: _scatter_by_rule(g, x, _unfold_meta, dim, size, step),),
+      sig=_unfold_sig, view=_unfold_meta, saves=(), function=False)
+
+
+def _as_strided_meta(shape, stride, offset, size, new_stride, storage_offset, index, root):
+    return size, new_stride, storage_offset
+
+
+def _as_strided_sig(input, size, stride, storage_offset=None):
+    size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"mismatch in length of strides and shape: {len(stride)} strides for {len(size)} sizes")
+    if any(s < 0 for s in size) or any(s < 0 for s in stride):
+        raise RuntimeError(f"as_strided: negative sizes or strides are not supported, got sizes {list(size)} and "
+                           f"strides {list(stride)}")
+    offset = input.storage_offset() if storage_offset is None else int(storage_offset)
+    storage_size = math.prod(input._storage.array.shape)
+    needed = offset + sum((n - 1) * st for n, st in zip(size, stride)) + 1 if math.prod(size) else 0
+    if needed > storage_size:
+        raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and "
+                           f"itemsize {input.element_size()} requiring a storage size of "
+                           f"{needed * input.element_size()} are out of bounds for storage of size "
+                           f"{storage_size * input.element_size()}")
+    # where each element of the view sits among the input's own elements (the gradient goes there)
+    wanted = ViewMeta.of(size, stride, offset).positions().reshape(-1)
+    held = ViewMeta.of(*input._meta()).positions().reshape(-1)
+    order = np.argsort(held, kind="stable")
+    found = np.searchsorted(held[order], wanted)
+    found = np.minimum(found, max(held.size - 1, 0))
+    if wanted.size and (held.size == 0 or (held[order][found] != wanted).any()):
+        raise RuntimeError("as_strided: the requested view reads storage outside the elements of the input "
+                           "tensor; xtensor supports as_strided within the input's elements only")
+    flat_index = order[found].reshape(size) if wanted.size else np.zeros(size, dtype=np.int64)
+    index = np.unravel_index(flat_index, tuple(input.shape)) if input.ndim else ()
+    root = input._storage.array if input._backend.mutable else None
+    return (input,), (size, stride, offset, tuple(np.asarray(i) for i in index), root)
+
+
+def _as_strided_fwd(xp, x, size, stride, offset, index, root):
+    if isinstance(root, np.ndarray):
+        flat = root.reshape(-1)[offset:]
+        return np.lib.stride_tricks.as_strided(flat, size, [s * root.itemsize for s in stride])
+    if not index:
+        return xp.broadcast_to(x, size)
+    return gather_positions(xp, x, positions_of(tuple(x.shape))[index])
+
+
+defop("as_strided", _as_strided_fwd,
+      (lambda g, ans, x, size, stride, offset, index, root: _getitem_vjp(g, None, x, index, x._backend),),
+      sig=_as_strided_sig, view=_as_strided_meta, saves=())
+
+
+# ------------------------------------------------------------------ views written with other views
+def _named(tensors, node_name):
+    """Give each output's node PyTorch's name for the op (``split`` outputs are ``SplitBackward0``)."""
+    for r in tensors:
+        if r._grad_fn is not None:
+            r._grad_fn.__class__ = node_class(node_name)
+    return tensors
+
+
+def movedim(input, source, destination):
+    """``movedim``/``moveaxis``: a permute that moves ``source`` dims to ``destination``."""
+    src = (source,) if isinstance(source, int) else tuple(source)
+    dst = (destination,) if isinstance(destination, int) else tuple(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} dims) should contain "
+                           f"the same number of dims as destination ({list(dst)} dims)")
+    n = input.ndim
+    norm_src = [dims_of(d, n)[0] if n else dims_of(d, n) and 0 for d in src]
+    norm_dst = [dims_of(d, n)[0] if n else dims_of(d, n) and 0 for d in dst]
+    for name, dims, given in (("source", norm_src, src), ("destination", norm_dst, dst)):
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({list(given)})")
+    if n == 0:
+        return input.permute(())
+    order = [None] * n
+    for s, d in zip(norm_src, norm_dst):
+        order[d] = s
+    rest = iter(d for d in range(n) if d not in norm_src)
+    return input.permute(tuple(o if o is not None else next(rest) for o in order))
+
+
+defcomposite("movedim", movedim)
+defcomposite("moveaxis", movedim, api=True, api_impl=lambda x, source, destination, /: movedim(x, source, destination))
+
+
+def swapaxes(input, axis0, axis1):
+    """``swapaxes``/``swapdims``: ``transpose`` under NumPy's name."""
+    return input.transpose(axis0, axis1)
+
+
+defcomposite("swapaxes", swapaxes)
+defcomposite("swapdims", swapaxes)
+
+
+def unflatten(input, dim, sizes):
+    """Split one dim into ``sizes`` (one may be -1): always a view."""
+    d = dims_of(dim, input.ndim)[0]
+    sizes = tuple(int(s) for s in sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    n = input.shape[d]
+    known = math.prod(s for s in sizes if s != -1)
+    if sizes.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    if -1 in sizes:
+        if known == 0 or n % known:
+            raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {dim} "
+                               f"({n}) in the input tensor")
+        sizes = tuple(n // known if s == -1 else s for s in sizes)
+    elif known != n:
+        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {dim} "
+                           f"({n}) in the input tensor")
+    shape = tuple(input.shape)
+    return input.view(shape[:d] + sizes + shape[d + 1:])
+
+
+defcomposite("unflatten", unflatten)
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    """Views of consecutive pieces along ``dim``: of ``split_size`` each (the last may be shorter) or of the
+    given ``sections``."""
+    d = dims_of(dim, tensor.ndim)[0]
+    n = tensor.shape[d]
+    if isinstance(split_size_or_sections, int):
+        size = split_size_or_sections
+        if size < 0:
+            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={size}")
+        if size == 0 and n:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
+        sections = [min(size, n - start) for start in range(0, n, size)] if size else [0]
+        node = "SplitBackward0"
+    else:
+        sections = [int(s) for s in split_size_or_sections]
+        if sum(sections) != n or any(s < 0 for s in sections):
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
+                               f"dimension {d}), but got split_sizes={sections}")
+        node = "SplitWithSizesBackward0"
+    starts = np.cumsum([0] + sections[:-1])
+    return _named(tuple(tensor.narrow(d, int(s), k) for s, k in zip(starts, sections)), node)
+
+
+def chunk(input, chunks, dim=0):
+    """``split`` into ``chunks`` pieces of ``ceil(size / chunks)`` (fewer when the size runs out)."""
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    d = dims_of(dim, input.ndim)[0]
+    n = input.shape[d]
+    if n == 0:
+        return _named(tuple(input.narrow(d, 0, 0) for _ in range(chunks)), "SplitBackward0")
+    return split(input, -(-n // chunks), d)
+
+
+def unbind(input, dim=0):
+    """The slices along ``dim``, each a view."""
+    d = dims_of(dim, input.ndim)[0]
+    return _named(tuple(input.select(d, i) for i in range(input.shape[d])), "UnbindBackward0")
+
+
+defcomposite("split", split)
+defcomposite("chunk", chunk)
+defcomposite("unbind", unbind, api="unstack", api_impl=lambda x, /, *, axis=0: unbind(x, axis))
+
+
+# ------------------------------------------------------------------ copies
+def _owned(a):
+    """``a`` in memory of its own: numpy hands back views (a flipped one has negative strides)."""
+    return a.copy() if isinstance(a, np.ndarray) else a
+
+
+def _flip_sig(input, *dims):
+    dims = dims[0] if len(dims) == 1 and not isinstance(dims[0], int) else dims
+    return (input,), (dims_of(tuple(dims), input.ndim),)
+
+
+defop("flip", lambda xp, x, dims: _owned(xp.flip(x, axis=dims)) if dims else xp.asarray(x, copy=True),
+      (lambda g, ans, x, dims: g.flip(dims),), sig=_flip_sig, saves=(), api=True,
+      api_sig=lambda x, /, *, axis=None: ((x,), (dims_of(axis, x.ndim),)))
+
+
+def fliplr(input):
+    if input.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return input.flip(1)
+
+
+def flipud(input):
+    if input.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return input.flip(0)
+
+
+defcomposite("fliplr", fliplr)
+defcomposite("flipud", flipud)
+
+
+def _roll_sig(input, shifts, dims=None):
+    shifts = (shifts,) if isinstance(shifts, int) else tuple(int(s) for s in shifts)
+    if dims is None:
+        if len(shifts) != 1:
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
+        return (input,), (shifts, None)
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    if len(shifts) != len(dims):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+    n = max(input.ndim, 1)
+    for d in dims:
+        if not -n <= d < n:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
+    return (input,), (shifts, tuple(d % n for d in dims) if input.ndim else None)
+
+
+def _roll_fwd(xp, x, shifts, dims):
+    if dims is None:
+        return xp.reshape(xp.roll(xp.reshape(x, (-1,)), shifts[0]), x.shape)
+    return xp.roll(x, shifts, axis=dims)
+
+
+defop("roll", _roll_fwd, (lambda g, ans, x, shifts, dims: g.roll(tuple(-s for s in shifts), dims),),
+      sig=_roll_sig, saves=(), api=True,
+      api_sig=lambda x, /, shift, *, axis=None: _roll_sig(x, shift, axis))
+
+
+def _repeat_sig(input, *sizes):
+    sizes = tuple(int(s) for s in (sizes[0] if len(sizes) == 1 and not isinstance(sizes[0], int) else sizes))
+    if len(sizes) < input.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
+                           "tensor")
+    if any(s < 0 for s in sizes):
+        raise RuntimeError(f"Trying to create tensor with negative dimension: {list(sizes)}")
+    return (input,), (sizes,)
+
+
+def _repeat_fwd(xp, x, sizes):
+    x = xp.reshape(x, (1,) * (len(sizes) - x.ndim) + tuple(x.shape))
+    return _owned(xp.tile(x, sizes)) if sizes else xp.asarray(x, copy=True)
+
+
+def _repeat_vjp(g, ans, x, sizes):
+    """Each input element's gradient sums its copies: view ``g`` as (repeat, size) pairs and sum the repeats."""
+    shape = (1,) * (len(sizes) - x.ndim) + tuple(x.shape)
+    pairs = tuple(n for r, s in zip(sizes, shape) for n in (r, s))
+    return g.reshape(pairs).sum(tuple(range(0, len(pairs), 2))).reshape(x.shape) if sizes else g
+
+
+defop("repeat", _repeat_fwd, (_repeat_vjp,), sig=_repeat_sig, saves=(), function=False)
+
+
+def tile(input, dims):
+    """``repeat`` with missing leading ``dims`` taken as 1 (NumPy's ``tile``)."""
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    return input.repeat((1,) * (input.ndim - len(dims)) + dims)
+
+
+defcomposite("tile", tile, api=True, api_impl=lambda x, repetitions, /: tile(x, repetitions))
+
+
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    """Each element ``repeats`` times along ``dim`` (the flattened input when ``dim`` is None)."""
+    if dim is None:
+        input, dim = input.reshape(-1), 0
+    d = dims_of(dim, input.ndim)[0] if input.ndim else 0
+    if input.ndim == 0:
+        input = input.reshape(1)
+    n = input.shape[d]
+    if isinstance(repeats, int) or (hasattr(repeats, "numel") and repeats.ndim == 0):
+        r = int(repeats)
+        if r < 0:
+            raise RuntimeError("repeats can not be negative")
+        shape = tuple(input.shape)
+        expanded = input.unsqueeze(d + 1).expand(shape[:d + 1] + (r,) + shape[d + 1:])
+        return expanded.reshape(shape[:d] + (n * r,) + shape[d + 1:])
+    counts = np.asarray(repeats.tolist() if hasattr(repeats, "tolist") else repeats, dtype=np.int64).reshape(-1)
+    if counts.size == 1:
+        counts = np.repeat(counts, n)
+    if counts.size != n:
+        raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
+                           f"{counts.size} and input.size({d}) = {n}")
+    if (counts < 0).any():
+        raise RuntimeError("repeats can not be negative")
+    return input[(slice(None),) * d + (np.repeat(np.arange(n), counts),)]
+
+
+defcomposite("repeat_interleave", repeat_interleave,
+             api="repeat", api_impl=lambda x, repeats, /, *, axis=None: repeat_interleave(x, repeats, axis))
+
+
+def broadcast_shapes(*shapes):
+    """The shape ``shapes`` broadcast to, with PyTorch's error."""
+    out = []
+    for shape in shapes:
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        for i in range(1, len(shape) + 1):
+            s = shape[-i]
+            if i > len(out):
+                out.insert(0, s)
+            elif out[-i] == 1:
+                out[-i] = s
+            elif s != 1 and s != out[-i]:
+                raise BroadcastError(f"The size of tensor a ({out[-i]}) must match the size of tensor b ({s}) at "
+                                     f"non-singleton dimension {len(out) - i}")
+    return Size(out)
+
+
+def broadcast_to(input, size):
+    return input.expand(tuple(size))
+
+
+def broadcast_tensors(*tensors):
+    """Views of ``tensors`` expanded to their common shape."""
+    shape = broadcast_shapes(*(t.shape for t in tensors))
+    return tuple(t.expand(shape) for t in tensors)
+
+
+defcomposite("broadcast_to", broadcast_to, api=True, api_impl=lambda x, /, shape: broadcast_to(x, shape))
+defcomposite("broadcast_tensors", broadcast_tensors, method=False, api="broadcast_arrays",
+             api_impl=lambda *arrays: list(broadcast_tensors(*arrays)))
+
+
+def ravel(input):
+    return input.reshape(-1)
+
+
+defcomposite("ravel", ravel)
+
+
+def _at_least(ndim, lift):
+    def at_least(*tensors):
+        if len(tensors) == 1 and not hasattr(tensors[0], "_dtype"):
+            return tuple(at_least(t) for t in tensors[0])
+        if len(tensors) > 1:
+            return tuple(at_least(t) for t in tensors)
+        t = tensors[0]
+        return lift(t) if t.ndim < ndim else t
+    at_least.__name__ = f"atleast_{ndim}d"
+    at_least.__doc__ = f"Tensors of at least {ndim} dimensions (views; higher-dimensional ones as they are)."
+    return at_least
+
+
+atleast_1d = _at_least(1, lambda t: t.reshape(1))
+atleast_2d = _at_least(2, lambda t: t.reshape(1, 1) if t.ndim == 0 else t.unsqueeze(0))
+atleast_3d = _at_least(3, lambda t: t.reshape(1, 1, 1) if t.ndim == 0 else
+                       t.unsqueeze(0).unsqueeze(-1) if t.ndim == 1 else t.unsqueeze(-1))
+for _f in (atleast_1d, atleast_2d, atleast_3d):
+    defcomposite(_f.__name__, _f, method=False)
+
+
+def _stacker(name, prepare, dim):
+    def stacker(tensors):
+        tensors = [prepare(t) for t in tensors]
+        return _cat(tensors, dim(tensors) if callable(dim) else dim)
+    stacker.__name__ = name
+    stacker.__doc__ = f"``{name}``: ``cat`` after lifting every tensor to the needed number of dimensions."
+    return stacker
+
+
+def _cat(tensors, dim):
+    from .._variants import torch_functions
+    return torch_functions["cat"](tensors, dim)
+
+
+def _column(t):
+    return t.reshape(-1, 1) if t.ndim < 2 else t
+
+
+hstack = _stacker("hstack", atleast_1d, lambda ts: 0 if all(t.ndim == 1 for t in ts) else 1)
+vstack = _stacker("vstack", atleast_2d, 0)
+dstack = _stacker("dstack", atleast_3d, 2)
+column_stack = _stacker("column_stack", _column, 1)
+for _f in (hstack, vstack, dstack, column_stack):
+    defcomposite(_f.__name__, _f, method=False, out=True)
+defcomposite("row_stack", vstack, method=False, out=True)
+
+
+# ------------------------------------------------------------------ methods beyond the generated ones
+def _method_of(name):
+    """The Tensor method of an entry that PyTorch has as a method only (``unfold``, ``repeat``)."""
+    entry = TABLE[name]
+
+    def method(self, *args, **kwargs):
+        tensors, params = entry.sig(self, *args, **kwargs)
+        return apply(entry.op, tensors, params)
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+def _inplace_view(name, node):
+    """``t_``, ``transpose_``...: ``self`` becomes the view ``self.<name>(...)`` (PyTorch's in-place view ops).
+
+    The tensor keeps its identity and storage; its strided metadata and, under autograd, its history (the
+    view op's node, named as PyTorch names the in-place overload) are the view's.
+    """
+    def inplace(self, *args, **kwargs):
+        from .._variants import check_inplace
+        check_inplace(self)
+        view = getattr(self, name)(*args, **kwargs)
+        meta = view._view
+        meta.resolve()  # computed from self's current metadata, before self takes it over
+        self._arr, self._view = view._arr, meta
+        if not self._backend.mutable:
+            self._storage.track(self)
+        if view._grad_fn is not None:
+            view._grad_fn.__class__ = node_class(node)
+            self._grad_fn, self._output_nr, self._requires_grad = view._grad_fn, 0, True
+        return self
+    inplace.__name__ = inplace.__qualname__ = name + "_"
+    return inplace
+
+
+def _conj_transpose(x):
+    return x.conj() if x.is_complex() else x
+
+
+def _adjoint(x):
+    if x.ndim > 2:
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {x.ndim}-D tensor.")
+    return _conj_transpose(x.t())
+
+
+TENSOR_METHODS = {
+    "unfold": _method_of("unfold"),
+    "repeat": _method_of("repeat"),
+    "t_": _inplace_view("t", "TBackward1"),
+    "transpose_": _inplace_view("transpose", "TransposeBackward1"),
+    "swapaxes_": _inplace_view("transpose", "TransposeBackward1"),
+    "swapdims_": _inplace_view("transpose", "TransposeBackward1"),
+    "squeeze_": _inplace_view("squeeze", "SqueezeBackward3"),
+    "unsqueeze_": _inplace_view("unsqueeze", "UnsqueezeBackward1"),
+    "as_strided_": _inplace_view("as_strided", "AsStridedBackward1"),
+    "mH": property(lambda self: _conj_transpose(self.transpose(-2, -1))),
+    "H": property(_adjoint),
+}
+
+
+def install_methods(cls):
+    for name, value in TENSOR_METHODS.items():
+        setattr(cls, name, value)
