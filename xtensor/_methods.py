@@ -135,6 +135,8 @@ def _requires_grad_set(self, value):
         return
     if value and self._dtype.kind not in "fc":
         raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+    if value and self._inference and not _grad_state.inference:
+        raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
     self._requires_grad = bool(value)
 
 
@@ -216,6 +218,11 @@ def retain_grad(self):
 
 def _is_leaf(self):
     return self._grad_fn is None
+
+
+def is_inference(self):
+    """Whether this tensor was made under ``inference_mode`` (it can never be saved for backward)."""
+    return self._inference
 
 
 # --------------------------------------------------------------------------- conversion
@@ -398,6 +405,7 @@ METHODS = {
     "grad": property(_grad_get, _grad_set),
     "grad_fn": property(lambda self: self._grad_fn),
     "is_leaf": property(_is_leaf),
+    "is_inference": is_inference,
     "output_nr": property(lambda self: self._output_nr),
     "retains_grad": property(lambda self: self._retains_grad),
     "data": property(_data_get, _data_set),

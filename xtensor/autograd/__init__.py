@@ -22,7 +22,10 @@ def __getattr__(name):
     if module is None:
         raise AttributeError(f"module 'xtensor.autograd' has no attribute {name!r}")
     loaded = importlib.import_module(f".{module}", __name__)
-    return loaded if name == module else getattr(loaded, name)
+    for lazy_name, lazy_module in _LAZY.items():
+        if lazy_module == module:  # a function wins over its module of the same name (gradcheck), as in PyTorch
+            globals()[lazy_name] = getattr(loaded, lazy_name, loaded)
+    return globals()[name]
 
 
 def _as_tuple(x):
