@@ -11,9 +11,11 @@ from ._printing import get_printoptions, set_printoptions
 from ._tensor import Size, Tensor, device
 from . import _variants, _methods
 from .ops import shapes as _shapes
-from ._creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, linspace,
-                        manual_seed, ones, ones_like, rand, rand_like, randint, randn, randn_like, randperm,
-                        tensor, zeros, zeros_like, default_generator, _typed_constructor)
+from ._creation import (arange, as_tensor, bernoulli, empty, empty_like, eye, from_numpy, full, full_like,
+                        Generator, get_rng_state, initial_seed, linspace, logspace, manual_seed, multinomial, normal,
+                        ones, ones_like, rand, rand_like, randint, randint_like, randn, randn_like, randperm, seed,
+                        set_rng_state, tensor, zeros, zeros_like, default_generator, _typed_constructor)
+from . import _names
 from . import autograd
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 
@@ -22,8 +24,11 @@ __version__ = "0.1.0"
 _variants.install_methods(Tensor)
 _methods.install(Tensor)
 _shapes.install_methods(Tensor)
+_names.install(Tensor)  # after every method is in place: wraps transpose/permute/t and the copies
+Tensor.__module__ = "xtensor"  # prints as <class 'xtensor.Tensor'>, as PyTorch's as <class 'torch.Tensor'>
 globals().update(_variants.torch_functions)
 globals().update(_methods.FUNCTIONS)
+from . import fft, linalg  # noqa: E402  (the torch.fft and torch.linalg namespaces)
 
 float = float32
 double = float64

@@ -12,30 +12,42 @@ import numpy as np
 from . import _dtypes
 from ._backend import get_backend, get_default_backend
 from ._dispatch import wrap
+from ._names import with_names
 from ._tensor import Size, Tensor, device as _device
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like", "ones_like",
-           "empty_like", "full_like", "arange", "linspace", "eye", "rand", "randn", "randint", "randperm",
-           "rand_like", "randn_like", "manual_seed", "legacy_tensor"]
+           "empty_like", "full_like", "arange", "linspace", "logspace", "eye", "rand", "randn", "randint",
+           "randperm", "normal", "bernoulli", "multinomial", "rand_like", "randn_like", "randint_like",
+           "Generator", "manual_seed", "initial_seed", "seed", "get_rng_state", "set_rng_state",
+           "default_generator", "legacy_tensor"]
 
 
 def _backend_for(backend, device=None):
     adapter = get_default_backend() if backend is None else get_backend(backend)
     if device is not None:
-        d = _device(device)
-        kinds = {kind for kind, _ in adapter.devices()}
-        if d.type not in kinds:
-            if d.type == "cuda":
-                raise RuntimeError(f"xtensor backend {adapter.name!r} has no CUDA device (it has {sorted(kinds)}); "
-                                   "use the jax backend on a machine with a GPU")
-            raise RuntimeError(f"xtensor backend {adapter.name!r} has no {d.type!r} device")
+        check_device(adapter, device)
     return adapter
 
 
-def _finish(arr, adapter, requires_grad):
+def check_device(adapter, device):
+    """Raise as PyTorch does when ``device`` is not one the backend has (CUDA on a CPU-only build:
+    ``AssertionError('Torch not compiled with CUDA enabled')``; a bare index: PyTorch's RuntimeError)."""
+    kinds = {"cpu"} | {kind for kind, _ in adapter.devices()}  # host data is welcome on every backend
+    if isinstance(device, int) and "cuda" not in kinds:
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+    d = _device(device)
+    if d.type not in kinds:
+        if d.type == "cuda":
+            raise AssertionError("Torch not compiled with CUDA enabled")
+        raise RuntimeError(f"xtensor backend {adapter.name!r} has no {d.type!r} device (it has {sorted(kinds)})")
+
+
+def _finish(arr, adapter, requires_grad, names=None):
     t = wrap(arr, adapter)
     if requires_grad:
         t.requires_grad_(True)
+    if names is not None:
+        with_names(t, names)
     return t
 
 
@@ -96,13 +108,13 @@ def _to_backend(arr, adapter, dtype):
     return adapter.from_numpy(arr)
 
 
-def tensor(data, *, dtype=None, device=None, requires_grad=False, backend=None, pin_memory=False):
+def tensor(data, *, dtype=None, device=None, requires_grad=False, backend=None, pin_memory=False, names=None):
     """A new tensor holding a copy of ``data`` (PyTorch's dtype inference: ints -> int64, floats -> default)."""
     adapter = _backend_for(backend if backend is not None or not isinstance(data, Tensor) else data._backend,
                            device)
     arr, typed = _host_values(data)
     dtype = dtype if dtype is not None else _infer_dtype(arr, typed)
-    return _finish(_to_backend(np.array(arr, copy=True), adapter, dtype), adapter, requires_grad)
+    return _finish(_to_backend(np.array(arr, copy=True), adapter, dtype), adapter, requires_grad, names)
 
 
 def as_tensor(data, dtype=None, device=None, *, backend=None):
@@ -145,11 +157,11 @@ def _size(size):
 
 def _factory(fill):
     def factory(*size, dtype=None, device=None, requires_grad=False, backend=None, out=None, layout=None,
-                pin_memory=False):
+                pin_memory=False, names=None):
         adapter = _backend_for(backend, device)
         dtype = dtype or _dtypes.get_default_dtype()
         arr = fill(adapter.xp, _size(size), adapter.native_dtype(dtype))
-        return _finish(arr, adapter, requires_grad)
+        return _finish(arr, adapter, requires_grad, names)
     return factory
 
 
@@ -159,14 +171,14 @@ empty = _factory(lambda xp, shape, dt: xp.zeros(shape, dtype=dt))  # determinist
 zeros.__name__, ones.__name__, empty.__name__ = "zeros", "ones", "empty"
 
 
-def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, backend=None):
+def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, backend=None, names=None):
     adapter = _backend_for(backend, device)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     dtype = dtype or _dtypes.scalar_dtype(fill_value)
     arr = adapter.xp.full(_size((size,) if isinstance(size, int) else tuple(size)), fill_value,
                           dtype=adapter.native_dtype(dtype))
-    return _finish(arr, adapter, requires_grad)
+    return _finish(arr, adapter, requires_grad, names)
 
 
 def _like(factory):
@@ -182,6 +194,16 @@ empty_like = _like(lambda shape, **kw: empty(shape, **kw))
 full_like = _like(lambda shape, fill_value, **kw: full(shape, fill_value, **kw))
 rand_like = _like(lambda shape, **kw: rand(shape, **kw))
 randn_like = _like(lambda shape, **kw: randn(shape, **kw))
+
+
+def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False, backend=None):
+    """``base ** linspace(start, end, steps)``."""
+    adapter = _backend_for(backend, device)
+    dtype = dtype or _dtypes.get_default_dtype()
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    arr = np.power(float(base), np.linspace(float(start), float(end), int(steps)))
+    return _finish(_to_backend(arr, adapter, dtype), adapter, requires_grad)
 
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False, backend=None, out=None):
@@ -219,20 +241,36 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, backend=None
 
 
 # --------------------------------------------------------------------------- random
-class _Generator:
-    """The host generator behind every random function (``manual_seed`` reseeds it)."""
+class Generator:
+    """A host random generator (``torch.Generator``); ``manual_seed`` reseeds it.
 
-    def __init__(self, seed=None):
-        self.rng = np.random.Generator(np.random.PCG64(seed))
-        self.initial_seed = seed
+    Every backend draws from a host PCG64 and receives the values once, so one seed gives the same
+    values on numpy, jax and any other backend (not PyTorch's values: its generator is its own).
+    """
+
+    def __init__(self, device="cpu"):
+        self.manual_seed(np.random.SeedSequence().entropy % 2 ** 63)
 
     def manual_seed(self, seed):
         self.rng = np.random.Generator(np.random.PCG64(int(seed)))
-        self.initial_seed = int(seed)
+        self._initial_seed = int(seed)
+        return self
+
+    def initial_seed(self):
+        return self._initial_seed
+
+    def seed(self):
+        return self.manual_seed(np.random.SeedSequence().entropy % 2 ** 63)._initial_seed
+
+    def get_state(self):
+        return self.rng.bit_generator.state
+
+    def set_state(self, state):
+        self.rng.bit_generator.state = state
         return self
 
 
-default_generator = _Generator()
+default_generator = Generator()
 
 
 def manual_seed(seed):
@@ -240,38 +278,153 @@ def manual_seed(seed):
     return default_generator.manual_seed(seed)
 
 
-def _random(draw):
-    def random(*size, dtype=None, device=None, requires_grad=False, backend=None, generator=None):
+def initial_seed():
+    return default_generator.initial_seed()
+
+
+def seed():
+    return default_generator.seed()
+
+
+def get_rng_state():
+    return default_generator.get_state()
+
+
+def set_rng_state(state):
+    default_generator.set_state(state)
+
+
+def _rng(generator):
+    return (generator or default_generator).rng
+
+
+def _float_dtype(dtype, name):
+    dtype = dtype or _dtypes.get_default_dtype()
+    if dtype.kind not in "fc":
+        raise RuntimeError(f"\"{name}\" not implemented for '{dtype.scalar_name}'")
+    return dtype
+
+
+def _random(draw, name):
+    def random(*size, dtype=None, device=None, requires_grad=False, backend=None, generator=None, names=None,
+               out=None, layout=None, pin_memory=False):
         adapter = _backend_for(backend, device)
-        dtype = dtype or _dtypes.get_default_dtype()
-        if dtype.kind not in "fc":
-            raise RuntimeError(f"\"{random.__name__}\" not implemented for '{dtype.scalar_name}'")
-        rng = (generator or default_generator).rng
-        arr = draw(rng, _size(size))
-        return _finish(_to_backend(arr, adapter, dtype), adapter, requires_grad)
+        dtype = _float_dtype(dtype, name)
+        arr = draw(_rng(generator), _size(size))
+        if dtype.kind == "c":  # PyTorch: real and imaginary parts each with variance 1/2
+            arr = (arr + 1j * draw(_rng(generator), arr.shape)) / (np.sqrt(2) if name == "randn" else 1)
+        return _finish(_to_backend(arr, adapter, dtype), adapter, requires_grad, names)
+    random.__name__ = random.__qualname__ = name
     return random
 
 
-rand = _random(lambda rng, shape: rng.random(shape))
-randn = _random(lambda rng, shape: rng.standard_normal(shape))
-rand.__name__, randn.__name__ = "rand", "randn"
+rand = _random(lambda rng, shape: rng.random(shape), "rand")
+randn = _random(lambda rng, shape: rng.standard_normal(shape), "randn")
 
 
 def randint(low=0, high=None, size=None, *, dtype=None, device=None, requires_grad=False, backend=None,
-            generator=None):
+            generator=None, names=None):
+    """``randint(high, size)`` or ``randint(low, high, size)``: integers in [low, high), int64 by default."""
     if size is None:
         low, high, size = 0, low, high
     if high is None or size is None:
         raise TypeError("randint() missing required arguments: 'high' and 'size'")
+    if high <= low:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     adapter = _backend_for(backend, device)
-    arr = (generator or default_generator).rng.integers(low, high, size=tuple(size))
-    return _finish(_to_backend(arr, adapter, dtype or _dtypes.int64), adapter, requires_grad)
+    arr = _rng(generator).integers(int(low), int(high), size=_size(size))
+    return _finish(_to_backend(arr, adapter, dtype or _dtypes.int64), adapter, requires_grad, names)
 
 
 def randperm(n, *, dtype=None, device=None, requires_grad=False, backend=None, generator=None):
     adapter = _backend_for(backend, device)
-    arr = (generator or default_generator).rng.permutation(n)
+    arr = _rng(generator).permutation(int(n))
     return _finish(_to_backend(arr, adapter, dtype or _dtypes.int64), adapter, requires_grad)
+
+
+def _host(x):
+    return np.asarray(x._backend.to_numpy(x.detach()._value)) if isinstance(x, Tensor) else x
+
+
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None, requires_grad=False,
+           backend=None, out=None):
+    """``normal(mean, std)`` with tensor/float mean and std (the shape theirs, broadcast), or
+    ``normal(mean, std, size)`` with floats; ``std`` must be non-negative."""
+    tensors = [x for x in (mean, std) if isinstance(x, Tensor)]
+    if size is not None and tensors:
+        raise TypeError("normal(): size is only accepted with float mean and std")
+    if size is None and not tensors:
+        raise TypeError("normal() received an invalid combination of arguments: give a tensor mean or std, "
+                        "or a size")
+    host_std = _host(std)
+    if np.any(np.asarray(host_std) < 0):
+        raise RuntimeError(f"normal expects all elements of std >= 0.0")
+    if tensors:
+        dtype = dtype or _dtypes.result_type(*tensors)
+        if dtype.kind not in "fc":
+            raise RuntimeError(f"\"normal\" not implemented for '{dtype.scalar_name}'")
+        shape = np.broadcast_shapes(*(tuple(x.shape) for x in tensors))
+        adapter = _backend_for(backend or tensors[0]._backend, device)
+    else:
+        dtype, shape = _float_dtype(dtype, "normal"), _size((size,) if isinstance(size, int) else tuple(size))
+        adapter = _backend_for(backend, device)
+    arr = _host(mean) + host_std * _rng(generator).standard_normal(shape)
+    return _finish(_to_backend(np.asarray(arr), adapter, dtype), adapter, requires_grad)
+
+
+def bernoulli(input, p=None, *, generator=None, out=None):
+    """1 with probability ``input`` (or ``p``) per element, else 0; the dtype of ``input``."""
+    prob = _host(input) if p is None else np.broadcast_to(_host(p), tuple(input.shape))
+    if np.any((prob < 0) | (prob > 1)):
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+    arr = (_rng(generator).random(np.shape(prob)) < prob)
+    return _finish(_to_backend(arr, input._backend, input.dtype), input._backend, False)
+
+
+def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
+    """Indices drawn from each row of non-negative weights ``input`` (1-D or 2-D), int64."""
+    weights = np.asarray(_host(input), dtype=np.float64)
+    if weights.ndim not in (1, 2):
+        raise RuntimeError(f"prob_dist must be 1 or 2 dim, got {weights.ndim}")
+    if np.any(weights < 0) or not np.all(np.isfinite(weights)):
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    rows = weights.reshape(-1, weights.shape[-1])
+    if np.any(rows.sum(axis=1) == 0):
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    if not replacement and num_samples > rows.shape[1]:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    rng = _rng(generator)
+    arr = np.stack([rng.choice(rows.shape[1], size=num_samples, replace=replacement, p=r / r.sum())
+                    for r in rows]).reshape(weights.shape[:-1] + (num_samples,))
+    return _finish(_to_backend(arr, input._backend, _dtypes.int64), input._backend, False)
+
+
+def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False, backend=None,
+                 generator=None):
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype, device=device,
+                   requires_grad=requires_grad, backend=backend or input._backend, generator=generator)
+
+
+def fill_random(tensor, kind, *params, generator=None):
+    """The in-place random fills (``uniform_``, ``normal_``, ``random_``, ``exponential_``...): values
+    of ``tensor``'s shape drawn on the host, for ``Tensor.copy_`` to write."""
+    rng, shape = _rng(generator), tuple(tensor.shape)
+    if kind == "uniform_":
+        low, high = params
+        arr = low + (high - low) * rng.random(shape)
+    elif kind == "normal_":
+        mean, std = params
+        arr = mean + std * rng.standard_normal(shape)
+    elif kind == "exponential_":
+        arr = rng.exponential(1.0 / params[0], shape)
+    elif kind == "bernoulli_":
+        arr = rng.random(shape) < np.broadcast_to(_host(params[0]), shape)
+    else:  # random_(from, to)
+        low, high = params
+        arr = rng.integers(low, high, size=shape)
+    return _finish(_to_backend(np.asarray(arr), tensor._backend, tensor.dtype), tensor._backend, False)
 
 
 # --------------------------------------------------------------------------- legacy constructors

@@ -290,8 +290,20 @@ def cpu(self):
 
 
 def cuda(self, device=None, non_blocking=False):
-    _creation._backend_for(self._backend, "cuda" if device is None else device)
+    """``self`` when its backend has a CUDA device (arrays live where the backend puts them: jax
+    puts them on its GPU), else PyTorch's error for a build without CUDA."""
+    _creation.check_device(self._backend, "cuda" if device is None else device)
     return self
+
+
+def _random_fill(kind, *defaults):
+    def fill(self, *params, generator=None):
+        params = params + defaults[len(params):]
+        if kind == "random_" and len(params) == 1:
+            params = (0, params[0])
+        return copy_(self, _creation.fill_random(self, kind, *params, generator=generator))
+    fill.__name__ = kind
+    return fill
 
 
 def contiguous(self, memory_format=None):
@@ -427,6 +439,9 @@ METHODS = {
     "new_tensor": new_tensor, "new": new, "new_zeros": _new_factory("zeros"), "new_ones": _new_factory("ones"),
     "new_empty": _new_factory("empty"), "new_full": _new_factory("full"),
     "copy_": copy_, "fill_": fill_, "zero_": zero_,
+    "uniform_": _random_fill("uniform_", 0.0, 1.0), "normal_": _random_fill("normal_", 0.0, 1.0),
+    "exponential_": _random_fill("exponential_", 1.0), "bernoulli_": _random_fill("bernoulli_", 0.5),
+    "random_": _random_fill("random_", 0, 2 ** 24),
     "reshape": reshape, "flatten": flatten, "narrow": narrow, "select": select, "view_as": _view_as,
     "expand_as": _expand_as, "reshape_as": _reshape_as, "max": max, "min": min,
     "masked_select": masked_select, "nonzero": nonzero,
