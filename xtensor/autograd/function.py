@@ -279,8 +279,9 @@ def once_differentiable(backward):
     return wrapper
 
 
-class DelayedError(Node):
-    """The history of a once-differentiable backward's result: backpropagating through it raises."""
+class Error(Node):
+    """The history of a once-differentiable backward's result (PyTorch's ``Error`` node): backpropagating
+    through it raises."""
 
     __slots__ = ()
 
@@ -291,7 +292,7 @@ class DelayedError(Node):
 def _delayed_error(r, edges):
     if not isinstance(r, Tensor) or r._dtype.kind not in "fc":
         return r
-    node = DelayedError()
+    node = Error()
     node._edges = edges
     r._grad_fn, r._requires_grad = node, True
     return r
