@@ -1,11 +1,131 @@
-"""Linear algebra: matmul and mm."""
-from .._table import defop
+"""Linear algebra: products, diagonals and triangles, decompositions, solves and norms.
+
+Products and decompositions are primitives: their forwards call the standard's ``linalg``
+extension of the backend (``xp.linalg``), their VJPs are the standard formulas (the ones
+PyTorch's ``FunctionsManual.cpp`` uses), written in xtensor ops so that they differentiate
+again. The decomposition VJPs are for real inputs. Everything else -- ``outer``, ``tensordot``,
+``einsum``, ``matrix_power``, ``multi_dot``, norms of matrices -- is a composite.
+
+Backends differ on bad input (numpy raises ``LinAlgError``, jax returns NaN); the decompositions
+run through ``_checked``, which turns both into PyTorch's ``LinAlgError`` (a RuntimeError). The
+check reads the result on the host, once per call, as PyTorch's own ``linalg`` functions do; it
+is skipped under ``jax.jit``, where the value is not known.
+"""
+import collections
+import math
+
+from .. import _dtypes
+from .._dispatch import apply, wrap
+from .._table import TABLE, defcomposite, defop, dims_of, unreduce, where_zero
 
 
-# ------------------------------------------------------------------ linear algebra
+class LinAlgError(RuntimeError, ValueError):
+    """A matrix the algorithm cannot handle (singular, not positive-definite): PyTorch's
+    ``torch.linalg.LinAlgError`` (a RuntimeError), and a ValueError as numpy's is."""
+
+
+# named results, shared by ``xtensor.linalg`` and ``xtensor.array_api.linalg`` (the same fields in both)
+def _result(name, fields):
+    cls = collections.namedtuple(name, fields)
+    cls.__module__ = "xtensor.return_types"
+    return cls
+
+
+SlogdetResult = _result("linalg_slogdet", ["sign", "logabsdet"])
+SVDResult = _result("linalg_svd", ["U", "S", "Vh"])
+EighResult = _result("linalg_eigh", ["eigenvalues", "eigenvectors"])
+QRResult = _result("linalg_qr", ["Q", "R"])
+TorchSVDResult = _result("svd", ["U", "S", "V"])
+TorchQRResult = _result("qr", ["Q", "R"])
+TorchSlogdetResult = _result("slogdet", ["sign", "logabsdet"])
+
+
+# ------------------------------------------------------------------ argument checks
+def _shape_str(t):
+    return "x".join(str(n) for n in (t.shape if t.ndim > 1 else (1, *t.shape)))
+
+
+def _require_tensor(name, arg, t):
+    if not hasattr(t, "_dtype"):
+        raise TypeError(f"{name}(): argument '{arg}' must be Tensor, not {type(t).__name__}")
+
+
+def _same_dtype(name, *ts):
+    d = ts[0].dtype
+    for t in ts[1:]:
+        if t.dtype is not d:
+            raise RuntimeError(f"{name}: expected all arguments to have the same dtype, but got "
+                               f"{d.name} and {t.dtype.name}")
+
+
+def check_float(name, x):
+    if x.dtype.kind not in "fc":
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {x.dtype.scalar_name}")
+
+
+def check_matrix(name, x, square=False, arg="A", floats=True):
+    """``x`` is a (float, if ``floats``) batch of matrices, square if asked: PyTorch's messages otherwise."""
+    _require_tensor(name, arg, x)
+    if x.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor {arg} must have at least 2 dimensions.")
+    if floats:
+        check_float(name, x)
+    if square and x.shape[-1] != x.shape[-2]:
+        raise RuntimeError(f"{name}: {arg} must be batches of square matrices, but they are "
+                           f"{x.shape[-2]} by {x.shape[-1]} matrices")
+
+
+def _checked(name, op, x, params=(), problem="singular"):
+    """``op`` on ``x``, with PyTorch's LinAlgError where the backend failed (an exception or non-finite output)."""
+    try:
+        out = apply(op, (x,), params)
+    except (ValueError, RuntimeError):  # numpy's LinAlgError, rewrapped by the dispatcher (arguments were checked)
+        raise LinAlgError(_failure(name, problem)) from None
+    first = out[0] if isinstance(out, tuple) else out
+    if not _all_finite(first) and _all_finite(x):
+        raise LinAlgError(_failure(name, problem))
+    return out
+
+
+def _failure(name, problem):
+    if problem == "singular":
+        return f"{name}: The diagonal element 1 is zero, the inversion could not be completed because the " \
+               "input matrix is singular."
+    return f"{name}: The factorization could not be completed because the input is not positive-definite."
+
+
+def _all_finite(t):
+    xp = t._backend.xp
+    try:
+        return bool(xp.all(xp.isfinite(t._value)))
+    except Exception:  # a jax tracer under jit: the value is not known, nothing to check
+        return True
+
+
+# ------------------------------------------------------------------ constants in a tensor's backend
+def _constant(like, make, dtype=_dtypes.bool):
+    """A tensor (no history) built by ``make(xp, native dtype)`` in ``like``'s backend."""
+    backend = like._backend
+    return wrap(make(backend.xp, backend.native_dtype(dtype)), backend, dtype)
+
+
+def _band(like, rows, cols, offset, above):
+    """Boolean (rows, cols) mask: ``j - i == offset`` (``above=None``), ``>= offset`` (True), ``<= offset`` (False)."""
+    def make(xp, dt):
+        d = xp.arange(cols)[None, :] - xp.arange(rows)[:, None]
+        return d == offset if above is None else (d >= offset if above else d <= offset)
+    return _constant(like, make)
+
+
+def _eye_like(x):
+    n = x.shape[-1]
+    return _constant(x, lambda xp, dt: xp.eye(n, dtype=dt), x.dtype)
+
+
+# ------------------------------------------------------------------ matrix products
 def _matmul_sig(input, other):
-    if not hasattr(other, "_dtype") or not hasattr(input, "_dtype"):
-        raise TypeError(f"matmul(): argument 'other' must be Tensor, not {type(other).__name__}")
+    _require_tensor("matmul", "other", other)
+    _require_tensor("matmul", "input", input)
     if input.dtype is not other.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
                            f"{input.dtype.name} != {other.dtype.name}")
@@ -20,39 +140,1007 @@ def _matmul_sig(input, other):
     return (input, other), ()
 
 
-def _shape_str(t):
-    return "x".join(str(n) for n in (t.shape if t.ndim > 1 else (1, *t.shape)))
-
-
-def _mm_sig(input, mat2):
-    if input.ndim != 2 or mat2.ndim != 2:
-        raise RuntimeError(f"{'self' if input.ndim != 2 else 'mat2'} must be a matrix")
-    return _matmul_sig(input, mat2)
+def _ranked_sig(name, ranks, message):
+    """A product of fixed ranks (mm: 2, 2; bmm: 3, 3; mv: 2, 1; dot: 1, 1) with PyTorch's checks."""
+    def sig(input, other):
+        _require_tensor(name, "input", input)
+        _require_tensor(name, "other", other)
+        for t, r, arg in zip((input, other), ranks, ("self", "mat2" if name != "mv" else "vec")):
+            if t.ndim != r:
+                raise RuntimeError(message(arg, t))
+        if name == "bmm" and input.shape[0] != other.shape[0]:
+            raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {input.shape[0]} and "
+                               f"{other.shape[0]}")
+        if name == "dot" and input.shape[0] != other.shape[0]:
+            raise RuntimeError(f"inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
+                               f"[{other.shape[0]}] to have the same number of elements, but got "
+                               f"{input.shape[0]} and {other.shape[0]} elements respectively")
+        if name == "dot" and input.dtype is not other.dtype:
+            raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {input.dtype.scalar_name} "
+                               f"and {other.dtype.scalar_name}")
+        if name == "bmm" and input.shape[2] != other.shape[1]:
+            raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                               f"[{input.shape[0]}, {input.shape[2]}] but got: [{other.shape[0]}, {other.shape[1]}].")
+        if name == "mv" and input.shape[1] != other.shape[0]:
+            raise RuntimeError(f"size mismatch, got input ({input.shape[0]}), mat ({input.shape[0]}x"
+                               f"{input.shape[1]}), vec ({other.shape[0]})")
+        return _matmul_sig(input, other)
+    return sig
 
 
 # PyTorch's matmul dispatches on the ranks (batched products end in a reshape: UnsafeViewBackward0)
 _MATMUL_NODES = {(1, 1): "DotBackward0", (2, 1): "MvBackward0", (2, 2): "MmBackward0", (1, 2): "SqueezeBackward4"}
 
 
+def _as_matrices(x, y):
+    """Vectors as matrices, the way matmul reads them: x (n,) -> (1, n), y (n,) -> (n, 1)."""
+    return (x.unsqueeze(-2) if x.ndim == 1 else x), (y.unsqueeze(-1) if y.ndim == 1 else y)
+
+
+def _as_matrix_grad(g, x, y):
+    g = g.unsqueeze(-1) if y.ndim == 1 else g
+    return g.unsqueeze(-2) if x.ndim == 1 else g
+
+
 def _matmul_vjp_x(g, ans, x, y):
     if x.ndim == 1 and y.ndim == 1:
         return g * y
-    g2 = g.unsqueeze(-1) if y.ndim == 1 else g
-    g2 = g2.unsqueeze(-2) if x.ndim == 1 else g2
-    gx = g2 @ (y.unsqueeze(-1) if y.ndim == 1 else y).mT
+    xm, ym = _as_matrices(x, y)
+    gx = _as_matrix_grad(g, x, y) @ ym.mT
     return gx.squeeze(-2) if x.ndim == 1 else gx
 
 
 def _matmul_vjp_y(g, ans, x, y):
     if x.ndim == 1 and y.ndim == 1:
         return g * x
-    g2 = g.unsqueeze(-1) if y.ndim == 1 else g
-    g2 = g2.unsqueeze(-2) if x.ndim == 1 else g2
-    gy = (x.unsqueeze(-2) if x.ndim == 1 else x).mT @ g2
+    xm, ym = _as_matrices(x, y)
+    gy = xm.mT @ _as_matrix_grad(g, x, y)
     return gy.squeeze(-1) if y.ndim == 1 else gy
 
 
-defop("matmul", lambda xp, x, y: xp.matmul(x, y), (_matmul_vjp_x, _matmul_vjp_y), sig=_matmul_sig, api=True,
+def _matmul_fwd(xp, x, y):
+    return xp.matmul(x, y)
+
+
+_MATMUL_VJPS = (_matmul_vjp_x, _matmul_vjp_y)
+defop("matmul", _matmul_fwd, _MATMUL_VJPS, sig=_matmul_sig, api=True,
       out=True, operators=("__matmul__", "__rmatmul__"), names=lambda x, y: _MATMUL_NODES.get(
           (x.ndim, y.ndim), "UnsafeViewBackward0"))
-defop("mm", lambda xp, x, y: xp.matmul(x, y), (_matmul_vjp_x, _matmul_vjp_y), sig=_mm_sig, out=True)
+defop("mm", _matmul_fwd, _MATMUL_VJPS, out=True, sig=_ranked_sig(
+    "mm", (2, 2), lambda arg, t: f"{arg} must be a matrix"))
+defop("bmm", _matmul_fwd, _MATMUL_VJPS, out=True, sig=_ranked_sig(
+    "bmm", (3, 3), lambda arg, t: f"{'batch1' if arg == 'self' else 'batch2'} must be a 3D tensor"))
+defop("mv", _matmul_fwd, _MATMUL_VJPS, out=True, sig=_ranked_sig(
+    "mv", (2, 1), lambda arg, t: f"vector + matrix @ vector expected, got 1, {2 if arg == 'vec' else t.ndim}, "
+                                 f"{t.ndim if arg == 'vec' else 1}"))
+defop("dot", _matmul_fwd, _MATMUL_VJPS, out=True, sig=_ranked_sig(
+    "dot", (1, 1), lambda arg, t: f"1D tensors expected, but got {t.ndim}D and 1D tensors"))
+
+
+def _vdot_fwd(xp, x, y):
+    return xp.matmul(xp.conj(x), y) if x.dtype in (xp.complex64, xp.complex128) else xp.matmul(x, y)
+
+
+defop("vdot", _vdot_fwd, _MATMUL_VJPS, out=True, sig=_ranked_sig(
+    "vdot", (1, 1), lambda arg, t: f"1D tensors expected, but got {t.ndim}D and 1D tensors"))
+
+
+# ``beta * input + alpha * (product)``: addmm, addbmm, addmv, baddbmm, addr. ``beta == 0`` ignores input
+# (NaNs in it do not propagate), as in PyTorch.
+def _scaled_sum(xp, c, p, beta, alpha):
+    p = p if alpha == 1 else alpha * p
+    return p if beta == 0 else (c + p if beta == 1 else beta * c + p)
+
+
+def _add_product(name, product, product_vjps, ranks, node=None):
+    """Register ``name(input, a, b, *, beta=1, alpha=1)``: ``product(xp, a, b)`` scaled and added to ``input``."""
+    gx, gy = product_vjps
+
+    def sig(input, mat1, mat2, *, beta=1, alpha=1):
+        for t, r, arg in zip((mat1, mat2), ranks, ("mat1", "mat2")):
+            _require_tensor(name, arg, t)
+            if t.ndim != r:
+                raise RuntimeError(f"{name}: {arg} must be a {r}D tensor, got {t.ndim}D")
+        if name != "addr":
+            _matmul_sig(mat1, mat2)
+        _same_dtype(name, input, mat1, mat2)
+        return (input, mat1, mat2), (beta, alpha)
+
+    return defop(name, lambda xp, c, a, b, beta, alpha: _scaled_sum(xp, c, product(xp, a, b), beta, alpha),
+                 (lambda g, ans, c, a, b, beta, alpha: g * beta,
+                  lambda g, ans, c, a, b, beta, alpha: gx(g, a, b) * alpha,
+                  lambda g, ans, c, a, b, beta, alpha: gy(g, a, b) * alpha),
+                 sig=sig, out=True, inplace=True, node=node)
+
+
+_matmul_grads = (lambda g, a, b: _matmul_vjp_x(g, None, a, b), lambda g, a, b: _matmul_vjp_y(g, None, a, b))
+_add_product("addmm", _matmul_fwd, _matmul_grads, (2, 2))
+_add_product("addmv", _matmul_fwd, _matmul_grads, (2, 1))
+_add_product("baddbmm", _matmul_fwd, _matmul_grads, (3, 3))
+_add_product("addbmm", lambda xp, a, b: xp.sum(xp.matmul(a, b), axis=0),
+             (lambda g, a, b: g @ b.mT, lambda g, a, b: a.mT @ g), (3, 3))
+_add_product("addr", lambda xp, a, b: a[:, None] * b[None, :],
+             (lambda g, a, b: g @ b, lambda g, a, b: g.mT @ a), (1, 1))
+
+
+def outer(input, vec2):
+    """``input[i] * vec2[j]``: a broadcast product (PyTorch's node is MulBackward0 too)."""
+    _require_tensor("outer", "vec2", vec2)
+    if input.ndim != 1 or vec2.ndim != 1:
+        raise RuntimeError(f"outer: expected 1D tensors, but got {input.ndim}D and {vec2.ndim}D tensors")
+    return input.unsqueeze(-1) * vec2
+
+
+defcomposite("outer", outer, api=True)
+TABLE["ger"] = TABLE["outer"]
+
+
+# ------------------------------------------------------------------ cross
+def _cross_axis(x, y, dim, name):
+    if x.ndim != y.ndim:
+        raise RuntimeError(f"{name}: inputs dimensions {x.ndim} and {y.ndim} do not match.")
+    shape = _broadcast_shape(x.shape, y.shape, name)
+    if dim is None:  # torch.cross's deprecated default: the first dimension of size 3
+        dim = next((i for i, n in enumerate(shape) if n == 3), None)
+        if dim is None:
+            raise RuntimeError(f"{name}: no dimension of size 3 in input")
+    if not -len(shape) <= dim < len(shape):
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-len(shape)}, {len(shape) - 1}], "
+                         f"but got {dim})")
+    if x.shape[dim] != 3 or y.shape[dim] != 3:
+        raise RuntimeError(f"{name}: dimension {dim} does not have size 3")
+    return dim % len(shape) - len(shape)  # negative: the standard's cross counts from the end
+
+
+def _broadcast_shape(a, b, name):
+    out = []
+    for i in range(1, max(len(a), len(b)) + 1):
+        m = a[-i] if i <= len(a) else 1
+        n = b[-i] if i <= len(b) else 1
+        if m != n and m != 1 and n != 1:
+            raise RuntimeError(f"{name}: the size of tensor a ({m}) must match the size of tensor b ({n}) at "
+                               f"non-singleton dimension {max(len(a), len(b)) - i}")
+        out.append(max(m, n) if m and n else 0)
+    return tuple(reversed(out))
+
+
+def _cross_fwd(xp, x, y, axis):
+    return xp.linalg.cross(x, y, axis=axis)
+
+
+def _cross_op(x, y, dim):
+    return apply(TABLE["linalg_cross"].op, (x, y), (dim,))
+
+
+defop("linalg_cross", _cross_fwd,
+      (lambda g, ans, x, y, dim: _cross_op(y, g, dim), lambda g, ans, x, y, dim: _cross_op(g, x, dim)),
+      node="LinalgCrossBackward0", function=False, method=False)
+
+
+def cross(input, other, dim=None):
+    """``torch.cross``: ``dim=None`` picks the first dimension of size 3 (PyTorch's deprecated default)."""
+    _require_tensor("cross", "other", other)
+    _same_dtype("linalg.cross", input, other)
+    return _cross_op(input, other, _cross_axis(input, other, dim, "linalg.cross"))
+
+
+defcomposite("cross", cross)
+
+
+# ------------------------------------------------------------------ diagonals and triangles
+def _diag_length(rows, cols, offset):
+    return max(0, min(rows, cols - offset) if offset >= 0 else min(rows + offset, cols))
+
+
+def _pad_last(t, n):
+    """``t`` with zeros appended along its last dim up to length ``n``."""
+    missing = n - t.shape[-1]
+    if missing <= 0:
+        return t
+    from .. import _variants
+    return _variants.torch_functions["cat"]([t, t.new_zeros((*t.shape[:-1], missing))], -1)
+
+
+def _diagonal_grad(g, shape, offset):
+    """The gradient of a diagonal taken from matrices of ``shape``: ``g`` back on that diagonal, zeros elsewhere."""
+    rows, cols = shape[-2:]
+    if offset >= 0:  # diagonal position = row index
+        spread = _pad_last(g, rows).unsqueeze(-1).expand(*g.shape[:-1], rows, cols)
+    else:  # = column index
+        spread = _pad_last(g, cols).unsqueeze(-2).expand(*g.shape[:-1], rows, cols)
+    return where_zero(_band(g, rows, cols, offset, None), spread)
+
+
+def _diagonal_copy(x, offset):
+    return apply(TABLE["_diagonal_copy"].op, (x,), (offset,))
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    """Vectors (last dim) as diagonals of new square matrices; ``dim1``/``dim2`` other than the last two are
+    not supported."""
+    if (dim1 % (input.ndim + 1), dim2 % (input.ndim + 1)) != (input.ndim - 1, input.ndim):
+        raise NotImplementedError("diag_embed: only dim1=-2, dim2=-1 are supported")
+    return apply(TABLE["_diag_embed"].op, (input,), (offset,))
+
+
+def _embed_fwd(xp, v, offset):
+    n = v.shape[-1] + abs(offset)
+    pad = xp.zeros((*v.shape[:-1], abs(offset)), dtype=v.dtype)
+    padded = xp.concat([v, pad], axis=-1)
+    spread = padded[..., :, None] if offset >= 0 else padded[..., None, :]
+    d = xp.arange(n)[None, :] - xp.arange(n)[:, None]
+    return xp.where(d == offset, spread, xp.zeros((), dtype=v.dtype))
+
+
+defop("_diagonal_copy", lambda xp, x, offset: xp.linalg.diagonal(x, offset=offset),
+      (lambda g, ans, x, offset: _diagonal_grad(g, x.shape, offset),), saves=(), function=False, method=False,
+      node="DiagonalBackward0_copy")
+defop("_diag_embed", _embed_fwd, (lambda g, ans, x, offset: _diagonal_copy(g, offset),), saves=(),
+      node="DiagEmbedBackward0", function=False, method=False)
+defcomposite("diag_embed", diag_embed)
+
+
+def diag(input, diagonal=0):
+    """A vector's diagonal matrix, or a matrix's diagonal (as a copy)."""
+    if input.ndim == 1:
+        return apply(TABLE["_diag_embed"].op, (input,), (diagonal,))
+    if input.ndim == 2:
+        return _diagonal_copy(input, diagonal)
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
+
+
+defcomposite("diag", diag, out=True)
+
+
+def _trace_sig(input):
+    if input.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
+    return (input,), ()
+
+
+defop("trace", lambda xp, x: xp.sum(xp.linalg.diagonal(x), dtype=xp.int64 if x.dtype in (
+    xp.int8, xp.int16, xp.int32, xp.uint8, xp.bool) else None),
+      (lambda g, ans, x: _diagonal_grad(g.expand(_diag_length(*x.shape, 0)), x.shape, 0),),
+      sig=_trace_sig, saves=())
+
+
+def _triangle(name, above):
+    def fwd(xp, x, k):
+        rows, cols = x.shape[-2:]
+        d = xp.arange(cols)[None, :] - xp.arange(rows)[:, None]
+        return xp.where(d >= k if above else d <= k, x, xp.zeros((), dtype=x.dtype))
+
+    def sig(input, diagonal=0):
+        if input.ndim < 2:
+            raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+        return (input,), (diagonal,)
+
+    defop(name, fwd, (lambda g, ans, x, k: getattr(g, name)(k),), sig=sig, saves=(), inplace=True, out=True,
+          api_sig=lambda x, /, *, k=0: sig(x, k), api=True)
+
+
+_triangle("triu", True)
+_triangle("tril", False)
+
+
+# ------------------------------------------------------------------ tensordot, einsum, kron
+def _tensordot_axes(a, b, dims):
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > min(a.ndim, b.ndim):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        return list(range(a.ndim - dims, a.ndim)), list(range(dims))
+    if hasattr(dims, "tolist"):
+        dims = dims.tolist()
+    da, db = dims
+    da = [da] if isinstance(da, int) else list(da)
+    db = [db] if isinstance(db, int) else list(db)
+    if len(da) != len(db):
+        raise RuntimeError(f"both dimension lists should have same length, got {len(da)} and {len(db)}")
+    return [dims_of(d, a.ndim)[0] for d in da], [dims_of(d, b.ndim)[0] for d in db]
+
+
+def tensordot(a, b, dims=2, out=None):
+    """Contract ``dims`` (a count: a's last with b's first; or two lists) as one matrix product."""
+    da, db = _tensordot_axes(a, b, dims)
+    for i, j in zip(da, db):
+        if a.shape[i] != b.shape[j]:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size {a.shape[i]} in dim {i} "
+                               f"and second has size {b.shape[j]} in dim {j}")
+    free_a = [i for i in range(a.ndim) if i not in da]
+    free_b = [j for j in range(b.ndim) if j not in db]
+    k = math.prod(a.shape[i] for i in da)
+    am = a.permute(*free_a, *da).reshape(math.prod(a.shape[i] for i in free_a), k)
+    bm = b.permute(*db, *free_b).reshape(k, math.prod(b.shape[j] for j in free_b))
+    if a.dtype is not b.dtype:
+        common = _dtypes.result_type(a, b)
+        am, bm = am.to(common), bm.to(common)
+    return (am @ bm).reshape(*(a.shape[i] for i in free_a), *(b.shape[j] for j in free_b))
+
+
+defcomposite("tensordot", tensordot, api=True,
+             api_impl=lambda x1, x2, /, *, axes=2: tensordot(x1, x2, axes))
+
+
+def _einsum_parse(equation, operands):
+    eq = equation.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(operands):
+        raise ValueError(f"einsum(): more operands were provided than specified in the equation"
+                         if len(operands) > len(terms) else
+                         "einsum(): fewer operands were provided than specified in the equation")
+    ell_rank = 0
+    for term, t in zip(terms, operands):
+        if "..." in term:
+            ell_rank = max(ell_rank, t.ndim - (len(term) - 3))
+    ell = [chr(0x100 + i) for i in range(ell_rank)]  # labels for the dims under '...'
+    labelled = []
+    for term, t in zip(terms, operands):
+        if "..." in term:
+            head, tail = term.split("...")
+            n = t.ndim - len(head) - len(tail)
+            labels = list(head) + ell[ell_rank - n:] + list(tail)
+        else:
+            labels = list(term)
+        if len(labels) != t.ndim:
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(labels)}) does not match "
+                               f"the number of dimensions ({t.ndim}) for operand {len(labelled)}"
+                               f"{'' if '...' in term else ' and no ellipsis was given'}")
+        labelled.append(labels)
+    if arrow and "..." in rhs:
+        head, tail = rhs.split("...")
+        out = list(head) + ell + list(tail)
+    elif arrow:
+        out = list(rhs)
+    else:  # implicit output: the ellipsis dims, then the labels seen once, sorted
+        counts = collections.Counter(lhs.replace("...", "").replace(",", ""))
+        out = ell + sorted(c for c, n in counts.items() if n == 1)
+    return labelled, out
+
+
+def _einsum_prepare(t, labels):
+    """Take repeated labels' diagonals and sum labels to drop; returns (tensor, labels), labels unique."""
+    while len(set(labels)) != len(labels):
+        c = next(c for c in labels if labels.count(c) > 1)
+        i = labels.index(c)
+        j = labels.index(c, i + 1)
+        t = _diagonal_of(t, i, j)
+        labels = [lab for k, lab in enumerate(labels) if k not in (i, j)] + [c]
+    return t, labels
+
+
+def _diagonal_of(t, i, j):
+    order = [k for k in range(t.ndim) if k not in (i, j)] + [i, j]
+    return _diagonal_copy(t.permute(*order), 0)
+
+
+def einsum(equation, *operands):
+    """Einstein summation as pairwise contractions (each one matrix product), left to right."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    labelled, out = _einsum_parse(equation, operands)
+    terms = [_einsum_prepare(t, labels) for t, labels in zip(operands, labelled)]
+    t, labels = terms[0]
+    for k in range(1, len(terms)):
+        u, ulabels = terms[k]
+        later = set(out).union(*(set(lab) for _, lab in terms[k + 1:]))
+        t, labels = _contract(t, labels, u, ulabels, later)
+    keep = set(out)
+    drop = [i for i, c in enumerate(labels) if c not in keep]
+    if drop:
+        t = t.sum(tuple(drop))
+        labels = [c for c in labels if c in keep]
+    for c in out:
+        if c not in labels:
+            raise RuntimeError(f"einsum(): output subscript {c} does not appear in the equation for any input operand")
+    return t.permute(*[labels.index(c) for c in out]) if t.ndim else t
+
+
+def _contract(a, la, b, lb, later):
+    """``a`` (labels ``la``) times ``b``, summing the shared labels not needed ``later``, as one bmm."""
+    shared = [c for c in la if c in lb]
+    batch = [c for c in shared if c in later]
+    summed = [c for c in shared if c not in later]
+    only_a = [c for c in la if c not in lb]
+    only_b = [c for c in lb if c not in la]
+    sizes = dict(zip(la, a.shape))
+    for c, n in zip(lb, b.shape):
+        if sizes.get(c, 1) == 1:
+            sizes[c] = n
+    for c in shared:
+        if a.shape[la.index(c)] != b.shape[lb.index(c)] and 1 not in (a.shape[la.index(c)], b.shape[lb.index(c)]):
+            raise RuntimeError(f"einsum(): operands do not broadcast with remapped shapes (original->remapped): "
+                               f"{list(a.shape)} and {list(b.shape)}")
+    am = a.permute(*[la.index(c) for c in batch + only_a + summed])
+    bm = b.permute(*[lb.index(c) for c in batch + summed + only_b])
+    am = am.expand(*[sizes[c] for c in batch], *am.shape[len(batch):]) if batch else am
+    bm = bm.expand(*[sizes[c] for c in batch], *bm.shape[len(batch):]) if batch else bm
+    nb = [sizes[c] for c in batch]
+    na, ns, nbb = (math.prod(sizes[c] for c in g) for g in (only_a, summed, only_b))
+    am = am.expand(*nb, *[sizes[c] for c in only_a + summed]).reshape(*nb, na, ns)
+    bm = bm.expand(*nb, *[sizes[c] for c in summed + only_b]).reshape(*nb, ns, nbb)
+    if a.dtype is not b.dtype:
+        common = _dtypes.result_type(a, b)
+        am, bm = am.to(common), bm.to(common)
+    r = (am @ bm).reshape(*nb, *[sizes[c] for c in only_a + only_b])
+    return r, batch + only_a + only_b
+
+
+defcomposite("einsum", einsum, method=False)
+
+
+def kron(input, other):
+    """Kronecker product: every element of ``input`` times all of ``other``, laid out block by block."""
+    n = max(input.ndim, other.ndim)
+    a = input.reshape(*(1,) * (n - input.ndim), *input.shape)
+    b = other.reshape(*(1,) * (n - other.ndim), *other.shape)
+    a = a.reshape(*[s for d in a.shape for s in (d, 1)])
+    b = b.reshape(*[s for d in b.shape for s in (1, d)])
+    return (a * b).reshape(*[p * q for p, q in zip(a.shape[::2], b.shape[1::2])])
+
+
+defcomposite("kron", kron, out=True)
+
+
+# ------------------------------------------------------------------ decompositions (real VJPs)
+def _inv(x):
+    return apply(TABLE["linalg_inv"].op, (x,))
+
+
+def _sym(a):
+    return (a + a.mT) * 0.5
+
+
+defop("linalg_inv", lambda xp, x: xp.linalg.inv(x), (lambda g, ans, x: -(ans.mT @ g @ ans.mT),),
+      node="LinalgInvExBackward0", function=False, method=False)
+
+
+def inverse(input):
+    """The inverse; a singular matrix raises LinAlgError (PyTorch's message)."""
+    check_matrix("linalg.inv", input, square=True)
+    return _checked("linalg.inv", TABLE["linalg_inv"].op, input)
+
+
+defcomposite("inverse", inverse, out=True)
+
+
+def _det_sig(input):
+    check_matrix("linalg.det", input, square=True)
+    return (input,), ()
+
+
+defop("det", lambda xp, x: xp.linalg.det(x),
+      (lambda g, ans, x: (g * ans).unsqueeze(-1).unsqueeze(-1) * _inv(x).mT,),
+      sig=_det_sig, node="LinalgDetBackward0")
+
+
+def _slogdet_fwd(xp, x):
+    sign, logabsdet = xp.linalg.slogdet(x)
+    return sign, logabsdet
+
+
+defop("linalg_slogdet", _slogdet_fwd, (lambda g, ans, x: g[1].unsqueeze(-1).unsqueeze(-1) * _inv(x).mT,),
+      nout=2, node="LinalgSlogdetBackward0", function=False, method=False)
+
+
+def slogdet(input):
+    """(sign, log|det|) of square matrices."""
+    check_matrix("linalg.slogdet", input, square=True)
+    return TorchSlogdetResult(*apply(TABLE["linalg_slogdet"].op, (input,)))
+
+
+def logdet(input):
+    """log det: NaN for a negative determinant, -inf for a zero one (as PyTorch)."""
+    sign, logabs = slogdet(input)
+    return logabs.where(sign >= 0, logabs.new_full((), math.nan))
+
+
+defcomposite("slogdet", slogdet)
+defcomposite("logdet", logdet)
+
+
+# SVD: the VJP of PyTorch's svd_backward (real case; with full_matrices the extra columns carry no gradient)
+def _svd_fwd(xp, x, full_matrices):
+    u, s, vh = xp.linalg.svd(x, full_matrices=full_matrices)
+    return u, s, vh
+
+
+def _svd_vjp(g, ans, x, full_matrices):
+    gU, gS, gVh = g
+    U, S, Vh = ans
+    m, n = x.shape[-2:]
+    k = min(m, n)
+    if full_matrices:
+        U, Vh = U[..., :k], Vh[..., :k, :]
+        gU = None if gU is None else gU[..., :k]
+        gVh = None if gVh is None else gVh[..., :k, :]
+    if gU is None and gVh is None:
+        return (U * gS.unsqueeze(-2)) @ Vh
+    S2 = S * S
+    E = S2.unsqueeze(-2) - S2.unsqueeze(-1)
+    E = E.where(~_band(E, k, k, 0, None), E.new_ones(()))
+    inner = x.new_zeros((*x.shape[:-2], k, k))
+    if gU is not None:
+        UhgU = U.mT @ gU
+        inner = inner + (UhgU - UhgU.mT) * S.unsqueeze(-2)
+    if gVh is not None:
+        VhgV = Vh @ gVh.mT
+        inner = inner + S.unsqueeze(-1) * (VhgV - VhgV.mT)
+    inner = inner / E
+    if gS is not None:
+        inner = inner + diag_embed(gS)
+    if m > k and gU is not None:
+        gUSinv = gU / S.unsqueeze(-2)
+        return (U @ inner + gUSinv - U @ (U.mT @ gUSinv)) @ Vh
+    if n > k and gVh is not None:
+        SinvgVh = gVh / S.unsqueeze(-1)
+        return U @ (inner @ Vh + SinvgVh - (SinvgVh @ Vh.mT) @ Vh)
+    return U @ inner @ Vh
+
+
+defop("linalg_svd", _svd_fwd, (_svd_vjp,), nout=3, node="LinalgSvdBackward0", function=False, method=False)
+
+
+def linalg_svd(A, full_matrices=True):
+    check_matrix("linalg.svd", A)
+    return SVDResult(*apply(TABLE["linalg_svd"].op, (A,), (full_matrices,)))
+
+
+def svd(input, some=True, compute_uv=True):
+    """``torch.svd``: (U, S, V) with V, not Vh; ``some=False`` gives full square U and V."""
+    U, S, Vh = linalg_svd(input, full_matrices=not some)
+    if not compute_uv:
+        return TorchSVDResult(U.new_zeros(U.shape).detach(), S, Vh.new_zeros(Vh.shape).detach())
+    return TorchSVDResult(U, S, Vh.mT)
+
+
+defcomposite("svd", svd)
+
+
+def svdvals(A):
+    return linalg_svd(A, full_matrices=False).S
+
+
+# eigh: PyTorch's linalg_eig_backward, hermitian case
+def _hermitian_from(xp, x, uplo):
+    """The symmetric matrix whose ``uplo`` triangle is ``x``'s (jax would otherwise average both triangles)."""
+    n = x.shape[-1]
+    d = xp.arange(n)[None, :] - xp.arange(n)[:, None]
+    return xp.where(d <= 0 if uplo == "L" else d >= 0, x, xp.matrix_transpose(x))
+
+
+def _eigh_fwd(xp, x, uplo):
+    w, v = xp.linalg.eigh(_hermitian_from(xp, x, uplo))
+    return w, v
+
+
+def _eigh_vjp(g, ans, x, uplo):
+    gL, gV = g
+    L, V = ans
+    if gV is None:
+        return (V * gL.unsqueeze(-2)) @ V.mT
+    E = L.unsqueeze(-2) - L.unsqueeze(-1)
+    E = E.where(~_band(E, L.shape[-1], L.shape[-1], 0, None), E.new_ones(()))
+    VhgV = V.mT @ gV
+    inner = (VhgV - VhgV.mT) * 0.5
+    if gL is not None:
+        inner = inner + diag_embed(gL)
+    return V @ (inner / E) @ V.mT
+
+
+defop("linalg_eigh", _eigh_fwd, (_eigh_vjp,), nout=2, node="LinalgEighBackward0", function=False, method=False)
+
+
+def eigh(A, UPLO="L"):
+    """Eigenvalues (ascending) and eigenvectors of symmetric matrices; only the ``UPLO`` triangle is read."""
+    check_matrix("linalg.eigh", A, square=True)
+    if UPLO not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    return EighResult(*apply(TABLE["linalg_eigh"].op, (A,), (UPLO,)))
+
+
+# QR: TensorFlow's QrGrad (real; square and tall matrices, wide ones through their square left block)
+def _qr_fwd(xp, x, mode):
+    q, r = xp.linalg.qr(x, mode="reduced" if mode == "r" else mode)
+    return q, r
+
+
+def _qr_grad_tall(Q, R, gQ, gR):
+    qdq = Q.mT @ gQ
+    rdr = R @ gR.mT
+    Rinv_T = _inv(R).mT
+    return Q @ (gR + (qdq - qdq.mT + rdr - rdr.mT).tril() @ Rinv_T) + (gQ - Q @ qdq) @ Rinv_T
+
+
+def _qr_vjp(g, ans, x, mode):
+    gQ, gR = g
+    Q, R = ans
+    m, n = x.shape[-2:]
+    if mode == "complete" and m > n or mode == "r":
+        raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r', and is "
+                           "not defined when mode='complete' and nrows > ncols.")
+    gQ = Q.new_zeros(Q.shape) if gQ is None else gQ
+    gR = R.new_zeros(R.shape) if gR is None else gR
+    if m >= n:
+        return _qr_grad_tall(Q, R, gQ, gR)
+    from .. import _variants
+    y, u, dv = x[..., m:], R[..., :m], gR[..., m:]
+    dx = _qr_grad_tall(Q, u, gQ + y @ dv.mT, gR[..., :m])
+    return _variants.torch_functions["cat"]([dx, Q @ dv], -1)
+
+
+defop("linalg_qr", _qr_fwd, (_qr_vjp,), nout=2, node="LinalgQrBackward0", function=False, method=False)
+
+
+def qr(A, mode="reduced"):
+    check_matrix("linalg.qr", A)
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
+                           "'r', or 'complete'")
+    Q, R = apply(TABLE["linalg_qr"].op, (A,), (mode,))
+    return QRResult(Q.new_zeros(0).detach() if mode == "r" else Q, R)
+
+
+def torch_qr(input, some=True):
+    """``torch.qr``: ``some=False`` is mode 'complete'."""
+    return TorchQRResult(*qr(input, "reduced" if some else "complete"))
+
+
+defcomposite("qr", torch_qr)
+
+
+# Cholesky: gA = sym(L^-T Phi(L^T gL) L^-1), Phi = lower triangle with the diagonal halved
+def _cholesky_vjp(g, ans, x, upper):
+    L, gL = (ans.mT, g.mT) if upper else (ans, g)
+    phi = (L.mT @ gL).tril()
+    phi = phi - diag_embed(_diagonal_copy(phi, 0)) * 0.5
+    Linv = _inv(L)
+    return _sym(Linv.mT @ phi @ Linv)
+
+
+def _cholesky_fwd(xp, x, upper):
+    L = xp.linalg.cholesky(_hermitian_from(xp, x, "L"))
+    return xp.matrix_transpose(L) if upper else L
+
+
+for _name, _node in (("linalg_cholesky", "LinalgCholeskyExBackward0"), ("_torch_cholesky", "CholeskyBackward0")):
+    defop(_name, _cholesky_fwd, (_cholesky_vjp,), node=_node, function=False, method=False)
+
+
+def cholesky_of(name, op_name, A, upper):
+    check_matrix(name, A, square=True)
+    return _checked(name, TABLE[op_name].op, A, (bool(upper),), problem="not positive-definite")
+
+
+def cholesky(input, upper=False):
+    """``torch.cholesky``: the lower factor (``upper=True``: its transpose)."""
+    return cholesky_of("linalg.cholesky", "_torch_cholesky", input, upper)
+
+
+defcomposite("cholesky", cholesky, out=True)
+
+
+# solve: X = A^-1 B; gB = A^-T g, gA = -gB X^T. ``vector``: B is a (batch of) vector(s).
+def _solve_fwd(xp, a, b, vector):
+    if vector:
+        return xp.linalg.solve(a, b[..., None])[..., 0]
+    return xp.linalg.solve(a, b)
+
+
+def _solve_op(a, b, vector):
+    return apply(TABLE["linalg_solve"].op, (a, b), (vector,))
+
+
+defop("linalg_solve", _solve_fwd,
+      (lambda g, ans, a, b, vector: -(_solve_op(a.mT, g, vector).unsqueeze(-1) * ans.unsqueeze(-2)) if vector
+       else -(_solve_op(a.mT, g, vector) @ ans.mT),
+       lambda g, ans, a, b, vector: _solve_op(a.mT, g, vector)),
+      node="LinalgSolveExBackward0", function=False, method=False)
+
+
+def solve(A, B, *, left=True, vector=None):
+    """A X = B. ``vector=None``: B is a vector (batch) when it is 1-D or has A's batch shape (PyTorch's rule)."""
+    check_matrix("linalg.solve", A, square=True)
+    _require_tensor("linalg.solve", "B", B)
+    if not left:
+        return solve(A.mT, B.mT, vector=False).mT
+    if vector is None:
+        vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+    n = A.shape[-1]
+    if (B.shape[-1] if vector else (B.shape[-2] if B.ndim >= 2 else -1)) != n:
+        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
+                           f"({_shape_str(A)} and {_shape_str(B)})")
+    if A.dtype is not B.dtype:
+        raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
+                           f"{A.dtype.scalar_name} and B of type {B.dtype.scalar_name} instead")
+    if vector and B.ndim > 1:
+        A = A.expand(*_broadcast_shape(A.shape[:-2], B.shape[:-1], "linalg.solve"), n, n)
+    try:
+        X = _solve_op(A, B, vector)
+    except ValueError:
+        raise LinAlgError("linalg.solve: The solver failed because the input matrix is singular.") from None
+    if not _all_finite(X) and _all_finite(A) and _all_finite(B):
+        raise LinAlgError("linalg.solve: The solver failed because the input matrix is singular.")
+    return X
+
+
+# pinv: PyTorch's pinv_backward; the forward cuts singular values below rtol * largest
+def _pinv_vjp(g, ans, A, rtol):
+    m, n = A.shape[-2:]
+    pinvAh = ans.mT
+    gh = g.mT
+    if m <= n:
+        K = gh @ ans
+        KpinvAh = K @ pinvAh
+        return -(ans @ K).mT + KpinvAh - (A @ ans) @ KpinvAh + (pinvAh @ ans) @ (gh - K @ A)
+    K = ans @ gh
+    pinvAhK = pinvAh @ K
+    return -(K @ ans).mT + (gh - A @ K) @ ans @ pinvAh + pinvAhK - pinvAhK @ ans @ A
+
+
+defop("linalg_pinv", lambda xp, x, rtol: xp.linalg.pinv(x, rtol=rtol), (_pinv_vjp,), node="LinalgPinvBackward0",
+      function=False, method=False)
+
+
+def pinv(A, rtol=None, hermitian=False, *, atol=None):
+    check_matrix("linalg.pinv", A)
+    if atol is not None:
+        raise NotImplementedError("linalg.pinv: atol= is not supported; use rtol=")
+    if hasattr(rtol, "_dtype"):
+        rtol = rtol.item()
+    return apply(TABLE["linalg_pinv"].op, (A,), (rtol,))
+
+
+def pinverse(input, rcond=1e-15):
+    return pinv(input, rtol=rcond)
+
+
+defcomposite("pinverse", pinverse)
+
+
+def matrix_power(A, n):
+    """A^n by repeated squaring (n < 0: of the inverse; n == 0: the identity, in A's batch shape)."""
+    check_matrix("linalg.matrix_power", A, square=True, floats=n < 0)
+    if n == 0:
+        return _eye_like(A).expand(*A.shape).clone()
+    if n < 0:
+        A, n = inverse(A), -n
+    result, square = None, A
+    while n:
+        if n & 1:
+            result = square if result is None else result @ square
+        n >>= 1
+        if n:
+            square = square @ square
+    return result
+
+
+defcomposite("matrix_power", matrix_power)
+
+
+def multi_dot(tensors):
+    """The product of a chain; a 1-D first (last) factor is a row (column) vector, dropped from the result."""
+    if len(tensors) < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    first, last = tensors[0], tensors[-1]
+    chain = [first.unsqueeze(0) if first.ndim == 1 else first, *tensors[1:-1],
+             last.unsqueeze(-1) if last.ndim == 1 else last]
+    for i, t in enumerate(chain):
+        if t.ndim != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {t.ndim}D")
+    out = chain[0]
+    for t in chain[1:]:
+        out = out @ t
+    if first.ndim == 1:
+        out = out.squeeze(0)
+    if last.ndim == 1:
+        out = out.squeeze(-1)
+    return out
+
+
+def chain_matmul(*matrices):
+    if len(matrices) == 1:
+        return matrices[0].clone()
+    return multi_dot(matrices)
+
+
+defcomposite("chain_matmul", chain_matmul, method=False)
+
+
+def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
+    """How many singular values exceed max(atol, rtol * largest) (default rtol: eps * max(m, n))."""
+    check_matrix("linalg.matrix_rank", A)
+    s = svdvals(A.detach())
+    if A.shape[-1] * A.shape[-2] == 0:
+        return s.new_zeros(A.shape[:-2]).to(_dtypes.int64)
+    if tol is not None:
+        atol = tol
+    largest = s.amax(-1, keepdim=True)
+    if rtol is None:
+        rtol = 0.0 if atol is not None else _dtypes.finfo(A.dtype).eps * max(A.shape[-2:])
+    cut = largest * rtol
+    if atol is not None:
+        cut = cut.clamp(min=atol) if not hasattr(atol, "_dtype") else _max(cut, atol)
+    return (s > cut).sum(-1)
+
+
+def _max(a, b):
+    from .. import _variants
+    return _variants.torch_functions["maximum"](a, b.unsqueeze(-1) if b.ndim else b)
+
+
+# ------------------------------------------------------------------ norms
+def _vector_norm_fwd(xp, x, ord, dims, keepdim):
+    return xp.linalg.vector_norm(x, axis=dims, keepdims=keepdim, ord=ord)
+
+
+def _vector_norm_vjp(g, ans, x, ord, dims, keepdim):
+    """PyTorch's linalg_vector_norm_backward: inf norms share the gradient among ties; 0 where the norm is 0."""
+    full_dims = dims_of(dims, x.ndim)
+    g = unreduce(g, x.shape, full_dims, keepdim)
+    norm = unreduce(ans, x.shape, full_dims, keepdim)
+    if ord == 0:
+        return g * 0
+    if ord == 1:
+        return g * x.sign()
+    if ord == 2:
+        return where_zero(norm != 0, g * x / norm.where(norm != 0, norm.new_ones(())))
+    if math.isinf(ord):
+        hits = (x.abs() == norm)
+        count = unreduce(hits.sum(full_dims, keepdim=True), x.shape, full_dims, True)
+        return where_zero(hits, g * x.sign() / count)
+    scale = x.abs() ** (ord - 2) if ord >= 2 else x.abs().where(x != 0, x.new_ones(())) ** (ord - 2)
+    return where_zero((norm != 0) & (x != 0), g * x * scale / norm ** (ord - 1))
+
+
+defop("linalg_vector_norm", _vector_norm_fwd, (_vector_norm_vjp,), node="LinalgVectorNormBackward0",
+      function=False, method=False)
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    check_float("linalg.vector_norm", x)
+    if dtype is not None:
+        x = x.to(dtype)
+    if isinstance(dim, list):
+        dim = tuple(dim)
+    if x.ndim == 0 and dim in (0, -1, (0,), (-1,)):
+        dim = None
+    if x.numel() == 0 and (ord < 0 or math.isinf(ord)) and (
+            dim is None or any(x.shape[d] == 0 for d in dims_of(dim, x.ndim))):
+        raise IndexError(f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because the "
+                         "operation does not have an identity")
+    dims = None if dim is None else dims_of(dim, x.ndim)
+    ord = float(ord)
+    return apply(TABLE["linalg_vector_norm"].op, (x,), (ord, dims, keepdim))
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+    """Frobenius and nuclear norms, max column (1) / row (inf) sums and the largest (2) / smallest singular
+    values, over the two ``dim``."""
+    check_matrix("linalg.matrix_norm", A)
+    if dtype is not None:
+        A = A.to(dtype)
+    d0, d1 = dims_of(tuple(dim), A.ndim) if dim[0] % A.ndim < dim[1] % A.ndim else \
+        dims_of(tuple(dim), A.ndim)[::-1]
+    if ord == "fro":
+        return vector_norm(A, 2, (d0, d1), keepdim)
+    moved = A.permute(*[i for i in range(A.ndim) if i not in (d0, d1)], d0, d1)
+    if ord == "nuc" or ord in (2, -2):
+        s = svdvals(moved)
+        r = s.sum(-1) if ord == "nuc" else (s.amax(-1) if ord == 2 else s.amin(-1))
+    elif ord in (1, -1, math.inf, -math.inf):
+        sums = moved.abs().sum(-2 if ord in (1, -1) else -1)
+        r = sums.amax(-1) if ord > 0 else sums.amin(-1)
+    else:
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    if keepdim:
+        r = r.unsqueeze(min(d0, d1)).unsqueeze(max(d0, d1))
+    return r
+
+
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
+    """``linalg.norm``: a vector norm unless ``dim`` has two dims (or ``ord`` is a string / A is 2-D with ord)."""
+    if isinstance(dim, int):
+        dim = (dim,)
+    if dim is not None and len(dim) == 2 or dim is None and ord is not None and A.ndim == 2:
+        return matrix_norm(A, "fro" if ord is None else ord, (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
+    if isinstance(ord, str):
+        raise RuntimeError(f"linalg.norm: If dim is specified, it mut be of length 1 or 2. Got {dim}")
+    if dim is None and ord is not None and A.ndim != 1:
+        raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
+                           f"Got {A.ndim}D.")
+    return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
+
+
+def torch_norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    """``torch.norm``: 'fro' over all (or two) dims, 'nuc' over two, a number p over ``dim``."""
+    if isinstance(dim, int):
+        dim = (dim,)
+    if p == "nuc":
+        return matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
+    if p == "fro" and dim is not None and len(dim) == 2:
+        return matrix_norm(input, "fro", dim, keepdim, dtype=dtype)
+    return vector_norm(input, 2 if p in ("fro", None) else p, dim, keepdim, dtype=dtype)
+
+
+defcomposite("norm", torch_norm)
+
+
+def vecdot(x, y, dim=-1):
+    """Sum over ``dim`` of conj(x) * y, broadcasting the other dims."""
+    _require_tensor("linalg.vecdot", "y", y)
+    if x.shape[dim] != y.shape[dim]:
+        raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same size along dim {dim}, got "
+                           f"{x.shape[dim]} and {y.shape[dim]}")
+    if x.dtype.kind == "c":
+        x = conj(x)
+    return (x * y).sum(dim)
+
+
+def matrix_transpose(x, /):
+    if x.ndim < 2:
+        raise ValueError(f"matrix_transpose: expected an array of at least 2 dimensions, got {x.ndim}")
+    return x.mT
+
+
+defcomposite("matrix_transpose", matrix_transpose, api=True, function=False, method=False)
+defcomposite("vecdot", vecdot, api=True, method=False, function=False,
+             api_impl=lambda x1, x2, /, *, axis=-1: _api_vecdot(x1, x2, axis))
+
+
+def _api_vecdot(x1, x2, axis):
+    if x1.ndim == 0 or x2.ndim == 0:
+        raise ValueError("vecdot: expected arrays of at least one dimension")
+    if not -min(x1.ndim, x2.ndim) <= axis < 0 and not 0 <= axis < min(x1.ndim, x2.ndim):
+        raise ValueError(f"vecdot: axis {axis} is out of range")
+    if x1.shape[axis] != x2.shape[axis]:
+        raise ValueError(f"vecdot: x1 and x2 differ in size along axis {axis}: {x1.shape[axis]} and "
+                         f"{x2.shape[axis]}")
+    n = max(x1.ndim, x2.ndim)
+    axis = axis if axis < 0 else axis - min(x1.ndim, x2.ndim)
+    x1 = x1.reshape(*(1,) * (n - x1.ndim), *x1.shape)
+    x2 = x2.reshape(*(1,) * (n - x2.ndim), *x2.shape)
+    common = _dtypes.result_type(x1, x2)
+    return vecdot(x1.to(common), x2.to(common), axis)
+
+
+# ------------------------------------------------------------------ complex parts (for complex linalg and the fft VJPs)
+def _real_fwd(xp, x):
+    return xp.real(x) if x.dtype in (xp.complex64, xp.complex128) else x
+
+
+_COMPLEX_OF = {"float32": "complex64", "float64": "complex128"}
+
+
+def _complex_dtype(xp, x):
+    return xp.complex64 if x.dtype == xp.float32 else xp.complex128
+
+
+defop("_complex_real", _real_fwd, (lambda g, ans, x: as_complex(g) if x.dtype.kind == "c" else g,), saves=(),
+      node="RealBackward0", function=False, method=False)
+defop("_complex_imag", lambda xp, x: xp.imag(x), (lambda g, ans, x: as_complex(g) * 1j,), saves=(),
+      node="ImagBackward0", function=False, method=False)
+defop("_complex_conj", lambda xp, x: xp.conj(x), (lambda g, ans, x: conj(g),), saves=(),
+      node="ConjBackward0", function=False, method=False)
+defop("_as_complex", lambda xp, x: xp.astype(x, _complex_dtype(xp, x)), (lambda g, ans, x: real(g),), saves=(),
+      node="ToCopyBackward0", function=False, method=False)
+
+
+def real(x):
+    """The real part (a real tensor's own values)."""
+    return apply(TABLE["_complex_real"].op, (x,))
+
+
+def imag(x):
+    return apply(TABLE["_complex_imag"].op, (x,))
+
+
+def conj(x):
+    return apply(TABLE["_complex_conj"].op, (x,)) if x.dtype.kind == "c" else x
+
+
+def as_complex(x):
+    """A real float tensor as complex (float32 -> complex64, float64 -> complex128)."""
+    return x if x.dtype.kind == "c" else apply(TABLE["_as_complex"].op, (x if x.dtype.kind == "f" else x.float(),))

@@ -1,0 +1,256 @@
+"""xtensor.fft: PyTorch's ``torch.fft`` (and, through ``xtensor.array_api.fft``, the standard's ``fft``).
+
+Three primitives over the backend's ``xp.fft`` carry every transform: complex-to-complex
+(``fftn``/``ifftn``), real-to-complex (``rfftn``) and complex-to-real (``irfftn``), each over
+``axes`` with a ``norm``. Their VJPs are the adjoint transforms (PyTorch's convention: the
+gradient of a linear map ``A`` is ``A^H g``): the adjoint of a transform with ``norm`` is the
+opposite transform with the dual norm ('backward' <-> 'forward'). Resizing to ``n``/``s``
+(crop or zero-pad) happens before the primitive, in xtensor ops, so it differentiates too;
+``hfft``/``ihfft`` are conjugations around ``irfft``/``rfft`` (as numpy defines them).
+"""
+from . import _dtypes
+from ._dispatch import apply
+from ._table import defop
+from .ops.linalg import as_complex, conj, real
+
+__all__ = ["fft", "ifft", "fftn", "ifftn", "fft2", "ifft2", "rfft", "irfft", "rfftn", "irfftn", "rfft2", "irfft2",
+           "hfft", "ihfft", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
+
+_DUAL = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
+
+
+def _c2c_fwd(xp, x, axes, norm, forward):
+    if x.dtype not in (xp.complex64, xp.complex128):  # the standard's fftn takes complex input only
+        x = xp.astype(x, xp.complex64 if x.dtype == xp.float32 else xp.complex128)
+    return (xp.fft.fftn if forward else xp.fft.ifftn)(x, axes=axes, norm=norm)
+
+
+def _c2c(x, axes, norm, forward):
+    return apply(_C2C, (x,), (axes, norm, forward))
+
+
+def _c2c_vjp(g, ans, x, axes, norm, forward):
+    gx = _c2c(g, axes, _DUAL[norm], not forward)
+    return gx if x.dtype.kind == "c" else real(gx)
+
+
+_C2C = defop("_fft_c2c", _c2c_fwd, (_c2c_vjp,), saves=(), function=False, method=False,
+             names=lambda x, *params: "FftC2CBackward0" if x.dtype.kind == "c" else "FftR2CBackward0")
+
+
+def _r2c(x, axes, norm):
+    return apply(_R2C, (x,), (axes, norm))
+
+
+def _r2c_vjp(g, ans, x, axes, norm):
+    full = _resize(g, axes[-1], x.shape[axes[-1]])  # the dropped half of the spectrum had no gradient
+    return real(_c2c(full, axes, _DUAL[norm], False))
+
+
+_R2C = defop("_fft_r2c", lambda xp, x, axes, norm: xp.fft.rfftn(x, axes=axes, norm=norm), (_r2c_vjp,),
+             saves=(), function=False, method=False, node="FftR2CBackward0")
+
+
+def _c2r(x, axes, norm, n):
+    return apply(_C2R, (x,), (axes, norm, n))
+
+
+def _c2r_fwd(xp, x, axes, norm, n):
+    return xp.fft.irfftn(x, s=tuple(x.shape[a] for a in axes[:-1]) + (n,), axes=axes, norm=norm)
+
+
+def _c2r_vjp(g, ans, x, axes, norm, n):
+    """PyTorch's fft_c2r_backward: rfft of the gradient, the bins that stand for two (a bin and its mirror)
+    counted twice."""
+    gx = _r2c(g, axes, _DUAL[norm])
+    half = gx.shape[axes[-1]]
+    doubled = n - half
+    if doubled <= 0:
+        return gx
+    shape = [1] * gx.ndim
+    shape[axes[-1]] = half
+    weight = [1.0] + [2.0] * doubled + [1.0] * (half - 1 - doubled)
+    from ._creation import tensor
+    return gx * tensor(weight, dtype=_dtypes.float64 if gx.dtype is _dtypes.complex128 else _dtypes.float32,
+                       backend=gx.backend).reshape(shape)
+
+
+_C2R = defop("_fft_c2r", _c2r_fwd, (_c2r_vjp,), saves=(), function=False, method=False, node="FftC2RBackward0")
+
+
+# ------------------------------------------------------------------ arguments
+def _norm(norm, name):
+    norm = "backward" if norm is None else norm
+    if norm not in _DUAL:
+        raise ValueError(f"Invalid normalization mode: {norm}")
+    return norm
+
+
+def _resize(x, axis, n):
+    """``x`` cropped or zero-padded to length ``n`` along ``axis`` (the standard's and PyTorch's ``n``/``s``)."""
+    have = x.shape[axis]
+    if n == have:
+        return x
+    if n < have:
+        return x.narrow(axis, 0, n)
+    from ._variants import torch_functions
+    pad = list(x.shape)
+    pad[axis] = n - have
+    return torch_functions["cat"]([x, x.new_zeros(tuple(pad))], axis)
+
+
+def _float_input(x, name, complex_ok=True):
+    if not hasattr(x, "_dtype"):
+        raise TypeError(f"{name}(): argument 'input' must be Tensor, not {type(x).__name__}")
+    if x.dtype.kind in "biu":
+        return x.to(_dtypes.get_default_dtype())
+    if x.dtype.kind == "c" and not complex_ok:
+        raise RuntimeError(f"{name} expects a real input tensor, but got {x.dtype.scalar_name}")
+    return x
+
+
+def _axes_and_sizes(x, s, axes, name):
+    """Normalized axes and their target lengths (``s`` entries of -1 keep the length)."""
+    if axes is None:
+        axes = list(range(x.ndim)) if s is None else list(range(x.ndim - len(s), x.ndim))
+    elif isinstance(axes, int):
+        axes = [axes]
+    axes = list(axes)
+    if s is not None and len(s) != len(axes):
+        raise RuntimeError(f"When given, dim and shape arguments must have the same length: got {len(axes)} "
+                           f"dims and {len(s)} shape")
+    n = max(x.ndim, 1)
+    for a in axes:
+        if not -n <= a < n:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {a})")
+    axes = [a % n for a in axes]
+    if len(set(axes)) != len(axes):
+        raise RuntimeError(f"{name} dims must be unique")
+    sizes = [x.shape[a] if s is None or s[i] == -1 else s[i] for i, a in enumerate(axes)]
+    for size in sizes:
+        if size < 1:
+            raise RuntimeError(f"Invalid number of data points ({size}) specified")
+    return tuple(axes), sizes
+
+
+def _resized(x, axes, sizes):
+    for a, n in zip(axes, sizes):
+        x = _resize(x, a, n)
+    return x
+
+
+# ------------------------------------------------------------------ transforms (PyTorch spellings)
+def _complex_transform(forward, name):
+    def transform_n(input, s=None, dim=None, norm=None, *, out=None):
+        x = _float_input(input, name)
+        axes, sizes = _axes_and_sizes(x, s, dim, name)
+        return _result(_c2c(_resized(x, axes, sizes), axes, _norm(norm, name), forward), out, name)
+    return transform_n
+
+
+def _one_dim(transform_n):
+    """The 1-D transform (``n``, ``dim``) of an n-D one (``s``, ``dim``)."""
+    def transform(input, n=None, dim=-1, norm=None, *, out=None):
+        return transform_n(input, None if n is None else (n,), (dim,), norm, out=out)
+    return transform
+
+
+def _two_dim(transform_n):
+    def transform(input, s=None, dim=(-2, -1), norm=None, *, out=None):
+        return transform_n(input, s, dim, norm, out=out)
+    return transform
+
+
+def _result(r, out, name):
+    if out is None:
+        return r
+    from ._variants import assign_out
+    return assign_out(out, r, name)
+
+
+fftn = _complex_transform(True, "fftn")
+ifftn = _complex_transform(False, "ifftn")
+
+
+def rfftn(input, s=None, dim=None, norm=None, *, out=None):
+    """The transform of real input, keeping the non-negative frequencies of the last axis."""
+    x = _float_input(input, "rfftn", complex_ok=False)
+    axes, sizes = _axes_and_sizes(x, s, dim, "rfftn")
+    return _result(_r2c(_resized(x, axes, sizes), axes, _norm(norm, "rfftn")), out, "rfftn")
+
+
+def irfftn(input, s=None, dim=None, norm=None, *, out=None):
+    """The real signal of a one-sided spectrum; the last axis' output length defaults to 2 * (m - 1)."""
+    x = as_complex(_float_input(input, "irfftn"))
+    axes, sizes = _axes_and_sizes(x, s, dim, "irfftn")
+    if s is None or s[-1] == -1:
+        sizes[-1] = 2 * (x.shape[axes[-1]] - 1)
+        if sizes[-1] < 1:
+            raise RuntimeError(f"Invalid number of data points ({sizes[-1]}) specified")
+    last = sizes[-1]
+    x = _resized(x, axes, sizes[:-1] + [last // 2 + 1])
+    return _result(_c2r(x, axes, _norm(norm, "irfftn"), last), out, "irfftn")
+
+
+def hfftn(input, s=None, dim=None, norm=None, *, out=None):
+    """The real spectrum of a Hermitian-symmetric signal given by its first half: irfft of the conjugate."""
+    return irfftn(conj(as_complex(_float_input(input, "hfftn"))), s, dim, _DUAL[_norm(norm, "hfftn")], out=out)
+
+
+def ihfftn(input, s=None, dim=None, norm=None, *, out=None):
+    return _result(conj(rfftn(input, s, dim, _DUAL[_norm(norm, "ihfftn")])), out, "ihfftn")
+
+
+fft, ifft, rfft, irfft, hfft, ihfft = (_one_dim(f) for f in (fftn, ifftn, rfftn, irfftn, hfftn, ihfftn))
+fft2, ifft2, rfft2, irfft2 = (_two_dim(f) for f in (fftn, ifftn, rfftn, irfftn))
+for _f, _name in ((fft, "fft"), (ifft, "ifft"), (rfft, "rfft"), (irfft, "irfft"), (hfft, "hfft"), (ihfft, "ihfft"),
+                  (fft2, "fft2"), (ifft2, "ifft2"), (rfft2, "rfft2"), (irfft2, "irfft2")):
+    _f.__name__ = _f.__qualname__ = _name
+
+
+# ------------------------------------------------------------------ frequencies and shifts
+def _frequencies(count, n, d, dtype, backend, name):
+    from ._creation import arange
+    if not isinstance(n, int) or n < 1:
+        raise RuntimeError(f"{name}: n must be a positive integer, got {n}")
+    dtype = dtype or _dtypes.get_default_dtype()
+    if dtype.kind not in "fc":
+        raise RuntimeError(f"{name} expects a floating point dtype, got {dtype}")
+    k = arange(count, dtype=_dtypes.int64, backend=backend)
+    if name == "fftfreq":  # 0, 1, ..., ceil(n/2) - 1, then the negative frequencies
+        k = k - (k >= (n + 1) // 2).to(_dtypes.int64) * n
+    return k.to(dtype) / (n * d)
+
+
+def fftfreq(n, d=1.0, *, dtype=None, device=None, requires_grad=False, backend=None):
+    """Sample frequencies of an n-point transform: [0, 1, ..., -1] / (d * n)."""
+    return _frequencies(n, n, d, dtype, backend, "fftfreq").requires_grad_(requires_grad)
+
+
+def rfftfreq(n, d=1.0, *, dtype=None, device=None, requires_grad=False, backend=None):
+    """The non-negative frequencies an rfft keeps: [0, 1, ..., n // 2] / (d * n)."""
+    return _frequencies(n // 2 + 1, n, d, dtype, backend, "rfftfreq").requires_grad_(requires_grad)
+
+
+def _shift(x, dim, direction):
+    if dim is None:
+        dim = tuple(range(x.ndim))
+    elif isinstance(dim, int):
+        dim = (dim,)
+    if not dim:
+        return x
+    shifts = tuple(direction * (x.shape[d] // 2) for d in dim)
+    return x.roll(shifts, tuple(dim))
+
+
+def fftshift(input, dim=None):
+    """The zero frequency moved to the middle: a roll by n // 2 along each ``dim``."""
+    return _shift(input, dim, 1)
+
+
+def ifftshift(input, dim=None):
+    """``fftshift`` undone: a roll by -(n // 2)."""
+    return _shift(input, dim, -1)
+
+
+del _f, _name

@@ -1,0 +1,77 @@
+"""xtensor.linalg: PyTorch's ``torch.linalg`` namespace.
+
+Every function is an op-table entry of ``xtensor/ops/linalg.py`` (or a composite of them), so
+the same op -- forward, VJP, node name -- serves ``xtensor.linalg``, the ``xtensor`` functions
+(``inverse``, ``det``, ``svd``...) and ``xtensor.array_api.linalg``. Results with several
+parts are named tuples (``sign``/``logabsdet``, ``U``/``S``/``Vh``, ``eigenvalues``/
+``eigenvectors``, ``Q``/``R``), with the same fields as in PyTorch and the array API.
+"""
+from ._variants import assign_out as _assign_out, torch_functions as _functions
+from .ops import linalg as _ops
+from .ops.linalg import (LinAlgError, cross as _torch_cross, eigh, matrix_norm, matrix_power, matrix_rank,
+                         multi_dot, norm, pinv, qr, solve, svdvals, vecdot, vector_norm)
+
+__all__ = ["LinAlgError", "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matmul", "matrix_norm",
+           "matrix_power", "matrix_rank", "multi_dot", "norm", "outer", "pinv", "qr", "slogdet", "solve", "svd",
+           "svdvals", "tensordot", "trace", "vecdot", "vector_norm", "cholesky_ex", "inv_ex", "solve_ex"]
+
+matmul = _functions["matmul"]
+outer = _functions["outer"]
+tensordot = _functions["tensordot"]
+
+
+def _out(result, out, name):
+    return result if out is None else _assign_out(out, result, name)
+
+
+def det(A, *, out=None):
+    return _out(_functions["det"](A), out, "linalg.det")
+
+
+def inv(A, *, out=None):
+    """The inverse of square matrices; a singular one raises LinAlgError."""
+    return _out(_ops.inverse(A), out, "linalg.inv")
+
+
+def inv_ex(A, *, check_errors=False, out=None):
+    return _ops.inverse(A), A.new_zeros(A.shape[:-2]).int()
+
+
+def slogdet(A, *, out=None):
+    """(sign, log|det|)."""
+    return _ops.SlogdetResult(*_ops.slogdet(A))
+
+
+def svd(A, full_matrices=True, *, driver=None, out=None):
+    """(U, S, Vh): ``A = U diag(S) Vh``; S descending."""
+    return _ops.linalg_svd(A, full_matrices)
+
+
+def eigvalsh(A, UPLO="L", *, out=None):
+    return eigh(A, UPLO).eigenvalues
+
+
+def cholesky(A, *, upper=False, out=None):
+    """The lower Cholesky factor L (``upper=True``: L^T); not positive-definite raises LinAlgError."""
+    return _out(_ops.cholesky_of("linalg.cholesky", "linalg_cholesky", A, upper), out, "linalg.cholesky")
+
+
+def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
+    return cholesky(A, upper=upper), A.new_zeros(A.shape[:-2]).int()
+
+
+def solve_ex(A, B, *, left=True, check_errors=False, out=None):
+    return solve(A, B, left=left), A.new_zeros(A.shape[:-2]).int()
+
+
+def cross(input, other, *, dim=-1, out=None):
+    return _out(_torch_cross(input, other, dim), out, "linalg.cross")
+
+
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    """A view of the diagonals (``Tensor.diagonal``)."""
+    return A.diagonal(offset, dim1, dim2)
+
+
+def trace(A, offset=0):
+    return _ops._diagonal_copy(A, offset).sum(-1)
