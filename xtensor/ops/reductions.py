@@ -1,21 +1,130 @@
-"""Reductions: sum, mean, amax/amin, argmax/argmin, max/min along a dim."""
-from .._dispatch import Dims, overload_name
-from .._table import TABLE, defop, dims_of, native_dtype, sum_dtype, unreduce, where_zero
+"""Reductions, statistics, sorting, searching, set and utility functions.
+
+PyTorch names a reduction's node per overload (``sum()`` -> SumBackward0, ``sum(dim)`` ->
+SumBackward1), so such a function is a composite choosing between two entries of one forward.
+Functions with several results (``sort``, ``topk``, ``median(dim)``...) return PyTorch's named
+tuples (``.values``, ``.indices``); the array-API ``unique_*`` functions return the standard's.
+
+Gradient conventions where the function has a kink (PyTorch's, checked against torch in
+tests/test_reductions.py):
+
+* a reduction to one value of the whole tensor (``amax``/``amin``, ``max()``/``min()``,
+  ``median()``, ``norm(p=inf)``): the gradient is shared evenly among the tied elements;
+* a selection along a dim (``max``/``min``/``median``/``nanmedian``/``kthvalue``/``mode`` with
+  ``dim``, ``topk``, ``sort``, ``cummax``/``cummin``): all of it goes to the index returned;
+* ``std`` of constant data and ``norm`` at 0 (p > 1): 0, where the formula divides by 0;
+* ``prod`` and ``cumprod`` with zeros: the exact gradient (the product of the other factors).
+"""
+import collections
+import math
+
+import numpy as np
+
+from .. import _dtypes
+from .._dispatch import apply
+from .._table import TABLE, defcomposite, defop, dims_of, native_dtype, sum_dtype, to_float, unreduce, where_zero
+from .._tensor import Tensor
 
 
-# ------------------------------------------------------------------ reductions
+# ------------------------------------------------------------------ named results
+def _result_repr(self):
+    body = ",\n".join(f"{name}={value!r}" for name, value in zip(self._fields, self))
+    return f"{self.__module__}.{type(self).__name__}(\n{body})"
+
+
+def _result_type(name, fields=("values", "indices"), module="xtensor.return_types"):
+    cls = collections.namedtuple(name, fields)
+    cls.__module__ = module
+    cls.__repr__ = _result_repr
+    return cls
+
+
+RESULTS = {name: _result_type(name) for name in (
+    "sort", "topk", "kthvalue", "median", "nanmedian", "mode", "cummax", "cummin")}
+UniqueAllResult = _result_type("UniqueAllResult", ("values", "indices", "inverse_indices", "counts"),
+                               "xtensor.array_api")
+UniqueCountsResult = _result_type("UniqueCountsResult", ("values", "counts"), "xtensor.array_api")
+UniqueInverseResult = _result_type("UniqueInverseResult", ("values", "inverse_indices"), "xtensor.array_api")
+
+
+# ------------------------------------------------------------------ shared helpers
+def _count(shape, dims):
+    n = 1
+    for d in dims:
+        n *= shape[d]
+    return n
+
+
+def _all_dims(dim):
+    return dim is None or (not isinstance(dim, int) and len(dim) == 0)
+
+
 def _reduce_sig(input, dim=None, keepdim=False, *, dtype=None):
-    given = dim is not None  # sum(dim) is PyTorch's overload 1 (SumBackward1), whatever the dims
-    if given and not isinstance(dim, int) and len(dim) == 0:
-        dim = None
-    dims = dims_of(dim, input.ndim)
-    return (input,), (Dims(dims) if given else dims, keepdim, dtype)
+    return (input,), (dims_of(None if _all_dims(dim) else dim, input.ndim), keepdim, dtype)
 
 
-def _reduce_api_sig(x, /, *, axis=None, keepdims=False, dtype=None):
-    return (x,), (dims_of(axis, x.ndim), keepdims, dtype)
+def _api_sum_dtype(dtype):
+    """The standard's accumulator: default int for bool/signed ints, uint64 for unsigned ints."""
+    if dtype.kind == "u":
+        return _dtypes.uint64
+    return _dtypes.int64 if dtype.kind in "bi" else None
 
 
+def _overloads(name, fwd, vjps, nodes, **options):
+    """One private entry per PyTorch overload of ``name`` (the node names differ, nothing else)."""
+    return tuple(defop(f"_{name}{i}", fwd, vjps, node=node, function=False, method=False, **options)
+                 for i, node in enumerate(nodes))
+
+
+def _float_only(x, name):
+    if x.dtype.kind not in "fc":
+        raise RuntimeError(f"{name}(): expected a floating point or complex tensor as input. "
+                           f"Got {x.dtype.scalar_name}")
+
+
+def _one_dim(x, dim):
+    """A single dim, normalized (a 0-d tensor takes 0 and -1)."""
+    return dims_of(dim, x.ndim)[0] if x.ndim else 0
+
+
+def _axis_index(ndim, axis, index):
+    return (slice(None),) * axis + (index,)
+
+
+def _arange_along(x, dim, n=None):
+    """0..n-1 along ``dim`` of a tensor shaped to broadcast against ``x``."""
+    from .._creation import arange
+    shape = [1] * x.ndim
+    shape[dim] = x.shape[dim] if n is None else n
+    return arange(shape[dim], backend=x._backend).reshape(shape)
+
+
+def _pick_vjp(g, ans, x, dim, keepdim, *_):
+    """All of the gradient to the index a selection along ``dim`` returned (PyTorch's rule)."""
+    if x.ndim == 0:
+        return g[0]
+    idx = ans[1] if keepdim else ans[1].unsqueeze(dim)
+    return where_zero(_arange_along(x, dim) == idx, (g[0] if keepdim else g[0].unsqueeze(dim)).expand(x.shape))
+
+
+def _scatter_along(g, idx, dim, shape):
+    """Each element of ``g`` added at its index ``idx`` along ``dim`` of a tensor of ``shape`` (a one-hot sum:
+    written in xtensor ops, so it is differentiable again)."""
+    from .._creation import arange
+    pos = arange(shape[dim], backend=g._backend).reshape((shape[dim],) + (1,) * (len(shape) - dim))
+    hits = pos == idx.unsqueeze(dim)
+    return where_zero(hits, g.unsqueeze(dim)).sum(dim + 1)
+
+
+def _share_vjp(g, ans, x, dims, keepdim):
+    """The gradient of a reduction to one of its elements: shared evenly among the tied ones (PyTorch's rule)."""
+    value = unreduce(ans, x.shape, dims, keepdim)
+    mask = (x == value) | (x.isnan() & value.isnan()) if x.dtype.kind == "f" else x == value
+    return unreduce(g, x.shape, dims, keepdim) * mask / unreduce(mask.sum(dims, keepdim=keepdim), x.shape, dims,
+                                                                   keepdim)
+
+
+# ------------------------------------------------------------------ sum, mean, prod
 def _sum_fwd(xp, x, dims, keepdim, dtype):
     return xp.sum(x, axis=dims, keepdims=keepdim, dtype=None if dtype is None else native_dtype(xp, dtype))
 
@@ -26,43 +135,145 @@ def _mean_fwd(xp, x, dims, keepdim, dtype):
     return xp.mean(x, axis=dims, keepdims=keepdim)
 
 
-def _count(shape, dims):
-    n = 1
-    for d in dims:
-        n *= shape[d]
-    return n
+_SUM = _overloads("sum", _sum_fwd, (lambda g, ans, x, dims, keepdim, dtype: unreduce(g, x.shape, dims, keepdim),),
+                  ("SumBackward0", "SumBackward1"), saves=(), cast=sum_dtype)
+_MEAN = _overloads("mean", _mean_fwd, (lambda g, ans, x, dims, keepdim, dtype:
+                                       unreduce(g, x.shape, dims, keepdim) / _count(x.shape, dims),),
+                   ("MeanBackward0", "MeanBackward1"), saves=())
 
 
-defop("sum", _sum_fwd, (lambda g, ans, x, dims, keepdim, dtype: unreduce(g, x.shape, dims, keepdim),),
-      sig=_reduce_sig, api=True, api_sig=_reduce_api_sig, out=True, saves=(), cast=sum_dtype,
-      names=overload_name("SumBackward"))
-defop("mean", _mean_fwd,
-      (lambda g, ans, x, dims, keepdim, dtype: unreduce(g, x.shape, dims, keepdim) / _count(x.shape, dims),),
-      sig=_reduce_sig, api=True, api_sig=lambda x, /, *, axis=None, keepdims=False:
-      ((x,), (dims_of(axis, x.ndim), keepdims, None)), out=True, saves=(), names=overload_name("MeanBackward"))
+def sum(input, dim=None, keepdim=False, *, dtype=None):
+    """``sum(input)``, ``sum(input, dim, keepdim=False, *, dtype)``; ints and bools add up in int64."""
+    return apply(_SUM[not _all_dims(dim)], *_reduce_sig(input, dim, keepdim, dtype=dtype))
 
 
-def _mean_check(op_sig):
-    def sig(input, *args, **kwargs):
-        tensors, params = op_sig(input, *args, **kwargs)
-        dtype = params[2] or input.dtype
-        if dtype.kind not in "fc":
-            raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating "
-                               f"point or complex dtype. Got: {input.dtype.scalar_name}")
-        return tensors, params
+def mean(input, dim=None, keepdim=False, *, dtype=None):
+    if (dtype or input.dtype).kind not in "fc":
+        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating "
+                           f"point or complex dtype. Got: {input.dtype.scalar_name}")
+    return apply(_MEAN[not _all_dims(dim)], *_reduce_sig(input, dim, keepdim, dtype=dtype))
+
+
+def _api_sum(x, /, *, axis=None, dtype=None, keepdims=False):
+    return apply(_SUM[1], (x,), (dims_of(axis, x.ndim), keepdims, dtype or _api_sum_dtype(x.dtype)))
+
+
+def _api_mean(x, /, *, axis=None, keepdims=False):
+    return apply(_MEAN[1], (x,), (dims_of(axis, x.ndim), keepdims, None))
+
+
+defcomposite("sum", sum, api=True, api_impl=_api_sum, out=True)
+defcomposite("mean", mean, api=True, api_impl=_api_mean, out=True)
+
+
+def _prod_fwd(xp, x, dims, keepdim, dtype):
+    return xp.prod(x, axis=dims, keepdims=keepdim, dtype=None if dtype is None else native_dtype(xp, dtype))
+
+
+def _prod_vjp(g, ans, x, dims, keepdim, dtype):
+    return unreduce(g, x.shape, dims, keepdim) * _product_of_others(x, unreduce(ans, x.shape, dims, keepdim), dims)
+
+
+def _product_of_others(x, total, dims):
+    """For each element, the product of the others in its reduction: ``total / x`` away from zeros; at a
+    zero, the product of the rest when it is the only zero (else 0)."""
+    zero = x == 0
+    safe = x.where(zero.logical_not(), x.new_ones(()))
+    rest = apply(_PROD[1], (safe,), (dims, True, None))
+    lone = zero.sum(dims, keepdim=True) == 1
+    return where_zero(lone, rest).expand(x.shape).where(zero, total / safe)
+
+
+_PROD = _overloads("prod", _prod_fwd, (_prod_vjp,), ("ProdBackward0", "ProdBackward1"), cast=sum_dtype)
+
+
+def prod(input, dim=None, keepdim=False, *, dtype=None):
+    """``prod(input, *, dtype)``, ``prod(input, dim, keepdim=False, *, dtype)``."""
+    return apply(_PROD[not _all_dims(dim)], *_reduce_sig(input, dim, keepdim, dtype=dtype))
+
+
+def _api_prod(x, /, *, axis=None, dtype=None, keepdims=False):
+    return apply(_PROD[1], (x,), (dims_of(axis, x.ndim), keepdims, dtype or _api_sum_dtype(x.dtype)))
+
+
+defcomposite("prod", prod, api=True, api_impl=_api_prod, out=True)
+
+
+def _nansum_fwd(xp, x, dims, keepdim, dtype):
+    if xp.isdtype(x.dtype, "real floating"):
+        x = xp.where(xp.isnan(x), xp.zeros_like(x), x)
+    return _sum_fwd(xp, x, dims, keepdim, dtype)
+
+
+defop("nansum", _nansum_fwd, (lambda g, ans, x, dims, keepdim, dtype:
+                              where_zero(x == x, unreduce(g, x.shape, dims, keepdim)),),
+      sig=_reduce_sig, cast=sum_dtype, out=True)
+
+
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    """The mean of the non-NaN elements (NaN where there are none), as PyTorch: nansum / count."""
+    _float_only(input, "nanmean")
+    return input.nansum(dim, keepdim, dtype=dtype) / input.isnan().logical_not().sum(dim, keepdim)
+
+
+defcomposite("nanmean", nanmean, out=True)
+
+
+# ------------------------------------------------------------------ var, std
+def _var_fwd(xp, x, dims, correction, keepdim):
+    return xp.var(x, axis=dims, correction=correction, keepdims=keepdim)
+
+
+def _var_vjp(g, ans, x, dims, correction, keepdim):
+    dof = _count(x.shape, dims) - correction
+    return unreduce(g, x.shape, dims, keepdim) * (x - x.mean(dims, keepdim=True)) * (2 / dof if dof > 0 else math.nan)
+
+
+def _std_vjp(g, ans, x, dims, correction, keepdim):
+    nonzero = ans != 0
+    return _var_vjp(where_zero(nonzero, g / (2 * ans.where(nonzero, ans.new_ones(())))), None, x, dims, correction,
+                    keepdim)
+
+
+def _var_sig(name):
+    def sig(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        """``var(input, dim=None, *, correction=1, keepdim=False)``, and the legacy ``unbiased`` forms."""
+        if isinstance(dim, bool):  # var(input, unbiased)
+            dim, unbiased = None, dim
+        if input.dtype.kind not in "fc":
+            raise RuntimeError(f"{name}(): std and var only support floating point and complex dtypes")
+        if correction is None:
+            correction = 0 if unbiased is False else 1
+        elif unbiased is not None:
+            raise RuntimeError(f"{name}(): can only set one of 'unbiased' and 'correction'")
+        return (input,), (dims_of(None if _all_dims(dim) else dim, input.ndim), correction, keepdim)
     return sig
 
 
-TABLE["mean"].sig = _mean_check(_reduce_sig)
+def _var_api_sig(x, /, *, axis=None, correction=0.0, keepdims=False):
+    return (x,), (dims_of(axis, x.ndim), correction, keepdims)
 
 
-def _extreme_vjp(g, ans, x, dims, keepdim):
-    """Gradient of amax/amin: shared evenly among tied extremes (PyTorch's rule)."""
-    mask = x == unreduce(ans, x.shape, dims, keepdim)
-    return unreduce(g, x.shape, dims, keepdim) * mask / unreduce(mask.sum(dims, keepdim=keepdim), x.shape,
-                                                                   dims, keepdim)
+defop("var", _var_fwd, (_var_vjp,), sig=_var_sig("var"), api=True, api_sig=_var_api_sig, out=True)
+defop("std", lambda xp, x, dims, correction, keepdim: xp.sqrt(_var_fwd(xp, x, dims, correction, keepdim)),
+      (_std_vjp,), sig=_var_sig("std"), api=True, api_sig=_var_api_sig, out=True)
 
 
+def _stat_mean(name):
+    def stat_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        tensors, (dims, correction, keepdim) = _var_sig(name)(input, dim, unbiased, keepdim, correction=correction)
+        return apply(TABLE[name[:3]].op, tensors, (dims, correction, keepdim)), \
+            apply(_MEAN[1], tensors, (dims, keepdim, None))
+    stat_mean.__name__ = name
+    stat_mean.__doc__ = f"``({name[:3]}, mean)`` over the same dims, as one tuple."
+    return stat_mean
+
+
+defcomposite("std_mean", _stat_mean("std_mean"), method=False)
+defcomposite("var_mean", _stat_mean("var_mean"), method=False)
+
+
+# ------------------------------------------------------------------ extremes
 def _amax_sig(input, dim=(), keepdim=False):
     dims = dims_of(None if dim == () else dim, input.ndim)
     _nonempty(input, dims, "max")
@@ -75,47 +286,47 @@ def _nonempty(x, dims, name):
                          "Specify the reduction dim with the 'dim' argument.")
 
 
+def _api_extreme_sig(name):
+    def sig(x, /, *, axis=None, keepdims=False):
+        dims = dims_of(axis, x.ndim)
+        if any(x.shape[d] == 0 for d in dims):
+            raise ValueError(f"{name}(): the reduction over an empty axis of an array of shape {tuple(x.shape)} "
+                             "has no identity")
+        return (x,), (dims, keepdims)
+    return sig
+
+
 for _name, _fn in (("amax", "max"), ("amin", "min")):
     defop(_name, (lambda f: lambda xp, x, dims, keepdim: getattr(xp, f)(x, axis=dims, keepdims=keepdim))(_fn),
-          (_extreme_vjp,), sig=_amax_sig, api=_fn, out=True,
-          api_sig=lambda x, /, *, axis=None, keepdims=False: ((x,), (dims_of(axis, x.ndim), keepdims)))
+          (_share_vjp,), sig=_amax_sig, api=_fn, out=True, api_sig=_api_extreme_sig(_fn))
 
 
 def _arg_sig(input, dim=None, keepdim=False):
     if dim is None:
-        return (input,), (None, False)
-    dims = dims_of(dim, input.ndim)
-    return (input,), ((dims[0], keepdim) if input.ndim else (None, False))
+        return (input,), (None, keepdim)
+    return (input,), ((_one_dim(input, dim), keepdim) if input.ndim else (None, False))
 
 
 def _arg_fwd(f):
     def fwd(xp, x, dim, keepdim):
         if dim is None:
-            return getattr(xp, f)(xp.reshape(x, (-1,)))
+            r = getattr(xp, f)(xp.reshape(x, (-1,)))
+            return xp.reshape(r, (1,) * x.ndim) if keepdim else r
         return getattr(xp, f)(x, axis=dim, keepdims=keepdim)
     return fwd
 
 
-defop("argmax", _arg_fwd("argmax"), None, sig=_arg_sig, differentiable=False, api=True, out=True,
-      api_sig=lambda x, /, *, axis=None, keepdims=False: ((x,), (axis, keepdims)))
-defop("argmin", _arg_fwd("argmin"), None, sig=_arg_sig, differentiable=False, api=True, out=True,
-      api_sig=lambda x, /, *, axis=None, keepdims=False: ((x,), (axis, keepdims)))
+def _arg_api_sig(name):
+    def sig(x, /, *, axis=None, keepdims=False):
+        if x.numel() == 0:
+            raise ValueError(f"{name}(): an empty array has no {name[3:]}imum")
+        return (x,), ((None if axis is None else _one_dim(x, axis)) if x.ndim else None, keepdims)
+    return sig
 
 
-def _max_dim_vjp(g, ans, x, dim, keepdim):
-    """Gradient of ``max(x, dim)``: all of it to the index that was returned (PyTorch's rule)."""
-    if x.ndim == 0:
-        return g[0]
-    idx = ans[1] if keepdim else ans[1].unsqueeze(dim)
-    hits = _arange_along(x, dim) == idx
-    return where_zero(hits, (g[0] if keepdim else g[0].unsqueeze(dim)).expand(x.shape))
-
-
-def _arange_along(x, dim):
-    from .._creation import arange
-    shape = [1] * x.ndim
-    shape[dim] = x.shape[dim]
-    return arange(x.shape[dim], backend=x._backend).reshape(shape)
+for _name in ("argmax", "argmin"):
+    defop(_name, _arg_fwd(_name), None, sig=_arg_sig, differentiable=False, api=True, out=True,
+          api_sig=_arg_api_sig(_name))
 
 
 def _max_dim_fwd(f, arg):
@@ -126,7 +337,603 @@ def _max_dim_fwd(f, arg):
     return fwd
 
 
-defop("max_dim", _max_dim_fwd("max", "argmax"), (_max_dim_vjp,), nout=2, node="MaxBackward0", function=False,
+defop("max_dim", _max_dim_fwd("max", "argmax"), (_pick_vjp,), nout=2, node="MaxBackward0", function=False,
       method=False, sig=None)
-defop("min_dim", _max_dim_fwd("min", "argmin"), (_max_dim_vjp,), nout=2, node="MinBackward0", function=False,
+defop("min_dim", _max_dim_fwd("min", "argmin"), (_pick_vjp,), nout=2, node="MinBackward0", function=False,
       method=False, sig=None)
+
+
+# ------------------------------------------------------------------ logsumexp, norm, dist
+def _logsumexp_fwd(xp, x, dims, keepdim):
+    if any(x.shape[d] == 0 for d in dims):
+        return xp.log(xp.sum(xp.exp(x), axis=dims, keepdims=keepdim))  # log(0) = -inf
+    top = xp.max(x, axis=dims, keepdims=True)
+    top = xp.where(xp.isinf(top), xp.zeros_like(top), top)
+    r = xp.log(xp.sum(xp.exp(x - top), axis=dims, keepdims=True)) + top
+    return r if keepdim or not dims else xp.squeeze(r, axis=dims)
+
+
+def _logsumexp_sig(input, dim, keepdim=False):
+    return (input,), (dims_of(None if _all_dims(dim) else dim, input.ndim), keepdim)
+
+
+defop("logsumexp", _logsumexp_fwd, (lambda g, ans, x, dims, keepdim: unreduce(g, x.shape, dims, keepdim) *
+                                    (x - unreduce(ans, x.shape, dims, keepdim)).exp(),),
+      sig=_logsumexp_sig, cast=to_float, out=True)
+
+
+def _vector_norm(xp, x, p, dims, keepdim):
+    axis = None if len(dims) == x.ndim else dims
+    if x.ndim == 0:
+        return xp.abs(x) if p != 0 else xp.astype(x != 0, x.dtype)
+    return xp.linalg.vector_norm(x, axis=axis, keepdims=keepdim, ord=p)
+
+
+def _norm_vjp(g, ans, x, p, dims, keepdim):
+    g, ans = unreduce(g, x.shape, dims, keepdim), unreduce(ans, x.shape, dims, keepdim)
+    if p == 0:
+        return g * 0
+    if p == 1:
+        return g * x.sign()
+    if math.isinf(p):
+        mask = x.abs() == ans
+        return g * x.sign() * mask / mask.sum(dims, keepdim=True)
+    nonzero = ans != 0
+    scale = where_zero(nonzero, g / ans.where(nonzero, ans.new_ones(())) ** (p - 1))
+    return scale * x if p == 2 else scale * x.sign() * x.abs() ** (p - 1)
+
+
+def _norm_p(p):
+    if p == "fro" or p is None:
+        return 2.0
+    if isinstance(p, str):
+        raise NotImplementedError(f"norm(p={p!r}): only vector norms (a number, inf or 'fro') are supported; "
+                                  "use xtensor.linalg for matrix norms")
+    return float(p)
+
+
+def _norm_sig(input, p="fro", dim=None, keepdim=False, dtype=None):
+    _float_only(input, "linalg.vector_norm")
+    if dtype is not None and dtype is not input.dtype:
+        input = input.to(dtype)
+    return (input,), (_norm_p(p), dims_of(None if _all_dims(dim) else dim, input.ndim), keepdim)
+
+
+defop("norm", lambda xp, x, p, dims, keepdim: _vector_norm(xp, x, p, dims, keepdim), (_norm_vjp,), sig=_norm_sig,
+      node="LinalgVectorNormBackward0")
+
+
+def _dist_sig(input, other, p=2):
+    _float_only(input, "dist")
+    return (input, other), (float(p),)
+
+
+def _dist_vjp_other(g, ans, x, y, p):
+    return -_norm_vjp(g, ans, x - y, p, tuple(range(max(x.ndim, y.ndim))), False)
+
+
+defop("dist", lambda xp, x, y, p: _vector_norm(xp, x - y, p, tuple(range((x - y).ndim)), False),
+      (lambda g, ans, x, y, p: _norm_vjp(g, ans, x - y, p, tuple(range(max(x.ndim, y.ndim))), False),
+       _dist_vjp_other), sig=_dist_sig)
+
+
+# ------------------------------------------------------------------ all, any, count_nonzero
+def _truth_fwd(keep_uint8):
+    def fwd(xp, x, f, dims, keepdim):
+        r = getattr(xp, f)(xp.astype(x, xp.bool), axis=dims, keepdims=keepdim)
+        return xp.astype(r, xp.uint8) if keep_uint8 and x.dtype == xp.uint8 else r
+    return fwd
+
+
+_TRUTH = defop("_truth", _truth_fwd(True), None, differentiable=False, function=False, method=False)
+_API_TRUTH = defop("_api_truth", _truth_fwd(False), None, differentiable=False, function=False, method=False)
+
+
+def _truth(name):
+    def torch_form(input, dim=None, keepdim=False):
+        """PyTorch's form: bool, except uint8 in -> uint8 out."""
+        return apply(_TRUTH, (input,), (name, dims_of(None if _all_dims(dim) else dim, input.ndim), keepdim))
+
+    def api_form(x, /, *, axis=None, keepdims=False):
+        return apply(_API_TRUTH, (x,), (name, dims_of(axis, x.ndim), keepdims))
+    torch_form.__name__ = api_form.__name__ = name
+    return torch_form, api_form
+
+
+for _name in ("all", "any"):
+    _torch_form, _api_form = _truth(_name)
+    defcomposite(_name, _torch_form, api=True, api_impl=_api_form, out=True)
+
+
+def _truth_api_sig(x, /, *, axis=None, keepdims=False):
+    return (x,), (dims_of(axis, x.ndim), keepdims)
+
+
+def _count_nonzero_fwd(xp, x, dims, keepdim):
+    return xp.sum(xp.astype(xp.astype(x, xp.bool), xp.int64), axis=dims, keepdims=keepdim)
+
+
+defop("count_nonzero", _count_nonzero_fwd, None, differentiable=False,
+      sig=lambda input, dim=None: ((input,), (dims_of(None if _all_dims(dim) else dim, input.ndim), False)),
+      api=True, api_sig=_truth_api_sig)
+
+
+# ------------------------------------------------------------------ cumulative
+def _cumulative(xp, f, x, dim, dtype, include_initial, initial):
+    if dtype is not None:
+        x = xp.astype(x, native_dtype(xp, dtype))
+    if x.ndim == 0:
+        return xp.stack([xp.ones_like(x) * initial, x]) if include_initial else x
+    r = getattr(xp, f)(x, axis=dim)
+    if include_initial:
+        shape = list(x.shape)
+        shape[dim] = 1
+        r = xp.concat([xp.full(tuple(shape), initial, dtype=r.dtype), r], axis=dim)
+    return r
+
+
+def _reverse_cumsum(g, dim):
+    """sum_{k >= i} g_k along ``dim``, in xtensor ops (the transpose of cumsum)."""
+    return g.sum(dim, keepdim=True) - g.cumsum(dim) + g
+
+
+def _trim_initial(g, dim, include_initial):
+    return g.narrow(dim, 1, g.shape[dim] - 1) if include_initial and g.ndim else g
+
+
+def _cumsum_vjp(g, ans, x, dim, dtype, include_initial):
+    g = _trim_initial(g, dim, include_initial)
+    return _reverse_cumsum(g, dim) if x.ndim else g
+
+
+def _cumprod_vjp(g, ans, x, dim, dtype, include_initial):
+    """Exact with zeros: before the first zero of a slice ``rev_cumsum(g * ans) / x``; at the first zero the
+    product of the elements before it times ``rev_cumsum(g * cumprod(the elements after it))``; after it 0."""
+    g, ans = _trim_initial(g, dim, include_initial), _trim_initial(ans, dim, include_initial)
+    if x.ndim == 0:
+        return g
+    zero = x == 0
+    zeros_before = zero.long().cumsum(dim) - zero.long()
+    before = zeros_before == 0  # up to and including the first zero
+    first_zero = before & zero
+    one = x.new_ones(())
+    nonzero = zero.logical_not()
+    safe = x.where(nonzero, one)
+    regular = where_zero(before & nonzero, _reverse_cumsum(g * ans, dim) / safe)
+    head = one.where(first_zero | before.logical_not(), x).cumprod(dim)  # product of the elements before the first zero
+    tail = one.where(before, x).cumprod(dim)  # product from after the first zero up to k
+    at_zero = head * _reverse_cumsum(g * tail, dim)
+    return where_zero(first_zero, at_zero) + regular
+
+
+def _cum_sig(name):
+    def sig(input, dim, *, dtype=None):
+        return (input,), (_one_dim(input, dim), dtype, False)
+    sig.__name__ = name
+    return sig
+
+
+def _cum_api_sig(name):
+    def sig(x, /, *, axis=None, dtype=None, include_initial=False):
+        if axis is None:
+            if x.ndim > 1:
+                raise ValueError(f"{name}(): axis must be given for an array of {x.ndim} dimensions")
+            axis = 0
+        return (x,), (_one_dim(x, axis), dtype or _api_sum_dtype(x.dtype), include_initial)
+    return sig
+
+
+defop("cumsum", lambda xp, x, dim, dtype, initial: _cumulative(xp, "cumulative_sum", x, dim, dtype, initial, 0),
+      (_cumsum_vjp,), sig=_cum_sig("cumsum"), cast=sum_dtype, api="cumulative_sum",
+      api_sig=_cum_api_sig("cumulative_sum"), out=True, saves=())
+defop("cumprod", lambda xp, x, dim, dtype, initial: _cumulative(xp, "cumulative_prod", x, dim, dtype, initial, 1),
+      (_cumprod_vjp,), sig=_cum_sig("cumprod"), cast=sum_dtype, api="cumulative_prod",
+      api_sig=_cum_api_sig("cumulative_prod"), out=True)
+
+
+def _running_extreme(kind):
+    """cummax/cummin as a log-depth scan over (value, index) pairs: a later element takes over when it is
+    at least as large (as small) or NaN (PyTorch's rule: the last of tied extremes, NaN sticks)."""
+    def fwd(xp, x, dim):
+        index = xp.broadcast_to(xp.reshape(xp.arange(x.shape[dim] if x.ndim else 1, dtype=xp.int64),
+                                           tuple(-1 if i == dim else 1 for i in range(x.ndim))), x.shape)
+        n = x.shape[dim] if x.ndim else 0
+        floating = xp.isdtype(x.dtype, "real floating")
+        values, step = x, 1
+        while step < n:
+            head = _axis_index(x.ndim, dim, slice(0, step))
+            prev, cur = _axis_index(x.ndim, dim, slice(0, n - step)), _axis_index(x.ndim, dim, slice(step, n))
+            pv, cv = values[prev], values[cur]
+            later = (cv >= pv) if kind == "max" else (cv <= pv)
+            if floating:
+                later = later | xp.isnan(cv)
+            values = xp.concat([values[head], xp.where(later, cv, pv)], axis=dim)
+            index = xp.concat([index[head], xp.where(later, index[cur], index[prev])], axis=dim)
+            step *= 2
+        return values, index
+    return fwd
+
+
+for _kind in ("max", "min"):
+    _op = defop(f"_cum{_kind}", _running_extreme(_kind),
+                (lambda g, ans, x, dim: _scatter_along(g[0], ans[1], dim, tuple(x.shape)) if x.ndim else g[0],),
+                nout=2, node=f"Cum{_kind}Backward0", function=False, method=False)
+    defcomposite(f"cum{_kind}", (lambda op, kind: lambda input, dim: RESULTS[f"cum{kind}"](
+        *apply(op, (input,), (_one_dim(input, dim),))))(_op, _kind))
+
+
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    """n-th forward difference along ``dim`` (bools: ``!=``), after joining ``prepend``/``append``."""
+    if input.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    d = _one_dim(input, dim)
+    parts = [t if t.ndim else t.expand(tuple(1 if i == d else s for i, s in enumerate(input.shape)))
+             for t in (prepend, input, append) if t is not None]
+    x = apply(TABLE["cat"].op, parts, (d,)) if len(parts) > 1 else input
+    for _ in range(n):
+        m = x.shape[d]
+        lo, hi = x.narrow(d, 0, max(m - 1, 0)), x.narrow(d, 1, max(m - 1, 0))
+        x = hi != lo if x.dtype is _dtypes.bool else hi - lo
+    return x
+
+
+def _api_diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
+    return diff(x, n, axis, prepend, append)
+
+
+defcomposite("diff", diff, api=True, api_impl=_api_diff)
+
+
+# ------------------------------------------------------------------ sorting and selection
+def _take_along(xp, x, idx, dim):
+    return xp.take_along_axis(x, idx, axis=dim) if x.ndim else x
+
+
+def _permute_along(x, perm, dim):
+    """``x`` reordered along ``dim`` by the permutation ``perm`` (an int64 tensor, kept as a parameter so it
+    is not promoted with ``x``); its gradient is the inverse reordering."""
+    return apply(_PERMUTE_ALONG, (x,), (perm, dim))
+
+
+_PERMUTE_ALONG = defop("_permute_along", lambda xp, x, perm, dim: _take_along(xp, x, perm._value, dim),
+                       (lambda g, ans, x, perm, dim: _permute_along(g, perm.argsort(dim) if perm.ndim else perm, dim),),
+                       node="GatherBackward0", function=False, method=False, saves=())
+
+
+def _order(xp, x, dim, descending):
+    """Indices sorting ``x`` along ``dim`` (stable; NaN as the largest value, as PyTorch)."""
+    if x.ndim == 0:
+        return xp.zeros((), dtype=xp.int64)
+    return xp.astype(xp.argsort(x, axis=dim, descending=descending, stable=True), xp.int64)
+
+
+def _sort_fwd(xp, x, dim, descending):
+    order = _order(xp, x, dim, descending)
+    return _take_along(xp, x, order, dim), order
+
+
+_SORT = defop("_sort", _sort_fwd, (lambda g, ans, x, dim, descending: _permute_along(
+    g[0], ans[1].argsort(dim) if x.ndim else ans[1], dim),),
+    nout=2, node="SortBackward0", function=False, method=False)
+
+
+def sort(input, dim=-1, descending=False, stable=False):
+    """``(values, indices)`` along ``dim``; always stable (``stable=`` accepted); NaN sorts as the largest."""
+    if isinstance(dim, bool):  # sort(input, descending)
+        dim, descending = -1, dim
+    return RESULTS["sort"](*apply(_SORT, (input,), (_one_dim(input, dim), bool(descending))))
+
+
+def _api_sort(x, /, *, axis=-1, descending=False, stable=True):
+    return apply(_SORT, (x,), (_one_dim(x, axis), bool(descending)))[0]
+
+
+defcomposite("sort", sort, api=True, api_impl=_api_sort)
+
+
+def msort(input):
+    return sort(input, 0).values
+
+
+defcomposite("msort", msort)
+
+_ARGSORT = defop("_argsort", lambda xp, x, dim, descending: _order(xp, x, dim, descending), None,
+                 differentiable=False, function=False, method=False)
+
+
+def argsort(input, dim=-1, descending=False, stable=False):
+    return apply(_ARGSORT, (input,), (_one_dim(input, dim), bool(descending)))
+
+
+def _api_argsort(x, /, *, axis=-1, descending=False, stable=True):
+    return apply(_ARGSORT, (x,), (_one_dim(x, axis), bool(descending)))
+
+
+defcomposite("argsort", argsort, api=True, api_impl=_api_argsort)
+
+
+def _topk_fwd(xp, x, k, dim, largest):
+    order = _order(xp, x, dim, largest)
+    order = order[_axis_index(x.ndim, dim, slice(0, k))] if x.ndim else order
+    return _take_along(xp, x, order, dim), order
+
+
+_TOPK = defop("_topk", _topk_fwd, (lambda g, ans, x, k, dim, largest:
+                                   _scatter_along(g[0], ans[1], dim, tuple(x.shape)) if x.ndim else g[0],),
+              nout=2, node="TopkBackward0", function=False, method=False)
+
+
+def topk(input, k, dim=-1, largest=True, sorted=True):
+    """The ``k`` largest (smallest) along ``dim``, always in sorted order; ties keep their original order."""
+    d = _one_dim(input, dim)
+    n = input.shape[d] if input.ndim else 1
+    if not 0 <= k <= n:
+        raise RuntimeError(f"selected index k out of range (k={k}, size of dim {d} is {n})")
+    return RESULTS["topk"](*apply(_TOPK, (input,), (k, d, bool(largest))))
+
+
+defcomposite("topk", topk)
+
+
+def _kth_fwd(xp, x, dim, keepdim, position):
+    """The element at sorted ``position`` (an int, or an array of shape keepdim-reduced) and its index."""
+    if x.ndim == 0:
+        return x, xp.zeros((), dtype=xp.int64)
+    order = _order(xp, x, dim, False)
+    if isinstance(position, int):
+        index = order[_axis_index(x.ndim, dim, slice(position, position + 1))]
+    else:
+        index = xp.take_along_axis(order, position(xp, x, dim), axis=dim)
+    values = xp.take_along_axis(x, index, axis=dim)
+    return (values, index) if keepdim else (xp.squeeze(values, axis=dim), xp.squeeze(index, axis=dim))
+
+
+_KTHVALUE = defop("_kthvalue", _kth_fwd, (_pick_vjp,), nout=2, node="KthvalueBackward0", function=False,
+                  method=False)
+
+
+def kthvalue(input, k, dim=-1, keepdim=False):
+    d = _one_dim(input, dim)
+    n = input.shape[d] if input.ndim else 1
+    if not 1 <= k <= n:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    return RESULTS["kthvalue"](*apply(_KTHVALUE, (input,), (d, keepdim, k - 1)))
+
+
+defcomposite("kthvalue", kthvalue)
+
+
+def _median_position(ignore_nan):
+    """The sorted position of the lower median: NaN first if any (median), or among the non-NaN (nanmedian)."""
+    def position(xp, x, dim):
+        n = x.shape[dim]
+        if not xp.isdtype(x.dtype, "real floating"):
+            return xp.full(_keep_shape(x, dim), (n - 1) // 2, dtype=xp.int64)
+        nans = xp.sum(xp.astype(xp.isnan(x), xp.int64), axis=dim, keepdims=True)
+        if ignore_nan:
+            return xp.clip((n - nans - 1) // 2, 0, None)
+        return xp.where(nans > 0, n - nans, xp.full_like(nans, (n - 1) // 2))
+    return position
+
+
+def _keep_shape(x, dim):
+    return tuple(1 if i == dim else s for i, s in enumerate(x.shape))
+
+
+def _median(name, ignore_nan):
+    node = "".join(p.capitalize() for p in name.split("_"))
+    by_dim = defop(f"_{name}_dim", lambda xp, x, dim, keepdim: _kth_fwd(xp, x, dim, keepdim,
+                                                                         _median_position(ignore_nan)),
+                   (_pick_vjp,), nout=2, node=f"{node}Backward1", function=False, method=False)
+    whole = defop(f"_{name}_all", lambda xp, x, dims, keepdim: _kth_fwd(
+        xp, xp.reshape(x, (-1,)), 0, False, _median_position(ignore_nan))[0], (_share_vjp,),
+        node=f"{node}Backward0", function=False, method=False)
+
+    def median(input, dim=None, keepdim=False):
+        """``median(input)``: the lower median of all elements; ``median(input, dim)``: ``(values, indices)``."""
+        if dim is None:
+            if input.numel() == 0:
+                return input.new_full((), math.nan)
+            return apply(whole, (input,), (tuple(range(input.ndim)), False))
+        d = _one_dim(input, dim)
+        if input.ndim and input.shape[d] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+        return RESULTS[name](*apply(by_dim, (input,), (d, keepdim)))
+    median.__name__ = name
+    return median
+
+
+defcomposite("median", _median("median", False))
+defcomposite("nanmedian", _median("nanmedian", True))
+
+
+def _mode_fwd(xp, x, dim, keepdim):
+    """The most frequent value (the smallest of equally frequent ones) and its last index."""
+    if x.ndim == 0:
+        return x, xp.zeros((), dtype=xp.int64)
+    a = xp.expand_dims(x, axis=dim + 1)
+    b = xp.expand_dims(x, axis=dim)
+    counts = xp.sum(xp.astype(a == b, xp.int64), axis=dim + 1)  # occurrences of each element
+    frequent = counts == xp.max(counts, axis=dim, keepdims=True)
+    big = xp.full_like(x, _largest(xp, x.dtype))
+    values = xp.min(xp.where(frequent, x, big), axis=dim, keepdims=True)
+    positions = xp.reshape(xp.arange(x.shape[dim], dtype=xp.int64), tuple(-1 if i == dim else 1 for i in range(x.ndim)))
+    index = xp.max(xp.where(x == values, positions, xp.full_like(positions, -1)), axis=dim, keepdims=True)
+    return (values, index) if keepdim else (xp.squeeze(values, axis=dim), xp.squeeze(index, axis=dim))
+
+
+def _largest(xp, dtype):
+    if xp.isdtype(dtype, "real floating"):
+        return math.inf
+    if dtype == xp.bool:
+        return True
+    return int(xp.iinfo(dtype).max)
+
+
+_MODE = defop("_mode", _mode_fwd, (_pick_vjp,), nout=2, node="ModeBackward0", function=False, method=False)
+
+
+def mode(input, dim=-1, keepdim=False):
+    d = _one_dim(input, dim)
+    if input.ndim and input.shape[d] == 0:
+        raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
+    return RESULTS["mode"](*apply(_MODE, (input,), (d, keepdim)))
+
+
+defcomposite("mode", mode)
+
+
+# ------------------------------------------------------------------ searching
+def _searchsorted_fwd(xp, seq, values, right, sorter, int32):
+    out = xp.int32 if int32 else xp.int64
+    if seq.ndim == 1 and sorter is None:
+        return xp.astype(xp.searchsorted(seq, values, side="right" if right else "left"), out)
+    if sorter is not None:
+        seq = xp.take_along_axis(seq, sorter, axis=-1)
+    # batched (or sorted by ``sorter``): count the elements that go before each value
+    s = xp.expand_dims(seq, axis=-2) if seq.ndim > 1 else seq
+    v = xp.expand_dims(values, axis=-1)
+    before = (s <= v) if right else (s < v)
+    if xp.isdtype(seq.dtype, "real floating"):  # NaN sorts last
+        before = before | (xp.isnan(v) & ~xp.isnan(s)) | ((xp.isnan(v) & xp.isnan(s)) if right else False)
+    return xp.astype(xp.sum(xp.astype(before, out), axis=-1), out)
+
+
+_SEARCHSORTED = defop("_searchsorted", _searchsorted_fwd, None, differentiable=False, function=False, method=False)
+
+
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None):
+    """Insertion points of ``input`` into the last dim of ``sorted_sequence`` (1-d, or batched like ``input``)."""
+    if side is not None:
+        if right and side == "left":
+            raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, got side of left "
+                               "while right was True")
+        right = side == "right"
+    if not isinstance(input, Tensor):
+        input = sorted_sequence.new_tensor(input)
+    if sorted_sequence.ndim > 1 and tuple(sorted_sequence.shape[:-1]) != tuple(input.shape[:-1]):
+        raise RuntimeError("torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+                           "dimensions of boundaries tensor and input value tensor must match, but we got "
+                           f"boundaries tensor {list(sorted_sequence.shape)} and input value tensor "
+                           f"{list(input.shape)}")
+    return apply(_SEARCHSORTED, (sorted_sequence, input), (right, sorter._value if sorter is not None else None,
+                                                            out_int32))
+
+
+def _api_searchsorted(x1, x2, /, *, side="left", sorter=None):
+    if side not in ("left", "right"):
+        raise ValueError(f"searchsorted(): side must be 'left' or 'right', got {side!r}")
+    if x1.ndim != 1:
+        raise ValueError(f"searchsorted(): x1 must be one-dimensional, got shape {tuple(x1.shape)}")
+    return searchsorted(x1, x2, side=side, sorter=sorter)
+
+
+defcomposite("searchsorted", searchsorted, api=True, api_impl=_api_searchsorted, method=False)
+
+
+def _bincount_fwd(xp, x, weights, length):
+    hits = xp.expand_dims(x, axis=1) == xp.reshape(xp.arange(length, dtype=x.dtype), (1, -1))
+    if weights is None:
+        return xp.sum(xp.astype(hits, xp.int64), axis=0)
+    return xp.sum(xp.where(hits, xp.expand_dims(weights, axis=1), xp.zeros_like(xp.expand_dims(weights, axis=1))),
+                  axis=0)
+
+
+_BINCOUNT = defop("_bincount", _bincount_fwd, None, differentiable=False, function=False, method=False)
+
+
+def bincount(input, weights=None, minlength=0):
+    """Occurrences (or summed ``weights``) of each value 0..max(input) of a 1-d non-negative integer tensor."""
+    if input.ndim != 1 or input.dtype.kind not in "iub" or (input.numel() and int(input.min()) < 0):
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    length = max(int(input.max()) + 1 if input.numel() else 0, minlength)
+    if weights is None:
+        return apply(_BINCOUNT, (input,), (None, length))
+    if weights.dtype.kind not in "f":
+        weights = weights.double()
+    return apply(_BINCOUNT, (input, weights.detach()), (length,))
+
+
+defcomposite("bincount", bincount)
+
+
+# ------------------------------------------------------------------ comparisons of whole tensors
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """``|input - other| <= atol + rtol * |other|`` elementwise (infinities equal only to themselves)."""
+    if input.dtype is not other.dtype and isinstance(other, Tensor):
+        raise RuntimeError(f"{input.dtype.scalar_name} did not match {other.dtype.scalar_name}")
+    close = input == other
+    if input.dtype.kind in "fc":
+        near = (input - other).abs() <= atol + rtol * other.abs()
+        close = close | (near & input.isfinite() & other.isfinite())
+        if equal_nan:
+            close = close | (input.isnan() & other.isnan())
+    return close
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return bool(isclose(input, other, rtol, atol, equal_nan).all())
+
+
+def equal(input, other):
+    """Whether the two tensors have the same shape and elements."""
+    return tuple(input.shape) == tuple(other.shape) and bool((input == other).all())
+
+
+defcomposite("isclose", isclose)
+defcomposite("allclose", allclose)
+defcomposite("equal", equal)
+
+
+# ------------------------------------------------------------------ sets
+def _unique_fwd(xp, x):
+    r = xp.unique_all(x)
+    return r.values, xp.astype(r.indices, xp.int64), xp.astype(xp.reshape(r.inverse_indices, x.shape), xp.int64), \
+        xp.astype(r.counts, xp.int64)
+
+
+_UNIQUE = defop("_unique", _unique_fwd, None, differentiable=False, nout=4, function=False, method=False)
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The sorted distinct elements (NaNs each distinct); with ``dim``, the distinct slices along it."""
+    if dim is not None:
+        values, inverse, counts = _unique_slices(input, _one_dim(input, dim))
+    else:
+        values, _, inverse, counts = apply(_UNIQUE, (input.detach(),))
+    extra = (inverse,) * return_inverse + (counts,) * return_counts
+    return (values, *extra) if extra else values
+
+
+def _unique_slices(x, dim):
+    """Distinct slices along ``dim``: a host computation (numpy's lexicographic unique), as the standard has none."""
+    from .._creation import tensor
+    host = np.asarray(x.detach())
+    values, inverse, counts = np.unique(host, axis=dim, return_inverse=True, return_counts=True)
+    backend = x.backend
+    return (tensor(values, backend=backend), tensor(inverse.reshape(-1), backend=backend),
+            tensor(counts, backend=backend))
+
+
+def unique_all(x, /):
+    values, indices, inverse, counts = apply(_UNIQUE, (x.detach(),))
+    return UniqueAllResult(values, indices, inverse, counts)
+
+
+def unique_counts(x, /):
+    values, _, _, counts = apply(_UNIQUE, (x.detach(),))
+    return UniqueCountsResult(values, counts)
+
+
+def unique_inverse(x, /):
+    values, _, inverse, _ = apply(_UNIQUE, (x.detach(),))
+    return UniqueInverseResult(values, inverse)
+
+
+def unique_values(x, /):
+    return apply(_UNIQUE, (x.detach(),))[0]
+
+
+defcomposite("unique", unique)
+for _fn in (unique_all, unique_counts, unique_inverse, unique_values):
+    defcomposite(_fn.__name__, _fn, api=True, function=False, method=False)
