@@ -84,6 +84,32 @@ class ArrayAPIAdapter:
         picked = xp.take(values, xp.asarray(np.where(mask, source, 0)), axis=0)
         return xp.where(xp.asarray(mask), picked, flat)
 
+    def scatter_reduce_flat(self, flat, positions, values, reduce):
+        """``flat`` with ``values`` combined into ``flat[positions]``, functionally: ``reduce`` is "set"
+        (a repeated position keeps its last value) or "sum"/"prod"/"amax"/"amin" (repeated positions
+        combine in order, as numpy's ``ufunc.at``).
+
+        The standard has no scatter: positions are read on the host, and a reduction runs in rounds,
+        each combining one occurrence of every repeated position (exact, and the same order as numpy).
+        """
+        xp = self.xp
+        positions = np.asarray(self.to_numpy(positions)).reshape(-1)
+        if reduce == "set":
+            return self.scatter_flat(flat, positions, values)
+        combine = {"sum": xp.add, "prod": xp.multiply, "amax": xp.maximum, "amin": xp.minimum}[reduce]
+        order = np.argsort(positions, kind="stable")
+        ranked = positions[order]
+        starts = np.r_[True, ranked[1:] != ranked[:-1]] if ranked.size else np.zeros(0, bool)
+        first = np.maximum.accumulate(np.where(starts, np.arange(ranked.size), 0))
+        occurrence = np.empty_like(positions)
+        occurrence[order] = np.arange(ranked.size) - first
+        for r in range(int(occurrence.max()) + 1 if occurrence.size else 0):
+            picked = np.flatnonzero(occurrence == r)
+            at = positions[picked]
+            current = xp.take(flat, xp.asarray(at), axis=0)
+            flat = self.scatter_flat(flat, at, combine(current, xp.take(values, xp.asarray(picked), axis=0)))
+        return flat
+
     # -- devices ------------------------------------------------------------------------------
     def device_of(self, arr):
         """``(type, index)`` in PyTorch's terms for the device ``arr`` lives on."""

@@ -68,6 +68,10 @@ class JaxAdapter(ArrayAPIAdapter):
     def scatter_flat(self, flat, positions, values):
         return flat.at[positions].set(values)
 
+    def scatter_reduce_flat(self, flat, positions, values, reduce):
+        at = flat.at[positions]
+        return {"set": at.set, "sum": at.add, "prod": at.multiply, "amax": at.max, "amin": at.min}[reduce](values)
+
     def device_of(self, arr):
         try:
             (dev,) = arr.devices()

@@ -38,6 +38,9 @@ xp.sum = _sum
 xp.broadcast_to = _broadcast_to
 
 
+_UFUNCS = {"sum": np.add, "prod": np.multiply, "amax": np.maximum, "amin": np.minimum}
+
+
 class NumpyAdapter(ArrayAPIAdapter):
     mutable = True
     host = True
@@ -65,4 +68,12 @@ class NumpyAdapter(ArrayAPIAdapter):
     def scatter_flat(self, flat, positions, values):
         out = flat.copy()
         out[positions] = values
+        return out
+
+    def scatter_reduce_flat(self, flat, positions, values, reduce):
+        out = flat.copy()
+        if reduce == "set":
+            out[positions] = values
+        else:
+            _UFUNCS[reduce].at(out, positions, values)
         return out

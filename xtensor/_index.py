@@ -1,21 +1,30 @@
-"""Index normalization, done once on the host for every backend.
+"""Index normalization, done once for every backend.
 
-An index is turned into a tuple of ints, slices, None, Ellipsis and host numpy int/bool
-arrays, checked against the shape with PyTorch's errors (JAX would clamp an out-of-range
-index silently). Basic indexing becomes strided view metadata; advanced indexing reads and
-writes through host position arrays, which works on any array-API backend.
+An index is turned into a tuple of ints, slices, None, Ellipsis and int/bool arrays, checked
+against the shape with PyTorch's errors (JAX would clamp an out-of-range index silently).
+Basic indexing becomes strided view metadata. Advanced indices are host numpy arrays, except
+integer index tensors of a backend that indexes natively with its own arrays (jax): those stay
+on the device, so ``x[i]`` and ``x[i] = v`` compile under ``jax.jit`` with a traced ``i``; their
+bounds are checked by reading two scalars when they are concrete, and not at all under a trace.
+Boolean masks are always read on the host (their result's shape depends on their values).
+Backends without native advanced indexing (the generic adapter) read and write through host
+position arrays, which works on any array-API namespace.
 """
 import functools
 import math
+import sys
 
 import numpy as np
 
-__all__ = ["normalize_index", "basic_meta", "positions_of", "gather_positions"]
+__all__ = ["normalize_index", "basic_meta", "positions_of", "gather_positions", "index_positions", "is_traced",
+           "check_index_range"]
 
 
-def normalize_index(index, shape):
-    """``(host_index, is_basic)`` for ``tensor[index]`` on a tensor of ``shape``."""
+def normalize_index(index, shape, backend=None):
+    """``(host_index, is_basic)`` for ``tensor[index]`` on a tensor of ``shape`` on ``backend``."""
     from ._tensor import Tensor
+
+    on_device = backend is not None and backend.native_indexing and not backend.host
 
     if not isinstance(index, tuple):
         index = (index,)
@@ -38,6 +47,10 @@ def normalize_index(index, shape):
         if isinstance(item, Tensor):
             if item.dtype.kind not in "biu":
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            if on_device and item.dtype.kind != "b" and item._backend is backend:
+                out.append(backend.xp.astype(item._value, backend.xp.int64))
+                basic = False
+                continue
             arr = np.asarray(item._backend.to_numpy(item._value))
         else:
             arr = np.asarray(item)
@@ -55,6 +68,31 @@ def normalize_index(index, shape):
 
 def _as_int(v):
     return None if v is None else v.__index__()
+
+
+def is_traced(arr):
+    """True for a jax tracer (inside ``jax.jit``/``grad``): its values cannot be read."""
+    jax = sys.modules.get("jax")
+    return jax is not None and isinstance(arr, jax.core.Tracer)
+
+
+def check_index_range(arr, low, high, error):
+    """Raise ``error(bad_value)`` if an element of int array ``arr`` lies outside ``[low, high)``.
+
+    Reads only the two extremes of a device array, and nothing of a traced one (under jit an
+    out-of-range index is not detected: jax clamps it).
+    """
+    if is_traced(arr) or not math.prod(arr.shape):
+        return
+    if isinstance(arr, np.ndarray):
+        lo, hi = int(arr.min()), int(arr.max())
+    else:
+        xp = arr.__array_namespace__()
+        lo, hi = int(xp.min(arr)), int(xp.max(arr))
+    if hi >= high:
+        raise error(hi)
+    if lo < low:
+        raise error(lo)
 
 
 def _check_bounds(index, shape):
@@ -81,11 +119,9 @@ def _check_bounds(index, shape):
         if isinstance(item, int):
             if not -size <= item < size:
                 raise IndexError(f"index {item} is out of bounds for dimension {dim} with size {size}")
-        elif isinstance(item, np.ndarray) and item.size:
-            lo, hi = int(item.min()), int(item.max())
-            bad = hi if hi >= size else lo if lo < -size else None
-            if bad is not None:
-                raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+        elif not isinstance(item, (int, slice)):
+            check_index_range(item, -size, size, lambda bad: IndexError(
+                f"index {bad} is out of bounds for dimension {dim} with size {size}"))
         dim += 1
 
 
@@ -125,6 +161,14 @@ def positions_of(shape):
     positions = np.arange(math.prod(shape), dtype=np.int64).reshape(shape)
     positions.flags.writeable = False
     return positions
+
+
+def index_positions(xp, shape, index):
+    """Flat positions of ``x[index]`` in a C-ordered ``x`` of ``shape``: host numpy for a host index,
+    computed on the device (traceable) when the index holds device arrays."""
+    if all(not hasattr(i, "shape") or isinstance(i, np.ndarray) for i in index):
+        return positions_of(tuple(shape))[index]
+    return xp.reshape(xp.arange(math.prod(shape), dtype=xp.int64), tuple(shape))[index]
 
 
 def gather_positions(xp, x, positions):

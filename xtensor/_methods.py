@@ -12,7 +12,7 @@ from ._backend import get_backend
 from ._dispatch import apply, detached, wrap
 from ._index import normalize_index
 from ._table import TABLE
-from .ops.indexing import getitem_copy, getitem_view, index_put
+from .ops.indexing import getitem_copy, getitem_view, index_put as index_put_op
 from .ops.shapes import view_strides, _view_shape
 from ._tensor import Tensor, _wrap_dim
 from ._variants import assign_inplace, check_inplace, rebase_history, torch_functions
@@ -94,8 +94,17 @@ def select(input, dim, index):
 
 
 def where(condition, input=None, other=None):
+    """``where(condition)`` (= ``nonzero(condition, as_tuple=True)``) and ``where(condition, input, other)``
+    with tensors or Python scalars on either side."""
     if input is None and other is None:
         return nonzero(condition, as_tuple=True)
+    if input is None or other is None:
+        raise TypeError("where() expected both input and other, or neither")
+    if not isinstance(condition, Tensor):
+        raise TypeError(f"where(): argument 'condition' must be Tensor, not {type(condition).__name__}")
+    if condition.dtype is not _dtypes.bool:
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+                           f"{condition.dtype.scalar_name}")
     if not isinstance(input, Tensor):
         input = condition.new_tensor(input, dtype=_dtypes.result_type(input, other))
     if not isinstance(other, Tensor):
@@ -104,15 +113,70 @@ def where(condition, input=None, other=None):
 
 
 def nonzero(input, *, as_tuple=False):
-    idx = np.nonzero(np.asarray(input._backend.to_numpy(input._value)))
+    """Indices of the non-zero elements (read on the host: the result's shape depends on the values)."""
+    idx = np.nonzero(np.asarray(input._backend.to_numpy(input._value)).reshape(tuple(input.shape) or (1,)))
     adapter = input._backend
     if as_tuple:
         return tuple(wrap(adapter.from_numpy(i.astype(np.int64)), adapter) for i in idx)
     return wrap(adapter.from_numpy(np.stack(idx, axis=1).astype(np.int64).reshape(-1, input.ndim)), adapter)
 
 
+def argwhere(input):
+    return nonzero(input)
+
+
 def masked_select(input, mask):
-    return input[mask]
+    """``input[mask]`` after broadcasting the two (a 1-d copy)."""
+    if not isinstance(mask, Tensor) or mask.dtype is not _dtypes.bool:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    if tuple(mask.shape) != tuple(input.shape):
+        shape = tuple(np.broadcast_shapes(tuple(input.shape), tuple(mask.shape)))
+        input, mask = input.expand(shape), mask.expand(shape)
+    r = getitem(input, mask)
+    if r._grad_fn is not None:
+        r._grad_fn = _renamed(r._grad_fn, "MaskedSelectBackward0")
+    return r
+
+
+def index_put(input, indices, values, accumulate=False):
+    """``input`` with ``values`` written (or, with ``accumulate``, added) at the advanced index ``indices``."""
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(f"index_put(): argument 'indices' must be tuple of Tensors, not {type(indices).__name__}")
+    if not isinstance(values, Tensor):
+        raise TypeError(f"index_put(): argument 'values' must be Tensor, not {type(values).__name__}")
+    if values.dtype is not input.dtype:
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                           f"{input.dtype.scalar_name} for the destination and {values.dtype.scalar_name} for the "
+                           "source.")
+    index = tuple(slice(None) if i is None else i for i in indices)
+    host_index, _ = normalize_index(index, tuple(input.shape), input._backend)
+    _check_values_fit(input, host_index, values)
+    return index_put_host(input, host_index, values, accumulate)
+
+
+def _check_values_fit(input, host_index, values):
+    shape = _indexed_shape(input, host_index)
+    try:
+        np.broadcast_shapes(tuple(values.shape), shape)
+    except ValueError:
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.shape)} cannot be broadcast to "
+                           f"indexing result of shape {list(shape)}") from None
+    if len(values.shape) > len(shape) and any(n != 1 for n in values.shape[:len(values.shape) - len(shape)]):
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.shape)} cannot be broadcast to "
+                           f"indexing result of shape {list(shape)}")
+
+
+def _indexed_shape(input, host_index):
+    """The shape of ``input[host_index]`` (from a zero-strided host stand-in: no data touched)."""
+    stand_in = np.broadcast_to(np.zeros((), np.int8), tuple(input.shape))
+    return stand_in[tuple(np.zeros(i.shape, np.int64) if hasattr(i, "shape") and not isinstance(i, np.ndarray)
+                          else i for i in host_index)].shape
+
+
+def index_put_(self, indices, values, accumulate=False):
+    check_inplace(self)
+    grad = _grad_state.enabled and (self._requires_grad or getattr(values, "_requires_grad", False))
+    return assign_inplace(self, index_put(self.clone() if grad else self, indices, values, accumulate))
 
 
 def detach(self):
@@ -312,7 +376,7 @@ def contiguous(self, memory_format=None):
 
 # --------------------------------------------------------------------------- indexing
 def getitem(self, index):
-    host_index, basic = normalize_index(index, tuple(self.shape))
+    host_index, basic = normalize_index(index, tuple(self.shape), self._backend)
     return getitem_host(self, host_index, basic)
 
 
@@ -335,25 +399,29 @@ def _index_node_name(index):
     return "AliasBackward0"
 
 
-def index_put_host(self, host_index, values):
+def index_put_host(self, host_index, values, accumulate=False):
     if not isinstance(values, Tensor):
         values = self.new_tensor(values)
-    return apply(index_put, (self, values), (host_index, self._backend))
+    return apply(index_put_op, (self, values), (host_index, self._backend, accumulate))
 
 
 def setitem(self, index, value):
     check_inplace(self)
-    host_index, _ = normalize_index(index, tuple(self.shape))
+    host_index, _ = normalize_index(index, tuple(self.shape), self._backend)
     if isinstance(value, Tensor):
         if value._backend is not self._backend:
             value = value.to(self._backend.name)
     else:
         value = self.new_tensor(value)
+    _check_values_fit(self, host_index, value)
     if _grad_state.enabled and (value._requires_grad or self._requires_grad or
                                 (self._base is not None and self._base._requires_grad)):
         result = index_put_host(self, host_index, value)
         self._write(result._value)
         rebase_history(self, result)
+        return
+    if not self._backend.mutable and any(hasattr(i, "shape") and not isinstance(i, np.ndarray) for i in host_index):
+        self._write(apply(index_put_op, (self, value), (host_index, self._backend))._value)  # device index: traceable
         return
     self._write_at(host_index, value._value)
 
@@ -444,12 +512,14 @@ METHODS = {
     "random_": _random_fill("random_", 0, 2 ** 24),
     "reshape": reshape, "flatten": flatten, "narrow": narrow, "select": select, "view_as": _view_as,
     "expand_as": _expand_as, "reshape_as": _reshape_as, "max": max, "min": min,
-    "masked_select": masked_select, "nonzero": nonzero,
+    "masked_select": masked_select, "nonzero": nonzero, "argwhere": argwhere, "index_put": index_put,
+    "index_put_": index_put_,
     "where": lambda self, condition, other: where(condition, self, other),
 }
 
 FUNCTIONS = {"max": max, "min": min, "reshape": reshape, "flatten": flatten, "narrow": narrow, "select": select,
-             "where": where, "nonzero": nonzero, "masked_select": masked_select, "detach": detach}
+             "where": where, "nonzero": nonzero, "masked_select": masked_select, "detach": detach,
+             "argwhere": argwhere, "index_put": index_put}
 
 
 def install(cls):

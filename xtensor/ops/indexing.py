@@ -1,8 +1,25 @@
-"""Indexing (basic views, advanced-index copies, index_put) and conversions between dtypes and backends."""
+"""Indexing: basic views, advanced-index copies and index_put; the gather/scatter family (gather, scatter,
+scatter_add, scatter_reduce, index_select, index_add, index_copy, index_fill, masked_fill, masked_scatter,
+take, put, take_along_dim); conversions between dtypes and backends.
+
+Every gather and scatter addresses the flattened input through flat positions computed with the
+backend's own functions from the index tensor (``dim_positions``), so index values are never
+read on the host for the result: ops compile under ``jax.jit`` with traced indices. A gather is
+the standard's ``take``; a scatter is the adapter's ``scatter_reduce_flat`` (one ``.at[]`` update
+on jax, ``ufunc.at`` on numpy, rounds of standard functions on other namespaces, which have no
+scatter). Index bounds are checked with PyTorch's errors by reading only the index's extremes
+(and not under a trace). The ``index_*`` ops are gathers/scatters with the 1-d index expanded
+along ``dim``, each its own entry so that nodes carry PyTorch's names.
+"""
+import math
+
 import numpy as np
 
-from .._table import defop
-from .._index import basic_meta, gather_positions, positions_of
+from .. import _dtypes
+from .._dispatch import _native, _unify
+from .._index import basic_meta, check_index_range, gather_positions, index_positions, is_traced, positions_of
+from .._table import defcomposite, defop
+from .._tensor import Tensor, contiguous_strides
 
 
 # ------------------------------------------------------------------ indexing
@@ -13,23 +30,8 @@ def _getitem_fwd(xp, x, index, backend):
 
 
 def _getitem_vjp(g, ans, x, index, backend):
-    positions = positions_of(tuple(x.shape))[index].reshape(-1)
-    order = np.argsort(positions, kind="stable")
-    ranked = positions[order]
-    if ranked.size < 2 or (ranked[1:] != ranked[:-1]).all():
-        return g.new_zeros(x.shape).index_put_host(index, g)
-    # an advanced index that repeats elements: their gradients add up. Scatter in rounds, each round one
-    # occurrence of every repeated element (a scatter keeps only one value per position).
-    starts = np.flatnonzero(np.r_[True, ranked[1:] != ranked[:-1]])
-    rank = np.empty_like(positions)
-    rank[order] = np.arange(ranked.size) - np.repeat(starts, np.diff(np.r_[starts, ranked.size]))
-    flat = g.reshape(-1)
-    total = None
-    for r in range(int(rank.max()) + 1):
-        picked = np.flatnonzero(rank == r)
-        part = g.new_zeros((x.numel(),)).index_put_host((positions[picked],), flat.getitem_host((picked,)))
-        total = part if total is None else total + part
-    return total.reshape(x.shape)
+    """Gradients of repeated elements add up: an accumulating index_put."""
+    return g.new_zeros(x.shape).index_put_host(index, g, accumulate=True)
 
 
 def _getitem_meta(shape, stride, offset, index, backend):
@@ -42,18 +44,562 @@ getitem_copy = defop("getitem_copy", _getitem_fwd, (_getitem_vjp,), saves=(), fu
                      node="IndexBackward0")
 
 
-def _index_put_fwd(xp, x, v, index, backend):
-    positions = positions_of(tuple(x.shape))[index]
+def _index_put_fwd(xp, x, v, index, backend, accumulate=False):
+    positions = index_positions(xp, tuple(x.shape), index)
     flat = xp.reshape(x, (-1,))
-    values = xp.reshape(xp.broadcast_to(xp.astype(v, x.dtype), positions.shape), (-1,))
-    return xp.reshape(backend.scatter_flat(flat, positions.reshape(-1), values), x.shape)
+    values = xp.reshape(xp.broadcast_to(xp.astype(v, x.dtype), tuple(positions.shape)), (-1,))
+    return xp.reshape(backend.scatter_reduce_flat(flat, positions.reshape(-1), values,
+                                                  "sum" if accumulate else "set"), x.shape)
 
 
 index_put = defop(
     "index_put", _index_put_fwd,
-    (lambda g, ans, x, v, index, backend: g.index_put_host(index, g.new_zeros(())),
-     lambda g, ans, x, v, index, backend: g.getitem_host(index)),
+    (lambda g, ans, x, v, index, backend, accumulate=False: g if accumulate else g.index_put_host(index, g.new_zeros(())),
+     lambda g, ans, x, v, index, backend, accumulate=False: g.getitem_host(index)),
     saves=(), function=False, method=False, node="IndexPutBackward0")
+
+
+# ------------------------------------------------------------------ gather / scatter
+def dim_positions(xp, shape, dim, index):
+    """Flat C-order positions in an array of ``shape`` addressed as ``torch.gather`` does: ``index``'s
+    value along ``dim``, each element's own coordinate along every other dim."""
+    strides = contiguous_strides(shape) or (1,)
+    pos = index * strides[dim]
+    for k, n in enumerate(index.shape):
+        if k != dim:
+            along = [1] * index.ndim
+            along[k] = n
+            pos = pos + xp.reshape(xp.arange(n, dtype=xp.int64) * strides[k], tuple(along))
+    return xp.reshape(pos, (-1,))
+
+
+def _index_array(xp, index, backend):
+    return xp.astype(_native(index, backend, None), xp.int64)
+
+
+def _gather_fwd(xp, x, index, dim, backend):
+    idx = _index_array(xp, index, backend)
+    out = xp.take(xp.reshape(x, (-1,)), dim_positions(xp, tuple(x.shape), dim, idx), axis=0)
+    return xp.reshape(out, tuple(idx.shape))
+
+
+def _scatter_fwd(xp, x, src, index, dim, reduce, backend):
+    """``x`` with ``src`` (an array at least as large as ``index``, or a scalar) combined in at ``index``."""
+    idx = _index_array(xp, index, backend)
+    n = math.prod(idx.shape)
+    if hasattr(src, "shape") and src.ndim:
+        values = xp.astype(src[tuple(slice(0, s) for s in idx.shape)], x.dtype)
+    else:
+        values = xp.broadcast_to(xp.astype(xp.asarray(src), x.dtype) if hasattr(src, "shape")
+                                 else xp.full((), src, dtype=x.dtype), tuple(idx.shape))
+    flat = xp.reshape(x, (-1,))
+    if n:
+        flat = backend.scatter_reduce_flat(flat, dim_positions(xp, tuple(x.shape), dim, idx),
+                                           xp.reshape(values, (-1,)), reduce)
+    return xp.reshape(flat, x.shape)
+
+
+def _adapter(*tensors):
+    return _unify([t for t in tensors if isinstance(t, Tensor)])
+
+
+def _wrap(d, ndim):
+    n = max(ndim, 1)
+    if not -n <= d < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
+    return d % n
+
+
+def _int_index(name, index, expected="int32/int64"):
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{name}(): argument 'index' must be Tensor, not {type(index).__name__}")
+    if index.dtype not in (_dtypes.int64, _dtypes.int32):
+        raise RuntimeError(f"{name}(): Expected dtype {expected} for index")
+    return index
+
+
+def _in_range(index, size, dim, error=RuntimeError):
+    check_index_range(index._value, 0, size, lambda bad: error(
+        f"index {bad} is out of bounds for dimension {dim} with size {size}"))
+
+
+def _gather_args(name, input, dim, index, src=None):
+    """Checks of gather/scatter arguments (PyTorch's), and ``dim`` normalized."""
+    index = _int_index(name, index)
+    d = _wrap(dim, input.ndim)
+    if index.ndim != input.ndim and not (index.ndim <= 1 and input.ndim <= 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as "
+                           f"{'input' if src is None else 'self'} tensor")
+    ishape, xshape = tuple(index.shape) or (1,), tuple(input.shape) or (1,)
+    for k, (n, m) in enumerate(zip(ishape, xshape)):
+        if k != d and n > m:
+            raise RuntimeError(f"Size does not match at dimension {k} expected index {list(index.shape)} to be "
+                               f"no larger than {'self' if src is not None else 'input'} {list(input.shape)} apart "
+                               f"from dimension {d}")
+    if isinstance(src, Tensor):
+        if src.dtype is not input.dtype:
+            raise RuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype")
+        if src.ndim != index.ndim and not (index.ndim <= 1 and src.ndim <= 1):
+            raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
+        for k, (n, m) in enumerate(zip(ishape, tuple(src.shape) or (1,))):
+            if n > m:
+                raise RuntimeError(f"Size does not match at dimension {k} expected index {list(index.shape)} to "
+                                   f"be no larger than src {list(src.shape)}")
+    _in_range(index, xshape[d], d)
+    if index.ndim != input.ndim:  # 0-d with 1-d: address as the input's shape
+        index = index.reshape(tuple(input.shape))
+    return d, index
+
+
+def _gather_sig(input, dim, index, *, sparse_grad=False):
+    d, index = _gather_args("gather", input, dim, index)
+    return (input,), (index, d, input._backend)
+
+
+defop("gather", _gather_fwd,
+      (lambda g, ans, x, index, dim, backend: g.new_zeros(x.shape).scatter_add(dim, index, g),),
+      sig=_gather_sig, out=True, saves=(1,))
+
+
+_REDUCE_NAMES = {"add": "sum", "multiply": "prod"}
+
+
+def _scatter_sig(input, dim, index, src=None, *, value=None, reduce=None):
+    src = value if src is None else src
+    if src is None:
+        raise TypeError("scatter() missing required argument 'src' or 'value'")
+    d, index = _gather_args("scatter", input, dim, index, src)
+    if reduce is not None and reduce not in _REDUCE_NAMES:
+        raise RuntimeError(f"reduce argument must be either add or multiply, got {reduce}")
+    mode = _REDUCE_NAMES.get(reduce, "set")
+    if isinstance(src, Tensor):
+        return (input, src), (index, d, mode, _adapter(input, src))
+    return (input,), (_scalar(src, "scatter"), index, d, mode, input._backend)
+
+
+def _scalar(value, name):
+    if isinstance(value, (bool, int, float, complex)):
+        return value
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"{name}(): expected a Tensor or a Python number as the value, got {type(value).__name__}")
+
+
+def _no_derivative(what):
+    raise RuntimeError(f"the derivative for '{what}' is not implemented.")
+
+
+def _set_x_vjp(g, ans, x, src, index, dim, mode, backend):
+    return g.scatter(dim, index, 0) if mode == "set" else _no_derivative("scatter with reduce")
+
+
+def _set_src_vjp(g, ans, x, src, index, dim, mode, backend):
+    return _into(g.gather(dim, index), src) if mode == "set" else _no_derivative("scatter with reduce")
+
+
+def _add_x_vjp(g, ans, x, src, index, dim, mode, backend):
+    return g
+
+
+def _add_src_vjp(g, ans, x, src, index, dim, mode, backend):
+    return _into(g.gather(dim, index), src)
+
+
+def _into(gi, src):
+    """The gradient of the leading block of ``src`` that an index addressed, as a gradient of all of ``src``."""
+    return gi if tuple(gi.shape) == tuple(src.shape) else src.new_zeros(src.shape).index_put_host(_sub(gi), gi)
+
+
+defop("scatter", _scatter_fwd, (_set_x_vjp, _set_src_vjp), sig=_scatter_sig, inplace=True, out=True,
+      names=lambda *tensors: "ScatterBackward0" if len(tensors) == 2 else "ScatterBackward1")
+
+
+def _scatter_add_sig(input, dim, index, src):
+    if not isinstance(src, Tensor):
+        raise TypeError(f"scatter_add(): argument 'src' must be Tensor, not {type(src).__name__}")
+    d, index = _gather_args("scatter_add", input, dim, index, src)
+    return (input, src), (index, d, "sum", _adapter(input, src))
+
+
+defop("scatter_add", _scatter_fwd, (_add_x_vjp, _add_src_vjp), sig=_scatter_add_sig, inplace=True, out=True,
+      saves=(2,))
+
+
+# ------------------------------------------------------------------ scatter_reduce
+_REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
+
+
+def _identity(xp, reduce, dtype):
+    """The value a reduction starts from when ``include_self=False``."""
+    if reduce in ("sum", "mean"):
+        return 0
+    if reduce == "prod":
+        return 1
+    info = xp.finfo(dtype) if xp.isdtype(dtype, "real floating") else xp.iinfo(dtype)
+    if xp.isdtype(dtype, "real floating"):
+        return -math.inf if reduce == "amax" else math.inf
+    return info.min if reduce == "amax" else info.max
+
+
+def _scatter_reduce_fwd(xp, x, src, index, dim, reduce, include_self, backend):
+    if not include_self:
+        x = _scatter_fwd(xp, x, _identity(xp, reduce, x.dtype), index, dim, "set", backend)
+    if reduce != "mean":
+        return _scatter_fwd(xp, x, src, index, dim, reduce, backend)
+    total = _scatter_fwd(xp, x, src, index, dim, "sum", backend)
+    count = _scatter_fwd(xp, xp.ones_like(x) if include_self else xp.zeros_like(x), 1, index, dim, "sum", backend)
+    count = xp.where(count == 0, xp.ones_like(count), count)
+    return total / count if xp.isdtype(x.dtype, "real floating") else total // count
+
+
+def _scatter_reduce_sig(input, dim, index, src, reduce, *, include_self=True):
+    if reduce not in _REDUCTIONS:
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    if not isinstance(src, Tensor):
+        raise TypeError(f"scatter_reduce(): argument 'src' must be Tensor, not {type(src).__name__}")
+    d, index = _gather_args("scatter_reduce", input, dim, index, src)
+    return (input, src), (index, d, reduce, bool(include_self), _adapter(input, src))
+
+
+def _untouched(x, index, dim):
+    """1 where no index points, 0 where one does (in ``x``'s dtype)."""
+    return x.new_ones(x.shape).scatter(dim, index, 0)
+
+
+def _reduce_count(x, src, index, dim, include_self, x_hits, src_hits):
+    """How many contributions (among those marked by ``x_hits``/``src_hits``) meet at each position."""
+    base = x_hits if include_self else _untouched(x, index, dim) * x_hits
+    return base.scatter_add(dim, index, src_hits)
+
+
+def _mean_count(x, src, index, dim, include_self):
+    return _reduce_count(x, src, index, dim, include_self, x.new_ones(x.shape), x.new_ones(index.shape))
+
+
+def _scatter_reduce_x_vjp(g, ans, x, src, index, dim, reduce, include_self, backend):
+    if reduce == "sum":
+        return g if include_self else g * _untouched(x, index, dim)
+    if reduce == "mean":
+        return g / _mean_count(x, src, index, dim, include_self) if include_self else g * _untouched(x, index, dim)
+    if reduce == "prod":
+        return g * _others_product(ans, x, x, src, index, dim, include_self) if include_self else \
+            g * _untouched(x, index, dim)
+    hits = (x == ans).to(x.dtype) if include_self else _untouched(x, index, dim)
+    ties = _reduce_count(x, src, index, dim, include_self, hits, (src[_sub(index)] == ans.gather(dim, index)).to(x.dtype))
+    return g * hits / ties
+
+
+def _scatter_reduce_src_vjp(g, ans, x, src, index, dim, reduce, include_self, backend):
+    part = src[_sub(index)]
+    if reduce == "sum":
+        gi = g.gather(dim, index)
+    elif reduce == "mean":
+        gi = (g / _mean_count(x, src, index, dim, include_self)).gather(dim, index)
+    elif reduce == "prod":
+        gi = g.gather(dim, index) * _others_product(ans, part, x, src, index, dim, include_self, of_src=True)
+    else:
+        hits = (x == ans).to(x.dtype) if include_self else _untouched(x, index, dim)
+        ties = _reduce_count(x, src, index, dim, include_self, hits, (part == ans.gather(dim, index)).to(x.dtype))
+        gi = (g / ties).gather(dim, index) * (part == ans.gather(dim, index))
+    return _into(gi, src)
+
+
+def _sub(index):
+    """The leading block of ``src`` that ``index`` addresses."""
+    return tuple(slice(0, n) for n in index.shape)
+
+
+def _others_product(ans, value, x, src, index, dim, include_self, of_src=False):
+    """For each contribution ``value`` to a product: the product of the others at its position (exact with
+    zeros: PyTorch's rule), gathered to ``value``'s place."""
+    part = src[_sub(index)]
+    at = (lambda t: t.gather(dim, index)) if of_src else (lambda t: t)
+    zeros = _reduce_count(x, src, index, dim, include_self, (x == 0).to(x.dtype), (part == 0).to(x.dtype))
+    nonzero_product = x.masked_fill(x == 0, 1).scatter_reduce(dim, index, part.masked_fill(part == 0, 1), "prod",
+                                                               include_self=include_self)
+    safe = value.masked_fill(value == 0, 1)
+    return (at(ans) / safe).where(value != 0, at(nonzero_product).where(at(zeros) == 1, 0))
+
+
+defop("scatter_reduce", _scatter_reduce_fwd, (_scatter_reduce_x_vjp, _scatter_reduce_src_vjp),
+      sig=_scatter_reduce_sig, inplace=True, out=True)
+
+
+# ------------------------------------------------------------------ index_* (a 1-d index along dim)
+def _along(index, input, dim, size=None):
+    """A 1-d ``index`` expanded as a gather/scatter index over ``input`` (``size`` replacing dim ``dim``)."""
+    shape = list(input.shape) or [1]
+    shape[dim] = index.numel()
+    view = [1] * len(shape)
+    view[dim] = index.numel()
+    expanded = index.reshape(view).expand(shape)
+    return expanded if input.ndim else expanded.reshape(())
+
+
+def _vector_index(name, index, expected):
+    index = _int_index(name, index, expected)
+    if index.ndim > 1:
+        raise IndexError(f"{name}(): Index is supposed to be a vector")
+    return index.reshape(-1)
+
+
+def _index_select_sig(input, dim, index):
+    index = _vector_index("index_select", index, "int32 or int64")
+    d = _wrap(dim, input.ndim)
+    size = tuple(input.shape)[d] if input.ndim else 1
+    check_index_range(index._value, 0, size, lambda bad: IndexError(
+        f"index out of range in self: index {bad} is out of bounds for dimension {d} with size {size}"))
+    return (input,), (_along(index, input, d), d, _adapter(input, index))
+
+
+defop("index_select", _gather_fwd,
+      (lambda g, ans, x, index, dim, backend: g.new_zeros(x.shape).scatter_add(dim, index, g),),
+      sig=_index_select_sig, out=True, saves=(1,))
+
+
+def _source_along(name, input, d, index, source):
+    """Checks of an index_add/index_copy source against the index and input."""
+    if not isinstance(source, Tensor):
+        raise TypeError(f"{name}(): argument 'source' must be Tensor, not {type(source).__name__}")
+    n = index.numel()
+    if source.ndim and source.shape[d if source.ndim > d else -1] != n or (not source.ndim and n != 1):
+        got = source.shape[d] if source.ndim > d else 1
+        raise (RuntimeError if name == "index_add_" else IndexError)(
+            f"{name}(): Number of indices ({n}) should be equal to source.size(dim) ({got})")
+    if source.ndim != input.ndim and source.ndim:
+        raise IndexError(f"{name}(): Source/destination tensor must have same number of dimensions")
+    expected = list(input.shape)
+    if input.ndim:
+        expected[d] = n
+    if list(source.shape or [1]) != (expected or [1]):
+        raise RuntimeError(f"{name}(): source {list(source.shape)} does not match the destination {list(input.shape)} "
+                           f"outside dimension {d}")
+    if source.dtype is not input.dtype:
+        raise RuntimeError(f"{name}(): self ({input.dtype.scalar_name}) and source ({source.dtype.scalar_name}) "
+                           "must have the same scalar type")
+
+
+def _index_write_args(name, input, dim, index, source):
+    index = _vector_index(name, index, "int32 or int64")
+    d = _wrap(dim, input.ndim)
+    _source_along(name, input, d, index, source)
+    _in_range(index, tuple(input.shape)[d] if input.ndim else 1, d)
+    return d, _along(index, input, d)
+
+
+def _shaped(source, like):
+    return source if tuple(source.shape) == tuple(like.shape) else source.reshape(like.shape)
+
+
+def _index_add_sig(input, dim, index, source, *, alpha=1):
+    d, along = _index_write_args("index_add_", input, dim, index, source)
+    if alpha != 1:
+        source = source * alpha
+    return (input, _shaped(source, along)), (along, d, "sum", _adapter(input, source))
+
+
+defop("index_add", _scatter_fwd, (_add_x_vjp, _add_src_vjp), sig=_index_add_sig, inplace=True, out=True,
+      saves=(2,))
+
+
+def _index_copy_sig(input, dim, index, source):
+    d, along = _index_write_args("index_copy_", input, dim, index, source)
+    return (input, _shaped(source, along)), (along, d, "set", _adapter(input, source))
+
+
+defop("index_copy", _scatter_fwd, (_set_x_vjp, _set_src_vjp), sig=_index_copy_sig, inplace=True, out=True,
+      saves=(2,))
+
+
+def _index_fill_sig(input, dim, index, value):
+    index = _vector_index("index_fill_", index, "int64")
+    d = _wrap(dim, input.ndim)
+    size = tuple(input.shape)[d] if input.ndim else 1
+    check_index_range(index._value, -size, size, lambda bad: IndexError(
+        f"index {bad} is out of bounds for dimension {d} with size {size}"))
+    along = _along(index.remainder(size), input, d)
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                               f"{value.ndim} dimension(s).")
+        return (input, value.to(input.dtype)), (along, d, "set", _adapter(input, value))
+    return (input,), (_scalar(value, "index_fill"), along, d, "set", input._backend)
+
+
+defop("index_fill", _scatter_fwd,
+      (lambda g, ans, x, v, index, dim, mode, backend: g.scatter(dim, index, 0),
+       lambda g, ans, x, v, index, dim, mode, backend: g.gather(dim, index).sum()),
+      sig=_index_fill_sig, inplace=True, saves=(2,),
+      names=lambda *tensors: "IndexFillBackward1" if len(tensors) == 2 else "IndexFillBackward0")
+
+
+# ------------------------------------------------------------------ masks
+def _mask_arg(name, input, mask):
+    if not isinstance(mask, Tensor):
+        raise TypeError(f"{name}(): argument 'mask' must be Tensor, not {type(mask).__name__}")
+    if mask.dtype is not _dtypes.bool:
+        raise RuntimeError(f"{name} only supports boolean masks, but got mask with dtype {mask.dtype.scalar_name}")
+    return mask
+
+
+def _masked_fill_fwd(xp, x, value, mask, backend):
+    m = _native(mask, backend, None)
+    v = xp.astype(value, x.dtype) if hasattr(value, "shape") else xp.full((), value, dtype=x.dtype)
+    return xp.where(m, v, x)
+
+
+def _masked_fill_sig(input, mask, value):
+    mask = _mask_arg("masked_fill_", input, mask)
+    if tuple(mask.shape) != tuple(input.shape):
+        mask = mask.expand(input.shape)
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                               f"{value.ndim} dimension(s).")
+        return (input, value.to(input.dtype)), (mask, _adapter(input, value, mask))
+    return (input,), (_scalar(value, "masked_fill"), mask, _adapter(input, mask))
+
+
+defop("masked_fill", _masked_fill_fwd,
+      (lambda g, ans, x, v, mask, backend: g.masked_fill(mask, 0),
+       lambda g, ans, x, v, mask, backend: g.where(mask, 0 * g).sum()),
+      sig=_masked_fill_sig, inplace=True, saves=(2,),
+      names=lambda *tensors: "MaskedFillBackward1" if len(tensors) == 2 else "MaskedFillBackward0")
+
+
+def _masked_scatter_fwd(xp, x, source, mask, backend):
+    """Source elements in order into the masked places: the k-th True takes ``source.flatten()[k]``."""
+    m = xp.reshape(_native(mask, backend, None), (-1,))
+    rank = xp.cumulative_sum(xp.astype(m, xp.int64)) - 1
+    flat_source = xp.reshape(source, (-1,))
+    rank = xp.clip(rank, 0, max(flat_source.shape[0] - 1, 0))
+    picked = xp.take(flat_source, rank, axis=0) if flat_source.shape[0] else xp.zeros_like(xp.reshape(x, (-1,)))
+    return xp.reshape(xp.where(m, picked, xp.reshape(x, (-1,))), x.shape)
+
+
+def _masked_scatter_sig(input, mask, source):
+    mask = _mask_arg("masked_scatter_", input, mask)
+    if not isinstance(source, Tensor):
+        raise TypeError(f"masked_scatter(): argument 'source' must be Tensor, not {type(source).__name__}")
+    if source.dtype is not input.dtype:
+        raise RuntimeError(f"masked_scatter_: expected self and source to have same dtypes but got "
+                           f"{input.dtype.scalar_name} and {source.dtype.scalar_name}")
+    mask = mask.expand(input.shape)
+    if not is_traced(mask._value) and int(mask.sum()) > source.numel():
+        raise RuntimeError("masked_scatter: expected source to have at least as many elements as ones in mask: "
+                           f"{source.numel()} < {int(mask.sum())}")
+    return (input, source), (mask, _adapter(input, source, mask))
+
+
+def _masked_scatter_source_vjp(g, ans, x, source, mask, backend):
+    picked = g[mask]
+    flat = source.new_zeros((source.numel(),))
+    return flat.index_put_host((slice(0, picked.numel()),), picked).reshape(source.shape)
+
+
+defop("masked_scatter", _masked_scatter_fwd,
+      (lambda g, ans, x, source, mask, backend: g.masked_fill(mask, 0), _masked_scatter_source_vjp),
+      sig=_masked_scatter_sig, inplace=True, saves=(2,))
+
+
+# ------------------------------------------------------------------ flat take / put
+def _flat_index(name, input, index, error=IndexError):
+    index = _int_index(name, index, "int64")
+    n = input.numel()
+    check_index_range(index._value, -n, n, lambda bad: error(
+        f"out of range: tried to access index {bad} on a tensor of {n} elements."))
+    return index.remainder(max(n, 1)).reshape(-1)
+
+
+def _take_sig(input, index):
+    return (input,), (_flat_index("take", input, index), tuple(index.shape), _adapter(input, index))
+
+
+def _take_fwd(xp, x, index, shape, backend):
+    return xp.reshape(xp.take(xp.reshape(x, (-1,)), _index_array(xp, index, backend), axis=0), shape)
+
+
+defop("take", _take_fwd, (lambda g, ans, x, index, shape, backend: g.new_zeros(x.shape).put(index, g, True),),
+      sig=_take_sig, saves=(1,))
+
+
+def _put_sig(input, index, source, accumulate=False):
+    index = _flat_index("put_", input, index)
+    if not isinstance(source, Tensor):
+        raise TypeError(f"put(): argument 'source' must be Tensor, not {type(source).__name__}")
+    if source.numel() != index.numel():
+        raise RuntimeError(f"put_(): Expected source and index to have the same number of elements, but got "
+                           f"source.numel() = {source.numel()}, index.numel() = {index.numel()}")
+    if source.dtype is not input.dtype:
+        raise RuntimeError(f"put_(): self ({input.dtype.scalar_name}) and source ({source.dtype.scalar_name}) "
+                           "must have the same scalar type")
+    return (input, source), (index, "sum" if accumulate else "set", _adapter(input, source))
+
+
+def _put_fwd(xp, x, source, index, mode, backend):
+    return xp.reshape(_scatter_fwd(xp, xp.reshape(x, (-1,)), xp.reshape(source, (-1,)), index, 0, mode, backend),
+                      x.shape)
+
+
+defop("put", _put_fwd,
+      (lambda g, ans, x, source, index, mode, backend: g if mode == "sum" else g.put(index, g.new_zeros(index.shape)),
+       lambda g, ans, x, source, index, mode, backend: g.take(index).reshape(source.shape)),
+      sig=_put_sig, inplace=True, saves=(2,))
+
+
+def take_along_dim(input, indices, dim=None):
+    """``gather`` after broadcasting ``input`` and ``indices`` against each other outside ``dim``
+    (``dim=None``: over the flattened input)."""
+    _int_index("take_along_dim", indices, "int64")
+    if dim is None:
+        return input.reshape(-1).gather(0, indices.reshape(-1))
+    d = _wrap(dim, input.ndim)
+    if input.ndim != indices.ndim:
+        raise RuntimeError("torch.take_along_dim(): input and indices should have the same number of dimensions, "
+                           f"but got {input.ndim} dimensions for input, and {indices.ndim} dimensions for indices")
+    xs, ins = list(input.shape), list(indices.shape)
+    shape = [max(a, b) for a, b in zip(xs, ins)]
+    for k, (a, b) in enumerate(zip(xs, ins)):
+        if k != d and a != b and 1 not in (a, b):
+            raise RuntimeError(f"The size of tensor a ({a}) must match the size of tensor b ({b}) at non-singleton "
+                               f"dimension {k}")
+    x_shape, i_shape = shape[:], shape[:]
+    x_shape[d], i_shape[d] = xs[d], ins[d]
+    return input.expand(x_shape).gather(d, indices.expand(i_shape))
+
+
+
+
+# ------------------------------------------------------------------ array API spellings
+def _api_take_sig(x, indices, /, *, axis=None):
+    if axis is None:
+        if x.ndim != 1:
+            raise ValueError(f"take(): axis is required for an array of {x.ndim} dimensions")
+        axis = 0
+    d = _wrap(axis, x.ndim)
+    index = _vector_index("take", indices, "int32 or int64")
+    size = x.shape[d]
+    check_index_range(index._value, -size, size, lambda bad: IndexError(
+        f"take(): index {bad} is out of bounds for axis {d} with size {size}"))
+    return (x,), (_along(index.remainder(max(size, 1)), x, d), d, _adapter(x, index))
+
+
+defop("_api_take", _gather_fwd,
+      (lambda g, ans, x, index, dim, backend: g.new_zeros(x.shape).scatter_add(dim, index, g),),
+      sig=_api_take_sig, function=False, method=False, api="take", node="IndexSelectBackward0", saves=(1,))
+
+
+def take_along_axis(x, indices, /, *, axis=-1):
+    """The standard's ``take_along_axis``: negative indices count from the end."""
+    d = _wrap(axis, x.ndim)
+    size = x.shape[d]
+    index = _int_index("take_along_axis", indices, "int32/int64")
+    check_index_range(index._value, -size, size, lambda bad: IndexError(
+        f"take_along_axis(): index {bad} is out of bounds for axis {d} with size {size}"))
+    return take_along_dim(x, index.remainder(max(size, 1)), d)
+
+
+defcomposite("take_along_dim", take_along_dim, out=True, api="take_along_axis", api_impl=take_along_axis)
 
 
 # ------------------------------------------------------------------ conversion
