@@ -17,6 +17,7 @@ from ._creation import (arange, as_tensor, bernoulli, empty, empty_like, eye, fr
                         set_rng_state, tensor, zeros, zeros_like, default_generator, _typed_constructor)
 from . import _names
 from . import autograd
+autograd._load_extensions()
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 
 __version__ = "0.1.0"

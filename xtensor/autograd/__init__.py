@@ -1,8 +1,6 @@
 """xtensor.autograd: ``backward``, ``grad``, grad modes, ``Variable`` -- over xtensor's own tape."""
 import math
 
-import importlib
-
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                         set_grad_enabled)
 
@@ -11,21 +9,13 @@ __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is
            "function", "functional", "gradcheck", "gradgradcheck"]
 
 
-_LAZY = {"function": "function", "functional": "functional", "Function": "function",
-         "once_differentiable": "function", "gradcheck": "gradcheck", "gradgradcheck": "gradcheck"}
-
-
-def __getattr__(name):
-    """``Function``, ``functional`` and ``gradcheck`` load on first use: they build on the tape, which
-    imports this package's grad modes first."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'xtensor.autograd' has no attribute {name!r}")
-    loaded = importlib.import_module(f".{module}", __name__)
-    for lazy_name, lazy_module in _LAZY.items():
-        if lazy_module == module:  # a function wins over its module of the same name (gradcheck), as in PyTorch
-            globals()[lazy_name] = getattr(loaded, lazy_name, loaded)
-    return globals()[name]
+def _load_extensions():
+    """Load ``Function``, ``functional`` and ``gradcheck``: they build on the tape, which imports this
+    package's grad modes first -- so ``xtensor/__init__`` calls this once the tape exists."""
+    from . import function, functional, gradcheck as gradcheck_module
+    globals().update(function=function, functional=functional, Function=function.Function,
+                     once_differentiable=function.once_differentiable, gradcheck=gradcheck_module.gradcheck,
+                     gradgradcheck=gradcheck_module.gradgradcheck)
 
 
 def _as_tuple(x):
