@@ -131,14 +131,21 @@ def as_tensor(data, dtype=None, device=None, *, backend=None):
 
 
 def from_numpy(ndarray):
-    """A tensor over ``ndarray``: shares its memory on the numpy backend, copies on others."""
+    """A tensor over ``ndarray``'s memory: writes through either are seen through the other.
+
+    It is a host (numpy-backend) tensor whatever the default backend, since only the host backend
+    can share a numpy array's memory; it meets tensors of the default backend in ops as numpy arrays
+    meet jax arrays. For a copy on the default backend use ``tensor(ndarray)``. The other way round,
+    ``Tensor.numpy()`` shares memory on the numpy backend; on jax (immutable arrays) it is a
+    read-only snapshot: later writes to the tensor are not seen, and writing the array raises.
+    """
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
     if any(s < 0 for s in ndarray.strides):
         raise ValueError("At least one stride in the given numpy array is negative, and tensors with negative "
                          "strides are not currently supported. (You can probably work around this by making a "
                          "copy of your array  with array.copy().) ")
-    adapter = get_default_backend()
+    adapter = get_backend("numpy")
     if ndarray.dtype.name not in {d.name for d in adapter.native}:
         raise TypeError(f"can't convert np.ndarray of type {ndarray.dtype}. The only supported types are: "
                         "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint8, "
