@@ -33,8 +33,10 @@ def normalize_index(index, shape, backend=None):
         if item is None or item is Ellipsis or isinstance(item, slice):
             if isinstance(item, slice):
                 item = slice(*(_as_int(v) for v in (item.start, item.stop, item.step)))
-                if item.step is not None and item.step <= 0:
-                    raise ValueError("step must be greater than zero")
+                if item.step == 0:
+                    raise ValueError("slice step cannot be zero")
+                if item.step is not None and item.step < 0:  # the array API's reversal: a copy, as flip()
+                    basic = False
             out.append(item)
             continue
         if isinstance(item, (bool, np.bool_)):

@@ -24,9 +24,13 @@ from .._tensor import Tensor, contiguous_strides
 
 # ------------------------------------------------------------------ indexing
 def _getitem_fwd(xp, x, index, backend):
-    if backend.native_indexing:
+    if backend.native_indexing and not (backend.mutable and _reverses(index)):  # numpy: a reversal is a view
         return x[index]
     return gather_positions(xp, x, positions_of(tuple(x.shape))[index])
+
+
+def _reverses(index):
+    return any(isinstance(i, slice) and i.step is not None and i.step < 0 for i in index)
 
 
 def _getitem_vjp(g, ans, x, index, backend):
