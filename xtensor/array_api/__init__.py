@@ -183,3 +183,10 @@ class iinfo(_dtypes.iinfo):
     def __init__(self, type, /):
         super().__init__(type)
         self.dtype = _dtypes.by_name(self.dtype)
+
+
+def nonzero(x, /):
+    """The standard's ``nonzero``: a tuple of index arrays (a 0-d array has no dimension to index)."""
+    if x.ndim == 0:
+        raise ValueError("nonzero() is not defined for zero-dimensional arrays")
+    return x.nonzero(as_tuple=True)
