@@ -83,18 +83,21 @@ def set_default_tensor_type(t):
 
 
 class _Cuda:
-    """``xtensor.cuda``: whether the default backend has a CUDA device."""
-
-    @staticmethod
-    def is_available():
-        try:
-            return any(kind == "cuda" for kind, _ in get_default_backend().devices())
-        except Exception:  # a backend that cannot list devices has none
-            return False
+    """``xtensor.cuda``: the CUDA devices of the default backend (jax on a GPU machine has them)."""
 
     @staticmethod
     def device_count():
-        return sum(1 for kind, _ in get_default_backend().devices() if kind == "cuda")
+        return [kind for kind, _ in get_default_backend().devices()].count("cuda")
+
+    @staticmethod
+    def is_available():
+        return _Cuda.device_count() > 0
+
+    @staticmethod
+    def current_device():
+        if not _Cuda.is_available():
+            raise AssertionError("Torch not compiled with CUDA enabled")
+        return 0
 
 
 cuda = _Cuda()

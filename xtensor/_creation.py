@@ -4,6 +4,7 @@ Values are made on the host with numpy where the backend namespace cannot make t
 (Python data, random numbers), then handed to the backend once. Random numbers come from one
 host generator seeded by ``manual_seed``, so every backend draws the same values.
 """
+import functools
 import math
 import numbers
 
@@ -70,6 +71,12 @@ def _host_values(data):
         raise ValueError(f"could not build a tensor from ragged data: {e}") from None
     if arr.dtype == object:
         raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+    if isinstance(data, (list, tuple)) and any(isinstance(x, np.generic) for x in _flatten(data)):
+        # PyTorch: each NumPy scalar keeps its dtype, Python numbers count as their default dtype
+        dtype = functools.reduce(_dtypes.promote_types, (
+            _dtypes.by_name(x.dtype.name) if isinstance(x, np.generic) else _dtypes.scalar_dtype(x)
+            for x in _flatten(data)))
+        return arr.astype(dtype.name), True
     return arr, False
 
 
@@ -305,10 +312,14 @@ def _rng(generator):
     return (generator or default_generator).rng
 
 
+_KERNELS = {"rand": "check_uniform_bounds", "randn": "normal_kernel_cpu", "normal": "normal_kernel_cpu"}
+
+
 def _float_dtype(dtype, name):
+    """The dtype of a float-only random function: PyTorch's NotImplementedError for others."""
     dtype = dtype or _dtypes.get_default_dtype()
     if dtype.kind not in "fc":
-        raise RuntimeError(f"\"{name}\" not implemented for '{dtype.scalar_name}'")
+        raise NotImplementedError(f"\"{_KERNELS[name]}\" not implemented for '{dtype.scalar_name}'")
     return dtype
 
 
@@ -368,8 +379,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
         raise RuntimeError(f"normal expects all elements of std >= 0.0")
     if tensors:
         dtype = dtype or _dtypes.result_type(*tensors)
-        if dtype.kind not in "fc":
-            raise RuntimeError(f"\"normal\" not implemented for '{dtype.scalar_name}'")
+        _float_dtype(dtype, "normal")
         shape = np.broadcast_shapes(*(tuple(x.shape) for x in tensors))
         adapter = _backend_for(backend or tensors[0]._backend, device)
     else:

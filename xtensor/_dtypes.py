@@ -256,7 +256,7 @@ class iinfo:
         self.bits, self.min, self.max, self.dtype = info.bits, int(info.min), int(info.max), d.name
 
     def __repr__(self):
-        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"
 
 
 def _dtype_of(type):
