@@ -20,6 +20,7 @@ from hypothesis.extra import numpy as hnp
 import xtensor as xt
 import xtensor.array_api as xa
 from xtensor._table import TABLE
+from xtensor.ops.shapes import INPLACE_VIEW_OPS
 
 from opinfo import BY_NAME, DT, MIXED, OPS, array_leaves, realize, replace_leaves
 
@@ -208,7 +209,8 @@ def test_opinfo_flags_match_the_generated_spellings(info):
         assert info.differentiable == entry.op.differentiable
     assert info.supports_out == bool(entry.out)
     assert info.supports_inplace == bool(entry.inplace)
-    assert hasattr(xt.Tensor, info.name + "_") == info.supports_inplace
+    if info.name + "_" not in INPLACE_VIEW_OPS:  # t_, transpose_...: they change metadata (test_views.py)
+        assert hasattr(xt.Tensor, info.name + "_") == info.supports_inplace
     if entry.method:  # a generated method is exercised
         assert info.method is not None
     if isinstance(info.method, str):

@@ -770,9 +770,7 @@ def _adjoint(x):
     return _conj_transpose(x.t())
 
 
-TENSOR_METHODS = {
-    "unfold": _method_of("unfold"),
-    "repeat": _method_of("repeat"),
+INPLACE_VIEW_OPS = {
     "t_": _inplace_view("t", "TBackward1"),
     "transpose_": _inplace_view("transpose", "TransposeBackward1"),
     "swapaxes_": _inplace_view("transpose", "TransposeBackward1"),
@@ -780,6 +778,12 @@ TENSOR_METHODS = {
     "squeeze_": _inplace_view("squeeze", "SqueezeBackward3"),
     "unsqueeze_": _inplace_view("unsqueeze", "UnsqueezeBackward1"),
     "as_strided_": _inplace_view("as_strided", "AsStridedBackward1"),
+}
+
+TENSOR_METHODS = {
+    **INPLACE_VIEW_OPS,
+    "unfold": _method_of("unfold"),
+    "repeat": _method_of("repeat"),
     "mH": property(lambda self: _conj_transpose(self.transpose(-2, -1))),
     "H": property(_adjoint),
 }
