@@ -68,6 +68,19 @@ class ArrayAPIAdapter:
         """A Python scalar in a form the backend's binary functions accept next to an array of ``dtype``."""
         return value
 
+    def to_dlpack(self, arr, **kwargs):
+        """``arr.__dlpack__(**kwargs)``; where the backend cannot honour the request (a DLPack version or
+        keyword it lacks), host memory is exported through numpy, copied unless ``copy=False``."""
+        try:
+            return arr.__dlpack__(**kwargs)
+        except (TypeError, BufferError):
+            if self.device_of(arr)[0] != "cpu":
+                raise
+        host = np.asarray(self.to_numpy(arr))
+        if kwargs.get("copy") is False:
+            return host.__dlpack__(**kwargs)  # shares, or raises BufferError (read-only memory, old version)
+        return np.array(host).__dlpack__(**{k: v for k, v in kwargs.items() if k != "copy"})
+
     # -- writes through views on immutable arrays --------------------------------------------
     def scatter_flat(self, flat, positions, values):
         """``flat`` with ``flat[positions] = values``, functionally, using only standard functions.

@@ -449,20 +449,17 @@ class Tensor:
         return bool(self.item())
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-        kwargs = {"stream": stream}
-        if max_version is not None:
-            kwargs["max_version"] = max_version
-        if dl_device is not None:
-            kwargs["dl_device"] = dl_device
-        if copy is not None:
-            kwargs["copy"] = copy
-        try:
-            return self._value.__dlpack__(**kwargs)
-        except TypeError:
-            return self._value.__dlpack__(stream=stream)
+        """DLPack export with the 2023.12 negotiation (``max_version``, ``dl_device``, ``copy``)."""
+        kwargs = {k: v for k, v in (("max_version", max_version), ("dl_device", dl_device), ("copy", copy))
+                  if v is not None}
+        return self._backend.to_dlpack(self._value, stream=stream, **kwargs)
 
     def __dlpack_device__(self):
         return self._value.__dlpack_device__()
+
+    def to_device(self, device, /, *, stream=None):
+        """The array API's ``to_device``: ``self`` when already there, else a copy on ``device``."""
+        return self if device == self.device else self.to(device)
 
     def __array_namespace__(self, *, api_version=None):
         from . import array_api

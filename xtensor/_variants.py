@@ -5,6 +5,7 @@ In-place and ``out=`` forms reuse the out-of-place op and then write the result 
 target (in-place ops rewrite the target's history as PyTorch does: a root takes the result's
 node, a view rewrites its base's history through a ``CopySlices`` node).
 """
+import inspect
 import numbers
 
 from . import _dtypes
@@ -206,6 +207,7 @@ def _make_api_function(entry):
         def function(*args, **kwargs):
             tensors, params = sig(*args, **kwargs)
             return apply(op, tensors, params)
+        function.__signature__ = inspect.signature(sig)  # what it accepts: the standard's signature
     function.__name__ = function.__qualname__ = entry.api
     function.__doc__ = f"Array API ``{entry.api}``: generated from the op table entry {op.name!r}."
     return function

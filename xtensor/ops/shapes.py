@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import BroadcastError, Dims, Dims2, apply, node_class, overload_name
+from .._dispatch import BroadcastError, Dims, Dims2, apply, detached, node_class, overload_name
 from .._index import gather_positions, positions_of
 from .._table import TABLE, defcomposite, defop, dims_of
 from .._tensor import Size, ViewMeta, contiguous_strides
@@ -667,7 +667,7 @@ def broadcast_tensors(*tensors):
 
 defcomposite("broadcast_to", broadcast_to, api=True, api_impl=lambda x, /, shape: broadcast_to(x, shape))
 defcomposite("broadcast_tensors", broadcast_tensors, method=False, api="broadcast_arrays",
-             api_impl=lambda *arrays: list(broadcast_tensors(*arrays)))
+             api_impl=lambda *arrays: tuple(broadcast_tensors(*arrays)))  # a tuple since 2025.12
 
 
 def ravel(input):
@@ -746,7 +746,11 @@ def _inplace_view(name, node):
     def inplace(self, *args, **kwargs):
         from .._variants import check_inplace
         check_inplace(self)
-        view = getattr(self, name)(*args, **kwargs)
+        # the view op's node keeps its input: an alias with self's current history, not self (which changes)
+        before = detached(self)
+        before._grad_fn, before._output_nr, before._requires_grad = self._grad_fn, self._output_nr, \
+            self._requires_grad
+        view = getattr(before, name)(*args, **kwargs)
         meta = view._view
         meta.resolve()  # computed from self's current metadata, before self takes it over
         self._arr, self._view = view._arr, meta
