@@ -431,7 +431,6 @@ def test_changes_through_data_are_not_recorded(backend):
     assert repr(x.grad) == "tensor([2.])"
 
 
-@pytest.mark.xfail(reason="not implemented yet: Tensor.all", strict=True)
 def test_detach_equals_original(backend):
     # seed 003 cell 19
     x = t.tensor([0.5, -1.0, 2.0], requires_grad=True)
@@ -902,7 +901,6 @@ def test_seed003_requires_grad_of_power_inside_and_outside_no_grad(backend):
         assert (x ** 2).requires_grad is False
 
 
-@pytest.mark.xfail(reason="not implemented yet: Tensor.norm", strict=True)
 def test_seed003_vector_jacobian_product_of_repeated_doubling(backend):
     torch = _torch()
 

@@ -92,7 +92,7 @@ class OpNode(Node):
         if args is None:
             raise freed_error()
         if self._saved_versions:
-            _check_versions(self)
+            _check_versions(self, self._out if self.op.nout > 1 else (self._out,))
         op = self.op
         out = self._out
         if out is not None and _grad_state.enabled:
@@ -125,6 +125,7 @@ class OpNode(Node):
         if self._saved_versions is not None:
             self._args = None
             self._out = None
+            self._saved_versions = ()
 
     @property
     def saved_tensors(self):
@@ -184,15 +185,20 @@ def overload_name(base):
     return lambda x, dims, *rest: f"{base}{getattr(dims, 'overload', 0)}"
 
 
-def _check_versions(node):
+def _check_versions(node, outputs=()):
+    """PyTorch's refusal to use a saved tensor that was modified in place since it was saved. ``outputs``: the
+    node's saved outputs (history-free aliases), named as outputs of ``node`` itself."""
     for t, version in node._saved_versions:
         if t._storage.version != version:
+            nr = next((i for i, o in enumerate(outputs) if o is t), None)
+            producer, nr = (node, nr) if nr is not None else (t._grad_fn, t._output_nr)
+            which = "" if producer is None else \
+                f", which is output {nr} of {re.sub(r'Backward[0-9]*$', '', type(producer).__name__)},"
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an inplace "
-                f"operation: [xtensor.{t.dtype.scalar_name}Tensor {list(t.shape)}], which is output 0 of "
-                f"{type(t._grad_fn).__name__ if t._grad_fn else 'a leaf'}, is at version {t._storage.version}; "
-                f"expected version {version} instead. Hint: the backtrace further above can point to the "
-                "operation that failed to compute its gradient.")
+                f"operation: [xtensor.{t.dtype.scalar_name}Tensor {list(t.shape)}]{which} is at version "
+                f"{t._storage.version}; expected version {version} instead. Hint: the backtrace further above "
+                "can point to the operation that failed to compute its gradient.")
 
 
 # --------------------------------------------------------------------------- results
@@ -256,8 +262,9 @@ def _record(op, result, args, tensors):
                     saved.append((t, t._storage.version))
     outs = result if op.nout > 1 else (result,)
     if needs_out:
-        node._out = tuple(detached(o) for o in outs) if op.nout > 1 else detached(result)
-        saved = saved or []
+        aliases = tuple(detached(o) for o in outs)
+        node._out = aliases if op.nout > 1 else aliases[0]
+        saved = (saved or []) + [(o, o._storage.version) for o in aliases]
     else:
         node._out = None
     node._saved_versions = saved

@@ -114,11 +114,12 @@ def where(condition, input=None, other=None):
 
 def nonzero(input, *, as_tuple=False):
     """Indices of the non-zero elements (read on the host: the result's shape depends on the values)."""
-    idx = np.nonzero(np.asarray(input._backend.to_numpy(input._value)).reshape(tuple(input.shape) or (1,)))
+    values = np.asarray(input._backend.to_numpy(input._value))
     adapter = input._backend
     if as_tuple:
-        return tuple(wrap(adapter.from_numpy(i.astype(np.int64)), adapter) for i in idx)
-    return wrap(adapter.from_numpy(np.stack(idx, axis=1).astype(np.int64).reshape(-1, input.ndim)), adapter)
+        return tuple(wrap(adapter.from_numpy(i.astype(np.int64)), adapter)
+                     for i in np.nonzero(values.reshape(values.shape or (1,))))
+    return wrap(adapter.from_numpy(np.argwhere(values).astype(np.int64)), adapter)
 
 
 def argwhere(input):
@@ -198,7 +199,7 @@ def _requires_grad_set(self, value):
                                "var_no_grad = var.detach().")
         return
     if value and self._dtype.kind not in "fc":
-        raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        raise RuntimeError("only Tensors of floating point dtype can require gradients")
     if value and self._inference and not _grad_state.inference:
         raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
     self._requires_grad = bool(value)
@@ -225,10 +226,12 @@ def _grad_set(self, value):
             raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
                             f"{type(value).__name__}")
         if value.shape != self.shape:
-            raise RuntimeError(f"assigned grad has data of a different size: {list(value.shape)} vs "
-                               f"{list(self.shape)}")
+            raise RuntimeError(f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor of size "
+                               f"'{list(self.shape)}'. Please ensure that the gradient and the tensor are the same "
+                               "size")
         if value.dtype is not self.dtype:
-            raise RuntimeError("assigned grad has data of a different type")
+            raise RuntimeError(f"attempting to assign a gradient with dtype '{value.dtype.name}' to a tensor with "
+                               f"grad_dtype '{self.dtype.name}'. The gradient must match the tensor's dtype.")
     self._grad = value
 
 

@@ -65,17 +65,18 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     grad_tensors = _as_tuple(grad_tensors if grad_tensors is not None else grad_variables)
     if retain_graph is None:
         retain_graph = create_graph
+    roots = _roots(tensors)
     grads = _root_grads(tensors, grad_tensors)
     if inputs is not None:
         inputs = _as_tuple(inputs)
-        captured = run_backward(_roots(tensors), grads, retain_graph, create_graph,
+        captured = run_backward(roots, grads, retain_graph, create_graph,
                                 capture=[edge_of(x) for x in inputs], accumulate=False)
         from .._autograd import accumulate_into
         for x, g in zip(inputs, captured):
             if g is not None:
                 accumulate_into(x, g)
         return
-    run_backward(_roots(tensors), grads, retain_graph, create_graph)
+    run_backward(roots, grads, retain_graph, create_graph)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
@@ -89,8 +90,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     for i, x in enumerate(inputs):
         if not x.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
+    roots = _roots(outputs)
     grads = _root_grads(outputs, _as_tuple(grad_outputs))
-    captured = run_backward(_roots(outputs), grads, retain_graph, create_graph,
+    captured = run_backward(roots, grads, retain_graph, create_graph,
                             capture=[edge_of(x) for x in inputs], accumulate=False)
     result = []
     for i, (x, g) in enumerate(zip(inputs, captured)):
@@ -99,8 +101,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                 from .._creation import zeros_like
                 g = zeros_like(x)
             elif not allow_unused:
-                raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "
-                                   "Set allow_unused=True if this is the desired behavior.")
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the "
+                                   "graph. Set allow_unused=True if this is the desired behavior.")
         elif g.shape != x.shape:
             g = g.expand(x.shape) if g.numel() == 1 else g.reshape(x.shape)
         result.append(g)

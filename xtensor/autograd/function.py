@@ -64,7 +64,7 @@ class FunctionCtx:
             return tuple(self._to_save)  # still inside forward
         if self._saved_versions:
             from .._dispatch import _check_versions
-            _check_versions(self)
+            _check_versions(self, [t for t, nr in saved if nr is not None])
         return tuple(self._unpack(t, nr) for t, nr in saved)
 
     saved_variables = saved_tensors
