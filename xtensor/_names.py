@@ -3,8 +3,9 @@
 copies (``clone``, ``contiguous``, ``to``...) and ``detach``.
 
 PyTorch 2.13 has dropped named tensors; the seed's printed names (PyTorch 1.6) are the reference.
-Names are metadata only (``Tensor._names``, None when all unnamed): ops not listed here return
-unnamed tensors instead of PyTorch's "not supported with named tensors" error.
+Names are metadata only (``Tensor._names``, None when all unnamed), kept off the op path so unnamed
+tensors pay nothing: ops not listed here (elementwise ops included) return unnamed tensors instead of
+following PyTorch's name inference or raising its "not supported with named tensors" error.
 """
 import functools
 
@@ -151,8 +152,7 @@ def _t(method):
     return named
 
 
-_KEEP = ("clone", "contiguous", "to", "float", "double", "half", "long", "int", "bool", "cpu", "cuda",
-         "requires_grad_", "neg", "abs", "exp", "sigmoid", "tanh", "relu")
+_KEEP = ("clone", "contiguous", "to", "type", "float", "double", "half", "long", "int", "bool", "cpu", "cuda")
 
 
 def install(cls):
