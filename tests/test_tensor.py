@@ -968,3 +968,15 @@ def test_duplicate_or_miscounted_names_raise_runtime_error(backend):
 def test_names_survive_copies_and_detach(backend):
     x = t.zeros(2, 3, names=("A", "B"))
     assert x.clone().names == x.detach().names == x.double().names == ("A", "B")
+
+
+@pytest.mark.parametrize("expr", ["T.tensor([1.]).new_zeros(2, device='cuda')",
+                                  "T.tensor([1.]).new_tensor([2.], device='cuda')"])
+def test_new_factories_honour_their_device(backend, expr):
+    _without_cuda(backend)
+    torch = _torch()
+    with pytest.raises(BaseException) as expected:
+        eval(expr, {"T": torch})
+    with pytest.raises(BaseException) as actual:
+        eval(expr, {"T": t})
+    assert (actual.type, str(actual.value)) == (expected.type, str(expected.value))

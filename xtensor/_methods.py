@@ -334,8 +334,11 @@ def _to_backend(self, adapter):
 
 
 def type_(self, dtype=None, non_blocking=False):
+    """The legacy type name (``'xtensor.FloatTensor'``, ``'xtensor.cuda.FloatTensor'`` on a GPU), or a
+    conversion to a dtype, a legacy type name or a typed constructor."""
     if dtype is None:
-        return _TYPE_NAMES[self._dtype]
+        name = _TYPE_NAMES[self._dtype]
+        return name.replace("xtensor.", "xtensor.cuda.") if self.device.type == "cuda" else name
     if isinstance(dtype, str):
         try:
             dtype = _BY_TYPE_NAME[dtype]
@@ -434,8 +437,8 @@ def _new_factory(name):
     factory = getattr(_creation, name)
 
     def new(self, *args, dtype=None, device=None, requires_grad=False, **kwargs):
-        return factory(*args, dtype=dtype or self._dtype, backend=self._backend, requires_grad=requires_grad,
-                       **kwargs)
+        return factory(*args, dtype=dtype or self._dtype, backend=self._backend, device=device,
+                       requires_grad=requires_grad, **kwargs)
     new.__name__ = f"new_{name}"
     return new
 
@@ -443,7 +446,8 @@ def _new_factory(name):
 def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
     if isinstance(data, Tensor):
         data = data.detach()
-    return _creation.tensor(data, dtype=dtype or self._dtype, backend=self._backend, requires_grad=requires_grad)
+    return _creation.tensor(data, dtype=dtype or self._dtype, backend=self._backend, device=device,
+                            requires_grad=requires_grad)
 
 
 def new(self, *args):
