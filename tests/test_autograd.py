@@ -915,3 +915,346 @@ def test_seed003_vector_jacobian_product_of_repeated_doubling(backend):
     (y, g), (ty, tg) = run(t), run(torch)
     assert repr(y) == _torch_repr(ty)
     assert repr(g) == _torch_repr(tg) == "tensor([ 102.4000, 1024.0000,    1.0240])"
+
+
+# ------------------------------------------------------------------------------------------ errors as PyTorch's
+
+def _nonscalar(m):
+    (m.ones(3, requires_grad=True) * 2).backward()
+
+
+def _without_grad(m):
+    m.ones(2).sum().backward()
+
+
+def _twice_through_freed(m):
+    x = m.ones(3, requires_grad=True)
+    z = (x * x).sum()
+    z.backward()
+    z.backward()
+
+
+def _in_place_on_leaf(m):
+    m.ones(2, requires_grad=True).add_(1)
+
+
+def _in_place_on_view_of_leaf(m):
+    m.ones(2, requires_grad=True)[:1].mul_(2)
+
+
+def _saved_input_modified(m):
+    x = m.ones(2, requires_grad=True)
+    a = x * 1
+    y = a * a
+    a.sub_(2)
+    y.sum().backward()
+
+
+def _saved_output_modified(m):
+    a = m.ones(2, requires_grad=True).exp()
+    y = a.exp()
+    a.mul_(2)
+    y.sum().backward()
+
+
+def _saved_plain_tensor_modified(m):
+    w = m.ones(2, requires_grad=True)
+    x = m.ones(2)
+    y = w * x
+    x.add_(1)
+    y.sum().backward()
+
+
+def _requires_grad_on_int(m):
+    m.tensor([1, 2]).requires_grad_()
+
+
+def _requires_grad_on_bool(m):
+    m.tensor([True, False]).requires_grad_()
+
+
+def _unused_input(m):
+    x = m.ones(2, requires_grad=True)
+    m.autograd.grad((x * 2).sum(), [x, m.ones(1, requires_grad=True)])
+
+
+def _grad_of_input_without_grad(m):
+    x = m.ones(2, requires_grad=True)
+    m.autograd.grad((x * 2).sum(), [m.ones(2)])
+
+
+def _backward_of_integer_result(m):
+    x = m.ones(2, requires_grad=True)
+    (x * 2).sum().long().backward()
+
+
+def _requires_grad_off_on_non_leaf(m):
+    (m.ones(2, requires_grad=True) * 2).requires_grad_(False)
+
+
+def _hook_without_grad(m):
+    m.ones(2).register_hook(lambda g: g)
+
+
+def _retain_grad_without_grad(m):
+    m.ones(2).retain_grad()
+
+
+def _gradient_of_wrong_shape(m):
+    (m.ones(3, requires_grad=True) * 2).backward(m.ones(2))
+
+
+def _assign_grad_of_wrong_shape(m):
+    m.ones(2, requires_grad=True).grad = m.ones(3)
+
+
+ERROR_CASES = [_nonscalar, _without_grad, _twice_through_freed, _in_place_on_leaf, _in_place_on_view_of_leaf,
+               _saved_input_modified, _saved_output_modified, _saved_plain_tensor_modified, _requires_grad_on_int,
+               _requires_grad_on_bool, _unused_input, _grad_of_input_without_grad, _backward_of_integer_result,
+               _requires_grad_off_on_non_leaf, _hook_without_grad, _retain_grad_without_grad,
+               _gradient_of_wrong_shape, _assign_grad_of_wrong_shape]
+
+
+def _error_of(fn, m):
+    with pytest.raises(Exception) as info:
+        fn(m)
+    # PyTorch's hint names its anomaly mode, which xtensor lacks: compare up to the hint
+    message = str(info.value).replace("torch.", "").replace("xtensor.", "").split(" Hint:")[0]
+    return type(info.value), message
+
+
+@pytest.mark.parametrize("case", ERROR_CASES, ids=lambda f: f.__name__.strip("_"))
+def test_error_type_and_message_match_torch(backend, case):
+    torch = _torch()
+    (ours_type, ours), (theirs_type, theirs) = _error_of(case, t), _error_of(case, torch)
+    assert issubclass(ours_type, theirs_type) and ours == theirs
+
+
+# ------------------------------------------------------------------------------------------ is_leaf rules
+
+@pytest.mark.parametrize("convert", [lambda x: x.to(t.float64), lambda x: x.double(),
+                                     lambda x: x.to(dtype=t.float64), lambda x: x.type(t.float64)],
+                         ids=["to_dtype", "double", "to_dtype_keyword", "type"])
+def test_conversion_of_a_requires_grad_leaf_is_not_a_leaf(backend, convert):
+    x = t.ones(2, requires_grad=True)
+    y = convert(x)
+    assert y.requires_grad and not y.is_leaf and type(y.grad_fn).__name__ == "ToCopyBackward0"
+
+
+def test_moving_a_requires_grad_leaf_to_another_backend_is_not_a_leaf(backend):
+    other = "numpy" if backend != "numpy" else "jax"
+    x = t.tensor([1.0, 2.0], requires_grad=True)
+    y = x.to(other)
+    assert y.requires_grad and not y.is_leaf and y.backend == other
+    (y * 3).sum().backward()
+    assert x.grad.tolist() == [3.0, 3.0] and x.grad.backend == backend
+
+
+def test_conversion_to_the_same_dtype_returns_the_leaf_itself(backend):
+    x = t.ones(2, requires_grad=True)
+    assert x.to(t.float32) is x and x.float() is x and x.cpu() is x
+
+
+def test_conversion_of_a_leaf_without_grad_is_a_leaf(backend):
+    assert t.ones(2).double().is_leaf
+
+
+def test_detached_tensor_is_a_leaf_that_can_require_grad(backend):
+    y = (t.ones(2, requires_grad=True) * 2).detach().requires_grad_()
+    assert y.is_leaf and y.requires_grad
+
+
+# ------------------------------------------------------------------------------------------ more grad modes
+
+def test_enable_grad_as_bare_decorator(backend):
+    x = t.ones(2, requires_grad=True)
+
+    @t.enable_grad
+    def f():
+        return x * 2
+
+    with t.no_grad():
+        assert f().requires_grad
+
+
+def test_no_grad_decorates_a_generator(backend):
+    x = t.ones(2, requires_grad=True)
+
+    @t.no_grad()
+    def gen():
+        yield x * 2
+        yield x * 3
+
+    results = list(gen())
+    assert not any(r.requires_grad for r in results) and t.is_grad_enabled()
+
+
+def test_nested_set_grad_enabled_restores_each_level(backend):
+    with t.set_grad_enabled(False):
+        with t.set_grad_enabled(True):
+            assert t.is_grad_enabled()
+        assert not t.is_grad_enabled()
+    assert t.is_grad_enabled()
+
+
+def test_inference_mode_context(backend):
+    x = t.ones(2, requires_grad=True)
+    with t.inference_mode():
+        y = x.sum()
+        assert not t.is_grad_enabled() and t.autograd.is_inference_mode_enabled()
+    assert t.is_grad_enabled() and not t.autograd.is_inference_mode_enabled()
+    assert not y.requires_grad
+
+
+@pytest.mark.parametrize("parentheses", [True, False])
+def test_inference_mode_as_decorator(backend, parentheses):
+    def f():
+        return t.autograd.is_inference_mode_enabled(), t.is_grad_enabled()
+
+    decorated = t.inference_mode()(f) if parentheses else t.inference_mode(f)
+    assert decorated() == (True, False)
+    assert f() == (False, True)
+
+
+def test_inference_mode_false_turns_grad_on(backend):
+    torch = _torch()
+
+    def run(m):
+        with m.no_grad():
+            with m.inference_mode(False):
+                return m.is_grad_enabled(), m.is_inference_mode_enabled()
+
+    assert run(t) == run(torch) == (True, False)
+
+
+def test_tensors_made_in_inference_mode_are_inference_tensors(backend):
+    x = t.ones(3)
+    with t.inference_mode():
+        made, reduced = t.ones(2), x.sum()
+    assert made.is_inference() and reduced.is_inference()
+    assert not x.is_inference() and not t.ones(2).is_inference()
+
+
+def test_tensors_made_in_no_grad_are_not_inference_tensors(backend):
+    with t.no_grad():
+        assert not t.ones(2).is_inference()
+
+
+@pytest.mark.xfail(strict=True, reason="the unary/binary fast paths in xtensor/_variants.py do not mark inference "
+                                       "tensors (a two-line edit there, outside the autograd files)")
+def test_operator_results_in_inference_mode_are_inference_tensors(backend):
+    x = t.ones(3)
+    with t.inference_mode():
+        assert (x + 1).is_inference()
+
+
+def test_inference_tensor_cannot_be_saved_for_backward(backend):
+    torch = _torch()
+
+    def run(m):
+        with m.inference_mode():
+            x = m.ones(2)
+        w = m.ones(2, requires_grad=True)
+        return _error_of(lambda mod: w * x, m)
+
+    assert run(t) == run(torch)
+
+
+def test_inference_tensor_cannot_require_grad_outside_inference_mode(backend):
+    with t.inference_mode():
+        x = t.ones(2)
+    with pytest.raises(RuntimeError, match="Setting requires_grad=True on inference tensor outside InferenceMode"):
+        x.requires_grad_()
+
+
+def test_inference_mode_is_thread_local(backend):
+    seen = {}
+
+    def worker():
+        seen["inference"] = t.autograd.is_inference_mode_enabled()
+
+    with t.inference_mode():
+        th = threading.Thread(target=worker)
+        th.start()
+        th.join(10)
+    assert seen["inference"] is False
+
+
+# ------------------------------------------------------------------------------------------ dynamic control flow
+# The oracle is jax.grad of the same Python program (jax differentiates through Python branches on concrete
+# values); xtensor's version branches on .item()/.data as the seeds do.
+
+def _jax():
+    jax = pytest.importorskip("jax")
+    return jax, jax.numpy
+
+
+@pytest.mark.parametrize("value", [1.5, -0.5])
+def test_abs_by_branch_gives_the_seed_gradient(backend, value):
+    jax, jnp = _jax()
+
+    def branch_abs(x):
+        return x if x.data[0] > 0 else -x
+
+    x = t.tensor([value], requires_grad=True)
+    branch_abs(x).backward()
+    assert x.grad.tolist() == [float(jax.grad(lambda v: jnp.abs(v).sum())(jnp.array([value]))[0])]
+
+
+def test_for_loop_with_branches_on_item_matches_jax(backend):
+    jax, jnp = _jax()
+    start = [0.5, -0.25, 1.0]
+
+    def xtensor_program(x):
+        y = x
+        for step in range(4):
+            if y.sum().item() < 3:
+                y = y * (step + 1.5)
+            else:
+                y = y.sin() + y
+        return (y * y).sum()
+
+    def jax_program(x):
+        y = x
+        for step in range(4):
+            if y.sum() < 3:
+                y = y * (step + 1.5)
+            else:
+                y = jnp.sin(y) + y
+        return (y * y).sum()
+
+    x = t.tensor(start, dtype=t.float64, requires_grad=True)
+    xtensor_program(x).backward()
+    np.testing.assert_allclose(_values(x.grad), np.asarray(jax.grad(jax_program)(jnp.array(start))), rtol=1e-12)
+
+
+def test_norm_doubling_while_loop_matches_jax(backend):
+    jax, jnp = _jax()
+    start, weights = [1.2388, -0.30495, -0.2402], [0.1, 1.0, 0.001]
+
+    def jax_program(x):
+        y = x * 2
+        while jnp.linalg.norm(y) < 1000:
+            y = y * 2
+        return (y * jnp.array(weights)).sum()
+
+    x = t.tensor(start, dtype=t.float64, requires_grad=True)
+    y = x * 2
+    while y.data.norm() < 1000:
+        y = y * 2
+    y.backward(t.tensor(weights, dtype=t.float64))
+    np.testing.assert_allclose(_values(x.grad), np.asarray(jax.grad(jax_program)(jnp.array(start))), rtol=1e-12)
+
+
+def test_gradients_cross_checked_with_jax_grad(backend):
+    jax, jnp = _jax()
+    start = np.array([[0.3, -1.1, 0.7], [1.4, 0.2, -0.6]])
+
+    def program(m, x):
+        h = m.tanh(x @ x.T) * m.exp(-x.sum() / 4)
+        return (h ** 2).mean() + (m.sin(x) * x).sum()
+
+    x = t.tensor(start, requires_grad=True)
+    program(t, x).backward()
+    expected = jax.grad(lambda v: program(jnp, v))(jnp.array(start))
+    np.testing.assert_allclose(_values(x.grad), np.asarray(expected), rtol=1e-6, atol=1e-7)

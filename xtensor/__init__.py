@@ -18,7 +18,8 @@ from ._creation import (arange, as_tensor, bernoulli, empty, empty_like, eye, fr
 from . import _names
 from . import autograd
 autograd._load_extensions()
-from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .autograd import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+                       set_grad_enabled)
 
 __version__ = "0.1.0"
 
