@@ -419,9 +419,8 @@ def _index_fill_sig(input, dim, index, value):
     index = _vector_index("index_fill_", index, "int64")
     d = _wrap(dim, input.ndim)
     size = tuple(input.shape)[d] if input.ndim else 1
-    check_index_range(index._value, -size, size, lambda bad: IndexError(
-        f"index {bad} is out of bounds for dimension {d} with size {size}"))
-    along = _along(index.remainder(size), input, d)
+    _in_range(index, size, d, IndexError)
+    along = _along(index, input, d)
     if isinstance(value, Tensor):
         if value.ndim:
             raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
@@ -524,7 +523,7 @@ def _take_fwd(xp, x, index, shape, backend):
 
 
 defop("take", _take_fwd, (lambda g, ans, x, index, shape, backend: g.new_zeros(x.shape).put(index, g, True),),
-      sig=_take_sig, saves=(1,))
+      sig=_take_sig, saves=(1,), out=True)
 
 
 def _put_sig(input, index, source, accumulate=False):
