@@ -230,6 +230,29 @@ META_CHAINS = {
     "contiguous_of_contiguous": lambda x: x[1].contiguous(),
     "slice_of_flat": lambda x: x.view(24)[2:],
     "step_of_flat": lambda x: x.view(24)[3:20:4],
+    "diagonal": lambda x: x.diagonal(),
+    "diagonal_offset_last_dims": lambda x: x.diagonal(1, 1, 2),
+    "diagonal_negative_offset_swapped": lambda x: x.diagonal(-1, 2, 0),
+    "diagonal_empty": lambda x: x.diagonal(5, 1, 2),
+    "diagonal_of_transpose": lambda x: x.transpose(0, 2).diagonal(0, 0, 1),
+    "unfold": lambda x: x.unfold(2, 2, 1),
+    "unfold_of_slice": lambda x: x[:, 1:].unfold(1, 2, 2),
+    "as_strided": lambda x: x.as_strided((3, 3), (4, 1), 2),
+    "as_strided_of_view_keeps_offset": lambda x: x[1].as_strided((2, 2), (1, 4)),
+    "movedim": lambda x: x.movedim(0, 2),
+    "moveaxis_many": lambda x: x.moveaxis((0, 1), (2, 0)),
+    "swapaxes": lambda x: x.swapaxes(0, 2),
+    "swapdims": lambda x: x.swapdims(-1, 1),
+    "unflatten": lambda x: x.unflatten(2, (2, 2)),
+    "unflatten_of_slice": lambda x: x[:, 1:].unflatten(1, (1, 2)),
+    "split_piece": lambda x: x.split(3, 2)[1],
+    "split_sections_piece": lambda x: x.split([1, 2], 1)[1],
+    "chunk_piece": lambda x: x.chunk(2, 1)[1],
+    "unbind_piece": lambda x: x.unbind(2)[3],
+    "mH": lambda x: x.mH,
+    "H": lambda x: x[1].H,
+    "broadcast_to": lambda x: x[:, :1].broadcast_to((5, 2, 3, 4)),
+    "ravel_contiguous": lambda x: x.ravel(),
 }
 
 
@@ -453,3 +476,259 @@ def test_seed004_transposed_view_is_not_contiguous_until_contiguous(backend):
     assert b.is_contiguous() is False
     b = b.contiguous()
     assert b.is_contiguous() is True
+
+
+# ------------------------------------------------------------------------------------------ in-place view ops
+
+INPLACE_VIEWS = {
+    "t_": lambda x: x[0].t_(),
+    "transpose_": lambda x: x.transpose_(0, 2),
+    "swapaxes_": lambda x: x.swapaxes_(1, 2),
+    "swapdims_": lambda x: x.swapdims_(0, 1),
+    "squeeze_": lambda x: x[:, :1].squeeze_(),
+    "squeeze_dim_": lambda x: x[:1].squeeze_(0),
+    "unsqueeze_": lambda x: x.unsqueeze_(1),
+    "unsqueeze_of_slice_": lambda x: x[:, 1].unsqueeze_(-1),
+    "as_strided_": lambda x: x.as_strided_((2, 5), (3, 2), 1),
+    "transpose_then_t_": lambda x: x[1].transpose_(0, 1).t_(),
+}
+
+
+@pytest.mark.parametrize("op", list(INPLACE_VIEWS))
+def test_inplace_view_op_changes_metadata_and_keeps_identity(backend, op):
+    torch = _torch()
+    x, tx = _base(t), _base(torch)
+    target = INPLACE_VIEWS[op]
+    v, tv = target(x), target(tx)
+    assert (v.shape, v.stride(), v.storage_offset(), v.is_contiguous()) == \
+        (tuple(tv.shape), tv.stride(), tv.storage_offset(), tv.is_contiguous())
+    assert v.tolist() == tv.tolist()
+    v.mul_(-1)  # still an alias of the base, with the new layout
+    tv.mul_(-1)
+    assert x.tolist() == tx.tolist()
+
+
+def test_inplace_view_op_returns_the_tensor_itself(backend):
+    x = t.zeros(2, 3)
+    assert x.t_() is x and x.shape == (3, 2) and x.stride() == (1, 3)
+    assert x._base is None  # a root stays a root, as in PyTorch
+
+
+def test_inplace_view_op_on_a_leaf_that_requires_grad_raises(backend):
+    x = t.zeros(2, 3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place"):
+        x.t_()
+
+
+def test_inplace_view_op_on_a_non_leaf_is_differentiated(backend):
+    torch = _torch()
+
+    def run(m):
+        x = m.arange(6.0).view(2, 3).requires_grad_()
+        y = x * 1
+        y.t_()
+        y.unsqueeze_(0)
+        (y * m.arange(6.0).view(1, 3, 2)).sum().backward()
+        return type(y.grad_fn).__name__, x.grad.tolist()
+
+    assert run(t) == run(torch)
+
+
+# ------------------------------------------------------------------------------------------ autograd through views
+
+# the views taken of a non-leaf (2, 3, 4) tensor, then written in place: PyTorch's CopySlices
+GRAD_VIEWS = {
+    "diagonal": lambda y: y.diagonal(0, 1, 2),
+    "diagonal_offset": lambda y: y.diagonal(1, 2, 1),
+    "unfold": lambda y: y.unfold(2, 2, 2),
+    "as_strided": lambda y: y.as_strided((3, 3), (4, 1), 2),
+    "movedim": lambda y: y.movedim(0, 2),
+    "swapaxes": lambda y: y.swapaxes(0, 1),
+    "unflatten": lambda y: y.unflatten(2, (2, 2)),
+    "split": lambda y: y.split(3, 2)[1],
+    "chunk": lambda y: y.chunk(3, 1)[2],
+    "unbind": lambda y: y.unbind(1)[1],
+    "mT": lambda y: y.mT,
+    "view_of_view": lambda y: y.transpose(0, 1)[1:].diagonal(0, 0, 2),
+}
+
+
+@pytest.mark.parametrize("op", list(GRAD_VIEWS))
+def test_gradient_through_a_view_read(backend, op):
+    torch = _torch()
+
+    def run(m):
+        x = (m.arange(24.0).view(2, 3, 4) / 10).requires_grad_()
+        v = GRAD_VIEWS[op](x * 1)
+        (v * v * m.arange(float(v.numel())).view(v.shape)).sum().backward()
+        return x.grad.tolist()
+
+    _close_lists(run(t), run(torch))
+
+
+MULTI_OUTPUT_VIEWS = ("split", "chunk", "unbind")
+
+
+@pytest.mark.parametrize("op", [op for op in GRAD_VIEWS if op not in MULTI_OUTPUT_VIEWS])
+def test_in_place_op_on_a_view_rewrites_the_base_history(backend, op):
+    torch = _torch()
+
+    def run(m):
+        x = (m.arange(24.0).view(2, 3, 4) / 10).requires_grad_()
+        y = x * 1
+        v = GRAD_VIEWS[op](y)
+        v.mul_(v + 1)
+        (y * y).sum().backward()
+        return type(y.grad_fn).__name__, y.tolist(), x.grad.tolist()
+
+    (node, y, g), (tnode, ty, tg) = run(t), run(torch)
+    assert node == tnode == "CopySlices"
+    _close_lists(y, ty)
+    _close_lists(g, tg)
+
+
+@pytest.mark.parametrize("op", MULTI_OUTPUT_VIEWS)
+def test_in_place_op_on_one_of_several_views_raises_under_autograd_as_torch(backend, op):
+    torch = _torch()
+
+    def message(m):
+        y = m.zeros(2, 3, 4, requires_grad=True) * 1
+        with pytest.raises(RuntimeError) as e:
+            GRAD_VIEWS[op](y).mul_(2)
+        return str(e.value)
+
+    assert message(t) == message(torch)
+
+
+@pytest.mark.parametrize("op", MULTI_OUTPUT_VIEWS)
+def test_in_place_op_on_one_of_several_views_writes_without_autograd(backend, op):
+    torch = _torch()
+
+    def run(m):
+        x = _base(m)
+        GRAD_VIEWS[op](x).mul_(-1)
+        with m.no_grad():
+            y = _base(m).requires_grad_() * 1
+            GRAD_VIEWS[op](y).mul_(-1)
+        return x.tolist(), y.tolist()
+
+    assert run(t) == run(torch)
+
+
+@pytest.mark.parametrize("op", list(GRAD_VIEWS))
+def test_in_place_op_on_a_view_of_a_leaf_raises(backend, op):
+    x = t.zeros(2, 3, 4, requires_grad=True)
+    with pytest.raises(RuntimeError, match="view of a leaf Variable that requires grad"):
+        GRAD_VIEWS[op](x).add_(1)
+
+
+def _close_lists(a, b):
+    import numpy as np
+    np.testing.assert_allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float), rtol=1e-6, atol=1e-6)
+
+
+# ------------------------------------------------------------------------------------------ copies do not alias
+
+COPIES = {
+    "flip": lambda x: x.flip(0, 2),
+    "fliplr": lambda x: x.fliplr(),
+    "roll": lambda x: x.roll(1, 1),
+    "repeat": lambda x: x.repeat(1, 2, 1),
+    "tile": lambda x: x.tile((2,)),
+    "repeat_interleave": lambda x: x.repeat_interleave(2, 0),
+    "reshape_of_transpose": lambda x: x.transpose(1, 2).reshape(2, 12),
+}
+
+
+@pytest.mark.parametrize("op", list(COPIES))
+def test_shape_copies_do_not_share_memory(backend, op):
+    torch = _torch()
+    x, tx = _base(t), _base(torch)
+    c, tc = COPIES[op](x), COPIES[op](tx)
+    assert (c.tolist(), c.stride(), c.storage_offset()) == (tc.tolist(), tc.stride(), tc.storage_offset())
+    assert c.untyped_storage().data_ptr() != x.untyped_storage().data_ptr()
+    c.zero_()
+    assert x.tolist() == _base(torch).tolist()
+
+
+# ------------------------------------------------------------------------------------------ bad input, as PyTorch
+
+VIEW_ERRORS = {
+    "diagonal_same_dims": lambda x: x.diagonal(0, 1, 1),
+    "unfold_too_big": lambda x: x.unfold(1, 4, 1),
+    "unfold_step_0": lambda x: x.unfold(1, 2, 0),
+    "as_strided_out_of_storage": lambda x: x.as_strided((5, 5), (5, 1)),
+    "split_sections_sum": lambda x: x.split([1, 1], 1),
+    "split_size_0": lambda x: x.split(0, 1),
+    "chunk_0": lambda x: x.chunk(0),
+    "unflatten_product": lambda x: x.unflatten(2, (3, 2)),
+    "movedim_lengths": lambda x: x.movedim((0, 1), (0,)),
+    "movedim_repeated": lambda x: x.movedim((0, 0), (1, 2)),
+    "repeat_too_few": lambda x: x.repeat(2, 2),
+    "roll_misaligned": lambda x: x.roll((1, 2), (0,)),
+    "fliplr_1d": lambda x: x[0, 0].fliplr(),
+    "squeeze_tuple_out_of_range": lambda x: x.squeeze((0, 3)),
+}
+
+
+@pytest.mark.parametrize("case", list(VIEW_ERRORS))
+def test_shape_op_errors_match_torch(backend, case):
+    torch = _torch()
+    f = VIEW_ERRORS[case]
+    with pytest.raises(Exception) as theirs:
+        f(_base(torch))
+    with pytest.raises(type(theirs.value)) as ours:
+        f(_base(t))
+    assert str(ours.value) == str(theirs.value).split("\n")[0]
+
+
+def test_broadcast_tensors_mismatch_raises_as_torch(backend):
+    with pytest.raises(RuntimeError, match=r"The size of tensor a \(3\) must match the size of tensor b \(4\) at "
+                                           r"non-singleton dimension 1"):
+        t.broadcast_tensors(t.zeros(2, 3), t.zeros(4))
+
+
+# ------------------------------------------------------------------------------------------ jax.jit
+
+def _view_program(x):
+    """Views, in-place writes through them and a gradient: runs eagerly and under jax.jit alike."""
+    y = x * 1
+    d = y.diagonal(0, 1, 2)
+    d.mul_(3)
+    piece = y.narrow(2, 2, 2)
+    piece += 1
+    y[0].t()[1:].zero_()
+    z = y.movedim(0, 2).unflatten(0, (3, 1))
+    loss = (z * z).sum() + y.split(3, 2)[1].sum() + y.unbind(1)[2].sum()
+    loss.backward()
+    return y.detach(), x.grad
+
+
+def test_views_and_in_place_writes_run_under_jax_jit():
+    jax = pytest.importorskip("jax")
+    with t.use_backend("jax"):
+        eager = _view_program(t.arange(24.0).view(2, 3, 4).requires_grad_())
+        compiled = jax.jit(_view_program)(t.arange(24.0).view(2, 3, 4).requires_grad_())
+    torch = _torch()
+    expected = _view_program(torch.arange(24.0).view(2, 3, 4).requires_grad_())
+    for ours, theirs in zip(eager, expected):
+        assert ours.tolist() == theirs.tolist()
+    for ours, theirs in zip(compiled, expected):
+        assert ours.tolist() == theirs.tolist()
+
+
+def test_inplace_view_ops_and_as_strided_run_under_jax_jit():
+    jax = pytest.importorskip("jax")
+
+    def program(x):
+        y = x.clone()
+        y.t_()
+        y.as_strided((2, 2), (1, 3), 1).fill_(-1.0)
+        y.unsqueeze_(0)
+        return y
+
+    with t.use_backend("jax"):
+        out = jax.jit(program)(t.arange(6.0).view(2, 3))
+    torch = _torch()
+    expected = program(torch.arange(6.0).view(2, 3))
+    assert out.tolist() == expected.tolist()

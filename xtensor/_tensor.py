@@ -189,6 +189,7 @@ class Tensor:
     _retains_grad = False
     _inference = False  # made under inference_mode: may never be saved for backward
     _names = None
+    _multi_view = None  # (op, output index) of one of several views an op returned (split, unbind, chunk)
     __array_priority__ = 1000  # numpy defers to our reflected operators
 
     def __new__(cls, *args, **kwargs):
@@ -554,6 +555,13 @@ class _StorageView:
         t = self._tensor
         body = "\n".join(f" {v}" for v in self.tolist())
         return f"{body}\n[xtensor.storage.TypedStorage(dtype={t.dtype}, device={t.device}) of size {len(self)}]"
+
+
+def multi_view_error(op, index):
+    """PyTorch's refusal to write, under autograd, into one of several views that one op returned."""
+    return (f"Output {index} of {op} is a view and is being modified inplace. This view is the output of a function "
+            "that returns multiple views. Such functions do not allow the output views to be modified inplace. You "
+            "should replace the inplace operation by an out-of-place one.")
 
 
 def _wrap_dim(dim, ndim):

@@ -13,7 +13,7 @@ from ._autograd import edge_of
 from ._dispatch import _backend_error, _record, apply, detached, node_class
 from ._table import TABLE
 from .ops.indexing import index_put
-from ._tensor import Tensor
+from ._tensor import Tensor, multi_view_error
 from .autograd import grad_mode
 
 __all__ = ["torch_functions", "api_functions", "install_methods", "check_inplace", "assign_inplace", "assign_out"]
@@ -31,6 +31,8 @@ def check_inplace(t):
         if base is not None and base._requires_grad and base._grad_fn is None and t._view is not None:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "
                                "operation.")
+        if t._multi_view is not None and t._requires_grad:
+            raise RuntimeError(multi_view_error(*t._multi_view))
 
 
 def _check_castable(src_dtype, target):

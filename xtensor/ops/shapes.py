@@ -403,8 +403,10 @@ defop("as_strided", _as_strided_fwd,
 
 # ------------------------------------------------------------------ views written with other views
 def _named(tensors, node_name):
-    """Give each output's node PyTorch's name for the op (``split`` outputs are ``SplitBackward0``)."""
-    for r in tensors:
+    """Mark views that one op returned together, and give their nodes PyTorch's name for the op (``split``
+    outputs are ``SplitBackward0``); PyTorch refuses in-place writes into them under autograd."""
+    for i, r in enumerate(tensors):
+        r._multi_view = (node_name[:-len("Backward0")], i)
         if r._grad_fn is not None:
             r._grad_fn.__class__ = node_class(node_name)
     return tensors
