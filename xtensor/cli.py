@@ -1,7 +1,9 @@
 """The ``xtensor`` command.
 
 ``xtensor linreg`` is the main job: the autograd linear regression of the tutorials (seed 004,
-section 3.4.4) written exactly as a PyTorch user writes it, on any backend.
+section 3.4.4) written exactly as a PyTorch user writes it, on any backend. For backend authors:
+``xtensor conformance`` runs the official array-API suite against a backend, ``xtensor gradcheck``
+cross-checks every differentiable function's VJPs with jax (both live in ``xtensor.conformance``).
 """
 import argparse
 import sys
@@ -86,6 +88,14 @@ def main(argv=None):
     linreg.add_argument("--steps", type=int, default=500)
     linreg.add_argument("--plot", default="linreg.png", help="PNG path for the fit and loss plot ('' to skip)")
     linreg.set_defaults(run=_cmd_linreg)
+    from .conformance import gradcheck, runner
+
+    for name, module, summary in (("conformance", runner, "run the array-API conformance suite on a backend"),
+                                  ("gradcheck", gradcheck, "cross-check every VJP with jax.vjp on a backend")):
+        sub = commands.add_parser(name, help=summary, description=module.__doc__,
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+        module.add_arguments(sub)
+        sub.set_defaults(run=module.run)
     args = parser.parse_args(argv)
     return args.run(args)
 

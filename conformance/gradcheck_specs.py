@@ -1,0 +1,183 @@
+"""Sample calls for the gradient cross-check (``xtensor gradcheck``), one small spec per function.
+
+Unary and binary elementwise entries of the op table need no spec: their samples come from the
+entry's kind (``x`` of shape (3, 4), and ``x`` with a broadcast (4,) operand), with a domain from
+``DOMAINS`` where the default (-2, 2) is wrong. Every other differentiable function gets its calls in
+``SPECS`` (the ``xtensor`` spelling, keyed by its public name) or ``API_SPECS`` (the array-API
+spelling), or a reason in ``NOT_DIFFERENTIABLE``. Samples stay away from kinks (random values, no
+ties), so the check compares smooth gradients; the subgradient conventions at kinks are PyTorch's
+and are tested in tests/.
+
+To cover a new function: add one line here. ``xtensor gradcheck`` lists the functions without one.
+"""
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Arr:
+    """A float64 array argument: its shape and value domain (``real``, ``pos``, ``unit``, ``spd``, ``wellcond``)."""
+
+    shape: tuple
+    domain: str = "real"
+
+
+@dataclass(frozen=True)
+class Ints:
+    """An int64 array argument (indices), values in [0, high), all different if ``distinct``: never differentiated."""
+
+    shape: tuple
+    high: int
+    distinct: bool = False
+
+
+@dataclass(frozen=True)
+class Mask:
+    shape: tuple
+
+
+def x(*shape):
+    return Arr(shape)
+
+
+def pos(*shape):
+    return Arr(shape, "pos")
+
+
+def unit(*shape):
+    return Arr(shape, "unit")
+
+
+def spd(*shape):
+    return Arr(shape, "spd")
+
+
+def wellcond(*shape):
+    return Arr(shape, "wellcond")
+
+
+def call(*args, pick=None, **kwargs):
+    """One sample call; ``pick`` keeps only that output (eigenvectors: each backend picks its own phase)."""
+    return (args, kwargs) if pick is None else (args, kwargs, pick)
+
+
+# Domains of elementwise functions whose samples must avoid (-2, 2)'s poles, branch cuts or kinks.
+DOMAINS = {
+    "log": "pos", "log1p": "pos", "log2": "pos", "log10": "pos", "sqrt": "pos", "rsqrt": "pos",
+    "reciprocal": "pos", "acos": "unit", "asin": "unit", "atanh": "unit", "acosh": "above1",
+    "div": "pos", "divide": "pos", "pow": "pos", "remainder": "pos", "lgamma": "pos", "digamma": "pos",
+    "logit": "prob", "erfinv": "unit", "xlogy": "pos", "atan2": "pos", "hypot": "pos", "fmod": "pos",
+    "copysign": "pos", "true_divide": "pos", "float_power": "pos",
+}
+
+M = x(3, 3)
+SPECS = {
+    "clamp": [call(x(3, 4), -0.5, 0.5)], "clip": [call(x(3, 4), -0.5, 0.5)],
+    "sum": [call(x(3, 4)), call(x(3, 4), 1, True)], "mean": [call(x(3, 4)), call(x(3, 4), 0)],
+    "prod": [call(pos(3, 4)), call(x(3, 4), 1)], "nansum": [call(x(3, 4), 1)], "nanmean": [call(x(3, 4), 1)],
+    "var": [call(x(3, 4)), call(x(3, 4), 1)], "std": [call(x(3, 4)), call(x(3, 4), 1)],
+    "std_mean": [call(x(3, 4), 1)], "var_mean": [call(x(3, 4), 1)],
+    "amax": [call(x(3, 4), 1)], "amin": [call(x(3, 4), 1)], "max": [call(x(3, 4)), call(x(3, 4), 1)],
+    "min": [call(x(3, 4)), call(x(3, 4), 1)], "logsumexp": [call(x(3, 4), 1)], "dist": [call(x(3, 4), x(3, 4))],
+    "cumsum": [call(x(3, 4), 1)], "cumprod": [call(x(3, 4), 1)], "cummax": [call(x(3, 4), 1)],
+    "cummin": [call(x(3, 4), 1)], "diff": [call(x(3, 4))], "sort": [call(x(3, 4))], "msort": [call(x(3, 4))],
+    "topk": [call(x(3, 4), 2)], "kthvalue": [call(x(3, 5), 2)], "median": [call(x(3, 5)), call(x(3, 5), 1)],
+    "nanmedian": [call(x(3, 5), 1)], "matmul": [call(x(3, 4), x(4, 2)), call(x(2, 3, 4), x(4,))],
+    "mm": [call(x(3, 4), x(4, 2))], "bmm": [call(x(2, 3, 4), x(2, 4, 2))], "mv": [call(x(3, 4), x(4))],
+    "dot": [call(x(4), x(4))], "vdot": [call(x(4), x(4))], "addmm": [call(x(3, 2), x(3, 4), x(4, 2))],
+    "addmv": [call(x(3), x(3, 4), x(4))], "baddbmm": [call(x(2, 3, 2), x(2, 3, 4), x(2, 4, 2))],
+    "addbmm": [call(x(3, 2), x(2, 3, 4), x(2, 4, 2))], "addr": [call(x(3, 4), x(3), x(4))],
+    "outer": [call(x(3), x(4))], "ger": [call(x(3), x(4))], "cross": [call(x(4, 3), x(4, 3), 1)],
+    "diag_embed": [call(x(2, 3))], "diag": [call(x(3)), call(x(3, 4))], "trace": [call(M)],
+    "triu": [call(x(3, 4), 1)], "tril": [call(x(3, 4), -1)], "tensordot": [call(x(3, 4), x(4, 2), 1)],
+    "einsum": [call("ij,jk->ik", x(3, 4), x(4, 2))], "kron": [call(x(2, 2), x(2, 3))],
+    "inverse": [call(wellcond(3, 3))], "det": [call(wellcond(3, 3))], "slogdet": [call(wellcond(3, 3))],
+    "logdet": [call(spd(3, 3))], "svd": [call(x(3, 3))], "qr": [call(x(4, 3))], "cholesky": [call(spd(3, 3))],
+    "pinverse": [call(x(3, 4))], "matrix_power": [call(x(3, 3), 3)], "chain_matmul": [call(x(2, 3), x(3, 4))],
+    "norm": [call(x(3, 4))], "gather": [call(x(3, 4), 1, Ints((3, 2), 4))],
+    "scatter": [call(x(3, 4), 1, Ints((3, 1), 4), x(3, 1))], "scatter_add": [call(x(3, 4), 1, Ints((3, 2), 4), x(3, 2))],
+    "index_select": [call(x(3, 4), 1, Ints((3,), 4))], "index_add": [call(x(3, 4), 0, Ints((2,), 3), x(2, 4))],
+    "index_fill": [call(x(3, 4), 1, Ints((2,), 4), 0.5)], "masked_fill": [call(x(3, 4), Mask((3, 4)), 0.5)],
+    "take": [call(x(3, 4), Ints((5,), 12))], "take_along_dim": [call(x(3, 4), Ints((3, 2), 4), 1)],
+    "view": [call(x(3, 4), 4, 3)], "reshape": [call(x(3, 4), (2, 6))], "flatten": [call(x(2, 3, 2))],
+    "permute": [call(x(2, 3, 4), (2, 0, 1))], "transpose": [call(x(3, 4), 0, 1)], "t": [call(x(3, 4))],
+    "expand": [call(x(3, 1), 3, 4)], "squeeze": [call(x(3, 1, 4))], "unsqueeze": [call(x(3, 4), 1)],
+    "cat": [call([x(2, 4), x(3, 4)])], "stack": [call([x(3, 4), x(3, 4)], 1)], "diagonal": [call(x(3, 4))],
+    "as_strided": [call(x(3, 4), (2, 2), (4, 1), 1)], "movedim": [call(x(2, 3, 4), 0, 2)],
+    "moveaxis": [call(x(2, 3, 4), 0, 2)], "swapaxes": [call(x(2, 3, 4), 0, 2)], "swapdims": [call(x(2, 3, 4), 0, 2)],
+    "unflatten": [call(x(3, 4), 1, (2, 2))], "split": [call(x(4, 3), 2)], "chunk": [call(x(4, 3), 2)],
+    "unbind": [call(x(3, 4))], "flip": [call(x(3, 4), 0)], "fliplr": [call(x(3, 4))], "flipud": [call(x(3, 4))],
+    "roll": [call(x(3, 4), 1, 1)], "repeat": [call(x(2, 3), 2, 1)], "tile": [call(x(2, 3), (2, 1))],
+    "repeat_interleave": [call(x(2, 3), 2, 1)], "broadcast_to": [call(x(3, 1), (3, 4))],
+    "broadcast_tensors": [call(x(3, 1), x(4))], "ravel": [call(x(3, 4))], "atleast_1d": [call(x())],
+    "atleast_2d": [call(x(3))], "atleast_3d": [call(x(3, 4))], "hstack": [call([x(3, 2), x(3, 4)])],
+    "vstack": [call([x(2, 4), x(3, 4)])], "dstack": [call([x(3, 4), x(3, 4)])],
+    "column_stack": [call([x(3), x(3, 2)])], "row_stack": [call([x(2, 4), x(3, 4)])],
+    "narrow": [call(x(3, 4), 1, 1, 2)], "select": [call(x(3, 4), 1, 2)],
+    "masked_select": [call(x(3, 4), Mask((3, 4)))], "index_put": [call(x(3, 4), (Ints((2,), 3),), x(2, 4))],
+    "index_copy": [call(x(3, 4), 0, Ints((2,), 3, True), x(2, 4))], "put": [call(x(3, 4), Ints((3,), 12, True), x(3))],
+    "masked_scatter": [call(x(3, 4), Mask((3, 4)), x(12))],
+    "scatter_reduce": [call(x(3, 4), 1, Ints((3, 2), 4), x(3, 2), "sum")],
+    # xtensor.linalg / xtensor.fft (qualified: their names repeat the top-level ones with other meanings)
+    "linalg.cholesky": [call(spd(3, 3))], "linalg.cross": [call(x(4, 3), x(4, 3))], "linalg.det": [call(wellcond(3, 3))],
+    "linalg.diagonal": [call(x(3, 4))], "linalg.eigh": [call(spd(3, 3))], "linalg.eigvalsh": [call(spd(3, 3))],
+    "linalg.inv": [call(wellcond(3, 3))], "linalg.matmul": [call(x(3, 4), x(4, 2))],
+    "linalg.matrix_norm": [call(x(3, 4))], "linalg.matrix_power": [call(x(3, 3), 2)],
+    "linalg.multi_dot": [call([x(2, 3), x(3, 4), x(4, 2)])], "linalg.norm": [call(x(3, 4))],
+    "linalg.outer": [call(x(3), x(4))], "linalg.pinv": [call(x(3, 4))], "linalg.qr": [call(x(4, 3))],
+    "linalg.slogdet": [call(wellcond(3, 3))], "linalg.solve": [call(wellcond(3, 3), x(3, 2))],
+    "linalg.svd": [call(x(3, 4), full_matrices=False)], "linalg.svdvals": [call(x(3, 4))],
+    "linalg.tensordot": [call(x(3, 4), x(4, 2), 1)], "linalg.trace": [call(M)], "linalg.vecdot": [call(x(3, 4), x(3, 4))],
+    "linalg.vector_norm": [call(x(3, 4))], "linalg.cholesky_ex": [call(spd(3, 3))], "linalg.inv_ex": [call(wellcond(3, 3))],
+    "linalg.solve_ex": [call(wellcond(3, 3), x(3, 2))], "linalg.eig": [call(x(3, 3), pick=0)],
+    "linalg.eigvals": [call(x(3, 3))],
+    "fft.fft": [call(x(4, 5))], "fft.ifft": [call(x(4, 5))], "fft.fft2": [call(x(4, 5))], "fft.ifft2": [call(x(4, 5))],
+    "fft.fftn": [call(x(4, 5))], "fft.ifftn": [call(x(4, 5))], "fft.rfft": [call(x(4, 6))], "fft.irfft": [call(x(4, 6))],
+    "fft.rfft2": [call(x(4, 6))], "fft.irfft2": [call(x(4, 6))], "fft.rfftn": [call(x(4, 6))],
+    "fft.irfftn": [call(x(4, 6))], "fft.hfft": [call(x(4, 6))], "fft.ihfft": [call(x(4, 6))],
+    "fft.hfftn": [call(x(4, 6))], "fft.ihfftn": [call(x(4, 6))], "fft.fftshift": [call(x(4, 5))],
+    "fft.ifftshift": [call(x(4, 5))], "fft.real": [call(x(4, 5))],
+}
+
+# The array-API spellings whose calls differ from the xtensor ones (keyword axes, other argument order).
+API_SPECS = {
+    "sum": [call(x(3, 4)), call(x(3, 4), axis=1, keepdims=True)], "mean": [call(x(3, 4), axis=0)],
+    "prod": [call(x(3, 4), axis=1)], "var": [call(x(3, 4), axis=1, correction=1)], "std": [call(x(3, 4), axis=1)],
+    "max": [call(x(3, 4), axis=1)], "min": [call(x(3, 4), axis=1)], "cumulative_sum": [call(x(3, 4), axis=1)],
+    "cumulative_prod": [call(x(3, 4), axis=1)], "diff": [call(x(3, 4), axis=0)], "sort": [call(x(3, 4), axis=0)],
+    "triu": [call(x(3, 4), k=1)], "tril": [call(x(3, 4), k=-1)], "tensordot": [call(x(3, 4), x(4, 2), axes=1)],
+    "permute_dims": [call(x(2, 3, 4), (2, 0, 1))], "squeeze": [call(x(3, 1, 4), 1)], "expand_dims": [call(x(3, 4), axis=1)],
+    "concat": [call([x(2, 4), x(3, 4)])], "stack": [call([x(3, 4), x(3, 4)], axis=1)], "flip": [call(x(3, 4), axis=0)],
+    "roll": [call(x(3, 4), 1, axis=1)], "tile": [call(x(2, 3), (2, 1))], "repeat": [call(x(2, 3), 2, axis=1)],
+    "broadcast_to": [call(x(3, 1), (3, 4))], "broadcast_arrays": [call(x(3, 1), x(4))], "unstack": [call(x(3, 4))],
+    "moveaxis": [call(x(2, 3, 4), 0, 2)], "matrix_transpose": [call(x(3, 4))], "vecdot": [call(x(3, 4), x(3, 4))],
+    "take": [call(x(3, 4), Ints((5,), 3), axis=0)], "take_along_axis": [call(x(3, 4), Ints((3, 2), 4), axis=1)],
+    "reshape": [call(x(3, 4), (2, 6))], "meshgrid": [call(x(3), x(4))], "clip": [call(x(3, 4), -0.5, 0.5)],
+    "matmul": [call(x(3, 4), x(4, 2))], "where": [call(Mask((3, 4)), x(3, 4), x(4))],
+    "linalg.cholesky": [call(spd(3, 3))], "linalg.cross": [call(x(4, 3), x(4, 3))], "linalg.det": [call(wellcond(3, 3))],
+    "linalg.diagonal": [call(x(3, 4))], "linalg.eigh": [call(spd(3, 3))], "linalg.eigvalsh": [call(spd(3, 3))],
+    "linalg.inv": [call(wellcond(3, 3))], "linalg.matmul": [call(x(3, 4), x(4, 2))], "linalg.matrix_norm": [call(x(3, 4))],
+    "linalg.matrix_power": [call(x(3, 3), 2)], "linalg.matrix_transpose": [call(x(3, 4))], "linalg.outer": [call(x(3), x(4))],
+    "linalg.pinv": [call(x(3, 4))], "linalg.qr": [call(x(4, 3))], "linalg.slogdet": [call(wellcond(3, 3))],
+    "linalg.eig": [call(x(3, 3), pick=0)], "linalg.eigvals": [call(x(3, 3))],
+    "linalg.solve": [call(wellcond(3, 3), x(3, 2))], "linalg.svd": [call(x(3, 4), full_matrices=False)],
+    "linalg.svdvals": [call(x(3, 4))], "linalg.tensordot": [call(x(3, 4), x(4, 2), axes=1)],
+    "linalg.trace": [call(M)], "linalg.vecdot": [call(x(3, 4), x(3, 4))], "linalg.vector_norm": [call(x(3, 4))],
+    "fft.fft": [call(x(4, 5))], "fft.ifft": [call(x(4, 5))], "fft.fftn": [call(x(4, 5))], "fft.ifftn": [call(x(4, 5))],
+    "fft.rfft": [call(x(4, 6))], "fft.irfft": [call(x(4, 6))], "fft.rfftn": [call(x(4, 6))], "fft.irfftn": [call(x(4, 6))],
+    "fft.hfft": [call(x(4, 6))], "fft.ihfft": [call(x(4, 6))], "fft.fftshift": [call(x(4, 5))],
+    "fft.ifftshift": [call(x(4, 5))],
+}
+
+_INT_OR_BOOL = "its result is an integer or bool array: there is no gradient"
+NOT_DIFFERENTIABLE = dict.fromkeys(
+    ["argmax", "argmin", "argsort", "all", "any", "count_nonzero", "searchsorted", "bincount", "isclose", "allclose",
+     "equal", "unique", "unique_all", "unique_counts", "unique_inverse", "unique_values", "nonzero", "argwhere",
+     "linalg.matrix_rank", "fft.fftfreq", "fft.rfftfreq", "mode", "where", "detach"], _INT_OR_BOOL)
+NOT_DIFFERENTIABLE.update({
+    "mode": "the most frequent value: piecewise constant selection whose gradient picks one occurrence; "
+            "checked in tests/ against PyTorch",
+    "where": "xtensor.where(condition) is nonzero's tuple form; the three-argument form is checked as array_api.where",
+    "detach": "cuts the graph by design: its gradient is none",
+    "fft.as_complex": "complex input from a real (..., 2) view; checked in tests/ with complex cotangents",
+    "fft.conj": "complex conjugation of complex input; checked in tests/ with complex cotangents",
+})
