@@ -8,10 +8,10 @@ parts are named tuples (``sign``/``logabsdet``, ``U``/``S``/``Vh``, ``eigenvalue
 """
 from ._variants import assign_out as _assign_out, torch_functions as _functions
 from .ops import linalg as _ops
-from .ops.linalg import (LinAlgError, cross as _torch_cross, eigh, matrix_norm, matrix_power, matrix_rank,
+from .ops.linalg import (LinAlgError, cross as _torch_cross, eig, eigh, matrix_norm, matrix_power, matrix_rank,
                          multi_dot, norm, pinv, qr, solve, svdvals, vecdot, vector_norm)
 
-__all__ = ["LinAlgError", "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matmul", "matrix_norm",
+__all__ = ["LinAlgError", "cholesky", "cross", "det", "diagonal", "eig", "eigvals", "eigh", "eigvalsh", "inv", "matmul", "matrix_norm",
            "matrix_power", "matrix_rank", "multi_dot", "norm", "outer", "pinv", "qr", "slogdet", "solve", "svd",
            "svdvals", "tensordot", "trace", "vecdot", "vector_norm", "cholesky_ex", "inv_ex", "solve_ex"]
 
@@ -45,6 +45,10 @@ def slogdet(A, *, out=None):
 def svd(A, full_matrices=True, *, driver=None, out=None):
     """(U, S, Vh): ``A = U diag(S) Vh``; S descending."""
     return _ops.linalg_svd(A, full_matrices)
+
+
+def eigvals(A, *, out=None):
+    return eig(A).eigenvalues
 
 
 def eigvalsh(A, UPLO="L", *, out=None):

@@ -9,7 +9,7 @@ from .._dtypes import result_type as _result_type
 from .._variants import api_functions as _api
 from ..ops import linalg as _ops
 
-__all__ = ["cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matmul", "matrix_norm", "matrix_power",
+__all__ = ["cholesky", "cross", "det", "diagonal", "eig", "eigvals", "eigh", "eigvalsh", "inv", "matmul", "matrix_norm", "matrix_power",
            "matrix_rank", "matrix_transpose", "outer", "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "tensordot",
            "trace", "vecdot", "vector_norm"]
 
@@ -45,6 +45,14 @@ def det(x, /):
 
 def diagonal(x, /, *, offset=0):
     return x.diagonal(offset, -2, -1)
+
+
+def eig(x, /):
+    return _ops.eig(x)
+
+
+def eigvals(x, /):
+    return _ops.eig(x).eigenvalues
 
 
 def eigh(x, /):

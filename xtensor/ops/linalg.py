@@ -34,6 +34,7 @@ def _result(name, fields):
 SlogdetResult = _result("linalg_slogdet", ["sign", "logabsdet"])
 SVDResult = _result("linalg_svd", ["U", "S", "Vh"])
 EighResult = _result("linalg_eigh", ["eigenvalues", "eigenvectors"])
+EigResult = _result("linalg_eig", ["eigenvalues", "eigenvectors"])
 QRResult = _result("linalg_qr", ["Q", "R"])
 TorchSVDResult = _result("svd", ["U", "S", "V"])
 TorchQRResult = _result("qr", ["Q", "R"])
@@ -244,6 +245,8 @@ def _add_product(name, product, product_vjps, ranks, node=None):
         if name != "addr":
             _matmul_sig(mat1, mat2)
         _same_dtype(name, input, mat1, mat2)
+        if mat1.dtype.kind in "biu" and (isinstance(beta, float) or isinstance(alpha, float)):
+            raise RuntimeError("For integral input tensors, argument beta must not be a floating point number.")
         return (input, mat1, mat2), (beta, alpha)
 
     return defop(name, lambda xp, c, a, b, beta, alpha: _scaled_sum(xp, c, product(xp, a, b), beta, alpha),
@@ -271,7 +274,7 @@ def outer(input, vec2):
     return input.unsqueeze(-1) * vec2
 
 
-defcomposite("outer", outer, api=True)
+defcomposite("outer", outer)
 TABLE["ger"] = TABLE["outer"]
 
 
@@ -741,6 +744,23 @@ def eigh(A, UPLO="L"):
     return EighResult(*apply(TABLE["linalg_eigh"].op, (A,), (UPLO,)))
 
 
+# eig: general (non-symmetric) matrices; complex results always (the standard's rule). Forward only: its VJP
+# needs complex gradients (PyTorch's linalg_eig_backward), which xtensor does not cross-check yet.
+def _eig_fwd(xp, x):
+    complex_dtype = xp.complex64 if x.dtype in (xp.float32, xp.complex64) else xp.complex128
+    w, v = xp.linalg.eig(x)
+    return xp.astype(w, complex_dtype), xp.astype(v, complex_dtype)
+
+
+defop("linalg_eig", _eig_fwd, nout=2, differentiable=False, function=False, method=False)
+
+
+def eig(A):
+    """Eigenvalues and (unit) eigenvectors of square matrices, as complex tensors."""
+    check_matrix("linalg.eig", A, square=True)
+    return EigResult(*apply(TABLE["linalg_eig"].op, (A,)))
+
+
 # QR: TensorFlow's QrGrad (real; square and tall matrices, wide ones through their square left block)
 def _qr_fwd(xp, x, mode):
     q, r = xp.linalg.qr(x, mode="reduced" if mode == "r" else mode)
@@ -859,7 +879,7 @@ def solve(A, B, *, left=True, vector=None):
         A = A.expand(*_broadcast_shape(A.shape[:-2], B.shape[:-1], "linalg.solve"), n, n)
     try:
         X = _solve_op(A, B, vector)
-    except ValueError:
+    except (ValueError, RuntimeError):  # numpy's LinAlgError, rewrapped by the dispatcher (arguments were checked)
         raise LinAlgError("linalg.solve: The solver failed because the input matrix is singular.") from None
     if not _all_finite(X) and _all_finite(A) and _all_finite(B):
         raise LinAlgError("linalg.solve: The solver failed because the input matrix is singular.")
@@ -888,8 +908,8 @@ def pinv(A, rtol=None, hermitian=False, *, atol=None):
     check_matrix("linalg.pinv", A)
     if atol is not None:
         raise NotImplementedError("linalg.pinv: atol= is not supported; use rtol=")
-    if hasattr(rtol, "_dtype"):
-        rtol = rtol.item()
+    if hasattr(rtol, "_dtype"):  # one cutoff per matrix of the stack (the standard's array rtol)
+        rtol = rtol.to(A.dtype)._value
     return apply(TABLE["linalg_pinv"].op, (A,), (rtol,))
 
 
@@ -1076,7 +1096,8 @@ def vecdot(x, y, dim=-1):
                            f"{x.shape[dim]} and {y.shape[dim]}")
     if x.dtype.kind == "c":
         x = conj(x)
-    return (x * y).sum(dim)
+    product = x * y
+    return product.sum(dim, dtype=product.dtype)  # in the operands' dtype, integers included
 
 
 def matrix_transpose(x, /):
@@ -1120,8 +1141,11 @@ def _complex_dtype(xp, x):
 
 defop("_complex_real", _real_fwd, (lambda g, ans, x: as_complex(g) if x.dtype.kind == "c" else g,), saves=(),
       node="RealBackward0", function=False, method=False)
-defop("_complex_imag", lambda xp, x: xp.imag(x), (lambda g, ans, x: as_complex(g) * 1j,), saves=(),
+defop("_complex_imag", lambda xp, x: xp.imag(x), (lambda g, ans, x: _times_i(g),), saves=(),
       node="ImagBackward0", function=False, method=False)
+# i * x for real x: the imag VJP as an op of its own, whose VJP (Im g) needs no complex multiplication
+defop("_times_i", lambda xp, x: xp.astype(x, _complex_dtype(xp, x)) * 1j, (lambda g, ans, x: imag(g),), saves=(),
+      node="MulBackward0", function=False, method=False)
 defop("_complex_conj", lambda xp, x: xp.conj(x), (lambda g, ans, x: conj(g),), saves=(),
       node="ConjBackward0", function=False, method=False)
 defop("_as_complex", lambda xp, x: xp.astype(x, _complex_dtype(xp, x)), (lambda g, ans, x: real(g),), saves=(),
@@ -1135,6 +1159,10 @@ def real(x):
 
 def imag(x):
     return apply(TABLE["_complex_imag"].op, (x,))
+
+
+def _times_i(x):
+    return apply(TABLE["_times_i"].op, (x,))
 
 
 def conj(x):
