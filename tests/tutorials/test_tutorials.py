@@ -115,4 +115,7 @@ def test_recording_is_current(seed):
     with open(RECORDING, encoding="utf-8") as f:
         recorded = json.load(f)[seed]
     live = replay.torch_outcomes(torch, xtensor, CELLS[seed])
-    assert json.loads(json.dumps({k: o.as_json() for k, o in live.items()})) == recorded
+    live = json.loads(json.dumps({k: o.as_json() for k, o in live.items()}))
+    unused = [key for s, key in SEED_SHOWN if s == seed]  # referenced by the seed's output instead
+    assert {k: v for k, v in live.items() if k not in unused} == \
+        {k: v for k, v in recorded.items() if k not in unused}
