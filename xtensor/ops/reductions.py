@@ -88,7 +88,7 @@ def _one_dim(x, dim):
 
 
 def _axis_index(ndim, axis, index):
-    return (slice(None),) * axis + (index,)
+    return (slice(None),) * axis + (index, Ellipsis)
 
 
 def _arange_along(x, dim, n=None):
@@ -245,7 +245,8 @@ def _var_sig(name):
         if correction is None:
             correction = 0 if unbiased is False else 1
         elif unbiased is not None:
-            raise RuntimeError(f"{name}(): can only set one of 'unbiased' and 'correction'")
+            raise TypeError(f"{name}() received an invalid combination of arguments: 'unbiased' and 'correction' "
+                            "cannot both be given")
         return (input,), (dims_of(None if _all_dims(dim) else dim, input.ndim), correction, keepdim)
     return sig
 
@@ -254,23 +255,35 @@ def _var_api_sig(x, /, *, axis=None, correction=0.0, keepdims=False):
     return (x,), (dims_of(axis, x.ndim), correction, keepdims)
 
 
-defop("var", _var_fwd, (_var_vjp,), sig=_var_sig("var"), api=True, api_sig=_var_api_sig, out=True)
-defop("std", lambda xp, x, dims, correction, keepdim: xp.sqrt(_var_fwd(xp, x, dims, correction, keepdim)),
-      (_std_vjp,), sig=_var_sig("std"), api=True, api_sig=_var_api_sig, out=True)
+def _stat_mean(name, stat_fwd, stat_vjp):
+    """``(std, mean)`` / ``(var, mean)`` in one node, as PyTorch (StdMeanBackward0)."""
+    def fwd(xp, x, dims, correction, keepdim):
+        return stat_fwd(xp, x, dims, correction, keepdim), xp.mean(x, axis=dims, keepdims=keepdim)
 
+    def vjp(g, ans, x, dims, correction, keepdim):
+        parts = [] if g[0] is None else [stat_vjp(g[0], ans[0], x, dims, correction, keepdim)]
+        if g[1] is not None:
+            parts.append(unreduce(g[1], x.shape, dims, keepdim) / _count(x.shape, dims))
+        return parts[0] if len(parts) == 1 else parts[0] + parts[1]
+    op = defop(f"_{name}", fwd, (vjp,), nout=2, node=f"{name[:3].capitalize()}MeanBackward0", function=False,
+               method=False)
+    sig = _var_sig(name)
 
-def _stat_mean(name):
     def stat_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-        tensors, (dims, correction, keepdim) = _var_sig(name)(input, dim, unbiased, keepdim, correction=correction)
-        return apply(TABLE[name[:3]].op, tensors, (dims, correction, keepdim)), \
-            apply(_MEAN[1], tensors, (dims, keepdim, None))
+        return apply(op, *sig(input, dim, unbiased, keepdim, correction=correction))
     stat_mean.__name__ = name
-    stat_mean.__doc__ = f"``({name[:3]}, mean)`` over the same dims, as one tuple."
+    stat_mean.__doc__ = f"``({name[:3]}, mean)`` over the same dims."
     return stat_mean
 
 
-defcomposite("std_mean", _stat_mean("std_mean"), method=False)
-defcomposite("var_mean", _stat_mean("var_mean"), method=False)
+def _std_fwd(xp, x, dims, correction, keepdim):
+    return xp.sqrt(_var_fwd(xp, x, dims, correction, keepdim))
+
+
+defop("var", _var_fwd, (_var_vjp,), sig=_var_sig("var"), api=True, api_sig=_var_api_sig, out=True)
+defop("std", _std_fwd, (_std_vjp,), sig=_var_sig("std"), api=True, api_sig=_var_api_sig, out=True)
+defcomposite("std_mean", _stat_mean("std_mean", _std_fwd, _std_vjp), method=False)
+defcomposite("var_mean", _stat_mean("var_mean", _var_fwd, _var_vjp), method=False)
 
 
 # ------------------------------------------------------------------ extremes
@@ -343,7 +356,7 @@ defop("min_dim", _max_dim_fwd("min", "argmin"), (_pick_vjp,), nout=2, node="MinB
       method=False, sig=None)
 
 
-# ------------------------------------------------------------------ logsumexp, norm, dist
+# ------------------------------------------------------------------ logsumexp, dist
 def _logsumexp_fwd(xp, x, dims, keepdim):
     if any(x.shape[d] == 0 for d in dims):
         return xp.log(xp.sum(xp.exp(x), axis=dims, keepdims=keepdim))  # log(0) = -inf
@@ -362,45 +375,11 @@ defop("logsumexp", _logsumexp_fwd, (lambda g, ans, x, dims, keepdim: unreduce(g,
       sig=_logsumexp_sig, cast=to_float, out=True)
 
 
-def _vector_norm(xp, x, p, dims, keepdim):
-    axis = None if len(dims) == x.ndim else dims
-    if x.ndim == 0:
-        return xp.abs(x) if p != 0 else xp.astype(x != 0, x.dtype)
-    return xp.linalg.vector_norm(x, axis=axis, keepdims=keepdim, ord=p)
-
-
-def _norm_vjp(g, ans, x, p, dims, keepdim):
-    g, ans = unreduce(g, x.shape, dims, keepdim), unreduce(ans, x.shape, dims, keepdim)
-    if p == 0:
-        return g * 0
-    if p == 1:
-        return g * x.sign()
-    if math.isinf(p):
-        mask = x.abs() == ans
-        return g * x.sign() * mask / mask.sum(dims, keepdim=True)
-    nonzero = ans != 0
-    scale = where_zero(nonzero, g / ans.where(nonzero, ans.new_ones(())) ** (p - 1))
-    return scale * x if p == 2 else scale * x.sign() * x.abs() ** (p - 1)
-
-
-def _norm_p(p):
-    if p == "fro" or p is None:
-        return 2.0
-    if isinstance(p, str):
-        raise NotImplementedError(f"norm(p={p!r}): only vector norms (a number, inf or 'fro') are supported; "
-                                  "use xtensor.linalg for matrix norms")
-    return float(p)
-
-
-def _norm_sig(input, p="fro", dim=None, keepdim=False, dtype=None):
-    _float_only(input, "linalg.vector_norm")
-    if dtype is not None and dtype is not input.dtype:
-        input = input.to(dtype)
-    return (input,), (_norm_p(p), dims_of(None if _all_dims(dim) else dim, input.ndim), keepdim)
-
-
-defop("norm", lambda xp, x, p, dims, keepdim: _vector_norm(xp, x, p, dims, keepdim), (_norm_vjp,), sig=_norm_sig,
-      node="LinalgVectorNormBackward0")
+def _dist_vjp(sign):
+    def vjp(g, ans, x, y, p):
+        from .linalg import _vector_norm_vjp  # torch.norm's own gradient (linalg is imported after this module)
+        return _vector_norm_vjp(g, ans, x - y, p, None, False) * sign
+    return vjp
 
 
 def _dist_sig(input, other, p=2):
@@ -408,13 +387,7 @@ def _dist_sig(input, other, p=2):
     return (input, other), (float(p),)
 
 
-def _dist_vjp_other(g, ans, x, y, p):
-    return -_norm_vjp(g, ans, x - y, p, tuple(range(max(x.ndim, y.ndim))), False)
-
-
-defop("dist", lambda xp, x, y, p: _vector_norm(xp, x - y, p, tuple(range((x - y).ndim)), False),
-      (lambda g, ans, x, y, p: _norm_vjp(g, ans, x - y, p, tuple(range(max(x.ndim, y.ndim))), False),
-       _dist_vjp_other), sig=_dist_sig)
+defop("dist", lambda xp, x, y, p: xp.linalg.vector_norm(x - y, ord=p), (_dist_vjp(1), _dist_vjp(-1)), sig=_dist_sig)
 
 
 # ------------------------------------------------------------------ all, any, count_nonzero
@@ -572,7 +545,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     x = apply(TABLE["cat"].op, parts, (d,)) if len(parts) > 1 else input
     for _ in range(n):
         m = x.shape[d]
-        lo, hi = x.narrow(d, 0, max(m - 1, 0)), x.narrow(d, 1, max(m - 1, 0))
+        lo, hi = (x.narrow(d, 0, m - 1), x.narrow(d, 1, m - 1)) if m > 1 else (x.narrow(d, 0, 0),) * 2
         x = hi != lo if x.dtype is _dtypes.bool else hi - lo
     return x
 
