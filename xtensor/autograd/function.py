@@ -152,6 +152,7 @@ class BackwardCFunction(Node, FunctionCtx):
     def release(self):
         if self._saved:
             self._saved = None
+            self._saved_versions = ()
 
 
 class _FunctionMeta(type):
