@@ -79,10 +79,14 @@ _C2R = defop("_fft_c2r", _c2r_fwd, (_c2r_vjp,), saves=(), function=False, method
 
 
 # ------------------------------------------------------------------ arguments
+class InvalidArgument(RuntimeError, ValueError):
+    """A bad ``norm``: PyTorch raises a RuntimeError, an array-API user expects a ValueError."""
+
+
 def _norm(norm, name):
     norm = "backward" if norm is None else norm
     if norm not in _DUAL:
-        raise ValueError(f"Invalid normalization mode: {norm}")
+        raise InvalidArgument(f"Invalid normalization mode: {norm}")
     return norm
 
 

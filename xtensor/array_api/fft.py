@@ -33,8 +33,8 @@ fftn, ifftn, rfftn, irfftn = (_n_dim(f, name) for f, name in ((_fft.fftn, "fftn"
 
 
 def _default_float():
-    from . import _default_float as default
-    return default()
+    from . import __array_namespace_info__
+    return __array_namespace_info__().default_dtypes()["real floating"]
 
 
 def fftfreq(n, /, *, d=1.0, dtype=None, device=None):
