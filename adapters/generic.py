@@ -7,6 +7,7 @@ functional scatter that writes through views on immutable arrays, and devices.
 The numpy and jax adapters subclass this one and override just those pieces.
 """
 import importlib
+import math
 
 import numpy as np
 
@@ -123,6 +124,12 @@ class ArrayAPIAdapter:
             flat = self.scatter_flat(flat, at, combine(current, xp.take(values, xp.asarray(picked), axis=0)))
         return flat
 
+    # -- special functions the standard lacks ---------------------------------------------------
+    def special(self, name, arr):
+        """``erf``, ``erfc`` or ``erfinv`` of ``arr``. The standard has none of them, so by default they are
+        computed on the host (``host_special``) and moved back; backends with their own override this."""
+        return self.from_numpy(host_special(name, self.to_numpy(arr)))
+
     # -- devices ------------------------------------------------------------------------------
     def device_of(self, arr):
         """``(type, index)`` in PyTorch's terms for the device ``arr`` lives on."""
@@ -130,6 +137,30 @@ class ArrayAPIAdapter:
 
     def devices(self):
         return [("cpu", None)]
+
+
+def host_special(name, a):
+    """``erf``/``erfc``/``erfinv`` of numpy array ``a`` in its dtype: scipy's when installed, else the
+    correctly rounded ``math.erf``/``math.erfc`` and Newton steps on ``erf`` for ``erfinv``."""
+    try:
+        from scipy import special
+    except ImportError:
+        special = None
+    if special is not None:
+        return getattr(special, name)(a).astype(a.dtype, copy=False)
+    if name != "erfinv":
+        return np.vectorize(getattr(math, name), otypes=[a.dtype])(a)
+    erf = np.vectorize(math.erf, otypes=[np.float64])
+    y = a.astype(np.float64)
+    x = np.where(np.abs(y) < 1, np.arctanh(y) * 0.9, np.copysign(np.inf, y))  # a start near the root
+    x = np.where(np.isnan(y) | (np.abs(y) > 1), np.nan, x)
+    finite = np.isfinite(x)
+    for _ in range(60):  # Newton on erf(x) = y; converges in a few steps from this start
+        step = np.where(finite, (erf(np.where(finite, x, 0)) - y) / (2 / math.sqrt(math.pi) * np.exp(-x * x)), 0)
+        x = x - step
+        if np.all(np.abs(step) <= 1e-16 * np.maximum(np.abs(np.where(finite, x, 0)), 1)):
+            break
+    return x.astype(a.dtype)
 
 
 def load(name):

@@ -72,6 +72,10 @@ class JaxAdapter(ArrayAPIAdapter):
         at = flat.at[positions]
         return {"set": at.set, "sum": at.add, "prod": at.multiply, "amax": at.max, "amin": at.min}[reduce](values)
 
+    def special(self, name, arr):
+        import jax.scipy.special
+        return getattr(jax.scipy.special, name)(arr)
+
     def device_of(self, arr):
         try:
             (dev,) = arr.devices()

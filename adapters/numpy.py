@@ -9,7 +9,7 @@ import types
 import array_api_compat.numpy as compat_numpy
 import numpy as np
 
-from .generic import ArrayAPIAdapter
+from .generic import ArrayAPIAdapter, host_special
 
 __all__ = ["NumpyAdapter"]
 
@@ -64,6 +64,9 @@ class NumpyAdapter(ArrayAPIAdapter):
             raise RuntimeError("cannot write through this view: its numpy storage is read-only or not contiguous")
         flat = root.reshape(-1)[offset:]
         return np.lib.stride_tricks.as_strided(flat, shape, [s * root.itemsize for s in stride], writeable=True)
+
+    def special(self, name, arr):
+        return host_special(name, arr)
 
     def scatter_flat(self, flat, positions, values):
         out = flat.copy()

@@ -12,6 +12,7 @@ from . import _dtypes
 from ._autograd import edge_of
 from ._dispatch import _backend_error, _record, apply, detached, node_class
 from ._table import TABLE
+from .ops.elementwise import api_promoted
 from .ops.indexing import index_put
 from ._tensor import Tensor, multi_view_error
 from .autograd import grad_mode
@@ -174,13 +175,13 @@ def _make_function(entry, name):
             r = apply(op, (input,))
             return r if out is None else assign_out(out, r, name)
     elif kind == "binary":
-        def function(input, other, *, alpha=None, out=None):
+        def function(input, other, *, alpha=None, out=None, **options):
             if not isinstance(input, Tensor):
                 input = _as_operand(input, other)
             other = _as_operand(other, input)
             if alpha is not None:
                 other = other * alpha
-            r = apply(op, (input, other))
+            r = apply(op, (input, other)) if not options else _with_options(sig, name, input, other, options)
             return r if out is None else assign_out(out, r, name)
     else:
         def function(*args, out=None, **kwargs):
@@ -193,6 +194,14 @@ def _make_function(entry, name):
     return function
 
 
+def _with_options(sig, name, input, other, options):
+    """A binary op called with keywords beyond ``alpha``/``out``: its entry's ``sig`` takes them
+    (``div(..., rounding_mode=)``)."""
+    if sig is None:
+        raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(options))}'")
+    return sig(input, other, **options)
+
+
 def _make_api_function(entry):
     op, kind, api_sig = entry.op, entry.kind, entry.api_sig
     if kind == "composite":
@@ -202,7 +211,7 @@ def _make_api_function(entry):
             return apply(op, (x,))
     elif kind == "binary":
         def function(x1, x2, /):
-            return apply(op, (x1, x2))
+            return apply(op, api_promoted(x1, x2))
     else:
         sig = api_sig or entry.sig
 
@@ -222,7 +231,9 @@ def _make_method(entry, function):
     elif kind == "binary":
         fast = _fast_binary(op)
 
-        def method(self, other, *, alpha=None):
+        def method(self, other, *, alpha=None, **options):
+            if options:
+                return function(self, other, alpha=alpha, **options)
             return fast(self, other if alpha is None else other * alpha)
     else:
         def method(self, *args, **kwargs):
@@ -243,15 +254,21 @@ def _make_inplace(method, name):
     return inplace
 
 
+def _variant_of(dunder, prefix, operators):
+    """Whether ``dunder`` is the ``prefix`` ('r', 'i') form of another listed operator: ``__rrshift__`` is the
+    reflected ``__rshift__``, while ``__rshift__`` and ``__invert__`` are no one's variants."""
+    return dunder.startswith("__" + prefix) and "__" + dunder[3:] in operators
+
+
 def _make_operators(entry, method, inplace):
     op = entry.op
     ops = {}
     for dunder in entry.operators:
-        if dunder.startswith("__i"):
+        if _variant_of(dunder, "i", entry.operators):
             ops[dunder] = inplace
         elif entry.kind == "binary":
-            ops[dunder] = _fast_binary(op, reflected=dunder.startswith("__r"))
-        elif dunder.startswith("__r"):
+            ops[dunder] = _fast_binary(op, reflected=_variant_of(dunder, "r", entry.operators))
+        elif _variant_of(dunder, "r", entry.operators):
             ops[dunder] = lambda self, other, _op=op: apply(_op, (_as_operand(other, self), self))
         else:
             ops[dunder] = method

@@ -1,10 +1,86 @@
-"""Elementwise ops: unary math, binary arithmetic, comparisons, logical and bitwise ops, where, clamp."""
+"""Elementwise ops: unary math, binary arithmetic, comparisons, logical and bitwise ops, where, clamp.
+
+Forwards are written against the standard namespace ``xp`` and own the standard's special cases
+(signed zeros, infinities, NaN) where backends get them wrong: ``floor_divide`` of infinities and
+zero quotients (numpy returns NaN for ``inf // 2``; jax loses the sign of ``-0 // 1``), ``remainder``
+of signed zeros, ``sign`` of NaN. Integer ``// 0`` and ``% 0`` raise as in PyTorch.
+
+Subgradients at kinks follow PyTorch (each is checked against torch in tests/test_elementwise_special_cases.py):
+``abs``: 0 at 0 (``sign(0)``); ``relu``: 0 at 0; ``sqrt``: ``inf`` at 0 (``1 / (2 * 0)``); ``clamp``: the
+gradient flows to ``input`` where ``min <= input <= max`` (bounds included) and to a tensor bound only where
+it is the value taken (``input < min`` / ``input > max``; when ``min > max`` everything goes to ``max``);
+``maximum``/``minimum``: a tie splits the gradient in halves; ``fmax``/``fmin``: a tie gives all of it to
+``input``; ``floor``/``ceil``/``round``/``trunc``/``sign``: 0 everywhere.
+"""
 import math
 import operator
 
 from .. import _dtypes
+from .._dispatch import apply
 from .._table import TABLE, as_bool, as_uint8, defop, to_float, where_zero
 from .._tensor import Tensor
+
+LN2, LN10 = math.log(2.0), math.log(10.0)
+TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+
+
+def _is_scalar(v):
+    return not hasattr(v, "dtype")
+
+
+def _isinf(xp, v):
+    return math.isinf(v) if _is_scalar(v) else xp.isinf(v)
+
+
+def _is_float(v):
+    return isinstance(v, (float, complex)) if _is_scalar(v) else not _is_integral(v)
+
+
+def _is_integral(v):
+    if _is_scalar(v):
+        return isinstance(v, int)
+    return "int" in str(v.dtype) or "bool" in str(v.dtype)
+
+
+def _check_integer_divisor(xp, x, y):
+    """PyTorch raises on integer division by zero (numpy returns 0, jax garbage). Under a jax trace the
+    divisor has no value yet, so nothing can be checked there."""
+    if not (_is_integral(x) and _is_integral(y)):
+        return
+    try:
+        zero = (y == 0) if _is_scalar(y) else bool(xp.any(y == 0))
+    except TypeError:  # a traced jax value
+        return
+    if zero:
+        raise RuntimeError("ZeroDivisionError")
+
+
+def _expm1(xp, x):
+    """Complex non-finite inputs through ``exp(x) - 1``, which has the standard's special values there (numpy's
+    complex expm1 gives NaN for ``inf + 0j``)."""
+    if not _is_complex(x):
+        return xp.expm1(x)
+    return xp.where(xp.isfinite(x), xp.expm1(x), xp.exp(x) - 1)
+
+
+def _is_complex(x):
+    return "complex" in str(x.dtype)
+
+
+def _sign(xp, x):
+    """The standard's sign: NaN for NaN (jax gives 0), and ``0 + 0j`` for a complex zero of any signs."""
+    if _is_integral(x):
+        return xp.sign(x)
+    if _is_complex(x):
+        return xp.where(x == 0, xp.zeros_like(x), xp.sign(x))
+    return xp.where(xp.isnan(x), x, xp.sign(x))
+
+
+def _backend_of(*tensors):
+    for t in tensors:
+        if isinstance(t, Tensor):
+            return t._backend
+    raise TypeError(f"expected a Tensor argument, got {', '.join(type(t).__name__ for t in tensors)}")
 
 
 # ------------------------------------------------------------------ elementwise, unary
@@ -13,14 +89,30 @@ def unary(name, fwd, vjp, *, float_only=False, api=True, **kw):
     return defop(name, fwd, (vjp,), **{**options, **kw})
 
 
+def predicate(name, fwd, api=None):
+    """A bool-valued unary function (no gradient, no in-place form)."""
+    return unary(name, fwd, None, differentiable=False, inplace=False, api=api)
+
+
 unary("exp", lambda xp, x: xp.exp(x), lambda g, ans, x: g * ans, float_only=True)
+unary("exp2", lambda xp, x: 2.0 ** x, lambda g, ans, x: g * ans * LN2, float_only=True, api=None)
 unary("log", lambda xp, x: xp.log(x), lambda g, ans, x: g / x, float_only=True)
+unary("log2", lambda xp, x: xp.log2(x), lambda g, ans, x: g / (x * LN2), float_only=True)
+unary("log10", lambda xp, x: xp.log10(x), lambda g, ans, x: g / (x * LN10), float_only=True)
 unary("log1p", lambda xp, x: xp.log1p(x), lambda g, ans, x: g / (x + 1), float_only=True, node="Log1PBackward0")
-unary("expm1", lambda xp, x: xp.expm1(x), lambda g, ans, x: g * (ans + 1), float_only=True)
+unary("expm1", lambda xp, x: _expm1(xp, x), lambda g, ans, x: g * (ans + 1), float_only=True)
 unary("sin", lambda xp, x: xp.sin(x), lambda g, ans, x: g * x.cos(), float_only=True)
 unary("cos", lambda xp, x: xp.cos(x), lambda g, ans, x: -g * x.sin(), float_only=True)
 unary("tan", lambda xp, x: xp.tan(x), lambda g, ans, x: g * (ans * ans + 1), float_only=True)
+unary("asin", lambda xp, x: xp.asin(x), lambda g, ans, x: g * (1 - x * x).rsqrt(), float_only=True)
+unary("acos", lambda xp, x: xp.acos(x), lambda g, ans, x: -g * (1 - x * x).rsqrt(), float_only=True)
+unary("atan", lambda xp, x: xp.atan(x), lambda g, ans, x: g / (x * x + 1), float_only=True)
+unary("sinh", lambda xp, x: xp.sinh(x), lambda g, ans, x: g * x.cosh(), float_only=True)
+unary("cosh", lambda xp, x: xp.cosh(x), lambda g, ans, x: g * x.sinh(), float_only=True)
 unary("tanh", lambda xp, x: xp.tanh(x), lambda g, ans, x: g * (1 - ans * ans), float_only=True)
+unary("asinh", lambda xp, x: xp.asinh(x), lambda g, ans, x: g * (x * x + 1).rsqrt(), float_only=True)
+unary("acosh", lambda xp, x: xp.acosh(x), lambda g, ans, x: g * (x * x - 1).rsqrt(), float_only=True)
+unary("atanh", lambda xp, x: xp.atanh(x), lambda g, ans, x: g / (1 - x * x), float_only=True)
 unary("sigmoid", lambda xp, x: 1 / (1 + xp.exp(-x)), lambda g, ans, x: g * ans * (1 - ans),
       float_only=True, api=None)
 unary("sqrt", lambda xp, x: xp.sqrt(x), lambda g, ans, x: g / (2 * ans), float_only=True)
@@ -28,26 +120,93 @@ unary("rsqrt", lambda xp, x: 1 / xp.sqrt(x), lambda g, ans, x: -0.5 * g * ans * 
       float_only=True, api=None)
 unary("relu", lambda xp, x: xp.where(x > 0, x, xp.zeros_like(x)), lambda g, ans, x: where_zero(ans > 0, g),
       api=None)
-unary("abs", lambda xp, x: xp.abs(x), lambda g, ans, x: g * x.sign())
+unary("abs", lambda xp, x: xp.abs(x), lambda g, ans, x: g * x.sign(), operators=("__abs__",))
 unary("neg", lambda xp, x: -x, lambda g, ans, x: -g, api="negative", operators=("__neg__",))
-unary("sign", lambda xp, x: xp.sign(x), lambda g, ans, x: g * 0)
+unary("sign", lambda xp, x: _sign(xp, x), lambda g, ans, x: g * 0)
 unary("square", lambda xp, x: x * x, lambda g, ans, x: 2 * g * x, node="PowBackward0")  # PyTorch: pow(x, 2)
-unary("reciprocal", lambda xp, x: 1 / x, lambda g, ans, x: -g * ans * ans, float_only=True, api=None)
+unary("reciprocal", lambda xp, x: 1 / x, lambda g, ans, x: -g * ans * ans, float_only=True)
 unary("floor", lambda xp, x: xp.floor(x), lambda g, ans, x: g * 0)
 unary("ceil", lambda xp, x: xp.ceil(x), lambda g, ans, x: g * 0)
 unary("trunc", lambda xp, x: xp.trunc(x), lambda g, ans, x: g * 0)
-unary("round", lambda xp, x: xp.round(x), lambda g, ans, x: g * 0)
+unary("frac", lambda xp, x: x - xp.trunc(x), lambda g, ans, x: g, api=None)
 unary("logical_not", lambda xp, x: xp.logical_not(xp.astype(x, xp.bool)), None, differentiable=False)
-unary("isnan", lambda xp, x: xp.isnan(x), None, differentiable=False, inplace=False)
-unary("isinf", lambda xp, x: xp.isinf(x), None, differentiable=False, inplace=False)
-unary("isfinite", lambda xp, x: xp.isfinite(x), None, differentiable=False, inplace=False)
+predicate("isnan", lambda xp, x: xp.isnan(x), api=True)
+predicate("isinf", lambda xp, x: xp.isinf(x), api=True)
+predicate("isfinite", lambda xp, x: xp.isfinite(x), api=True)
+predicate("isposinf", lambda xp, x: x == math.inf if _is_float(x) else xp.zeros(x.shape, dtype=xp.bool))
+predicate("isneginf", lambda xp, x: x == -math.inf if _is_float(x) else xp.zeros(x.shape, dtype=xp.bool))
+predicate("signbit", lambda xp, x: xp.signbit(x) if _is_float(x) else x < 0, api=True)
 unary("clone", lambda xp, x: xp.asarray(x, copy=True), lambda g, ans, x: g, api=None)
 defop("_contiguous", lambda xp, x, backend: backend.contiguous_copy(x), (lambda g, ans, x, backend: g,),
       node="CloneBackward0", saves=(), function=False, method=False)
 unary("bitwise_invert", lambda xp, x: xp.logical_not(x) if x.dtype == xp.bool else xp.bitwise_invert(x), None,
       differentiable=False, operators=("__invert__",))
-TABLE["bitwise_not"] = TABLE["bitwise_invert"]
-unary("positive", lambda xp, x: x, lambda g, ans, x: g, operators=("__pos__",))
+unary("positive", lambda xp, x: xp.asarray(x, copy=True), lambda g, ans, x: g, operators=("__pos__",))
+# Complex parts: a copy (conj, real) and zeros (imag) of a real tensor, as the array API asks.
+unary("conj", lambda xp, x: xp.conj(x) if _is_complex(x) else xp.asarray(x, copy=True), lambda g, ans, x: g.conj(),
+      inplace=False)
+unary("real", lambda xp, x: xp.real(x) if _is_complex(x) else xp.asarray(x, copy=True), lambda g, ans, x: g,
+      inplace=False)
+unary("imag", lambda xp, x: xp.imag(x) if _is_complex(x) else xp.zeros_like(x), None, inplace=False,
+      differentiable=False)
+
+
+def _round(xp, x, decimals=0):
+    """Half to even; ``decimals`` scales by a power of ten first (PyTorch's ``round(decimals=)``)."""
+    if decimals == 0 or _is_integral(x):
+        return xp.round(x)
+    if decimals > 0:
+        scale = 10.0 ** decimals
+        return xp.round(x * scale) / scale
+    scale = 10.0 ** -decimals
+    return xp.round(x / scale) * scale
+
+
+defop("round", _round, (lambda g, ans, x, decimals=0: g * 0,), kind="custom", api=True, inplace=True, out=True,
+      sig=lambda input, *, decimals=0: ((input,), (decimals,) if decimals else ()),
+      api_sig=lambda x, /: ((x,), ()), names=lambda x, decimals=0: f"RoundBackward{int(bool(decimals))}")
+
+
+# Special functions the standard lacks come from the tensor's adapter (``erf``/``erfc``/``erfinv``).
+def special(name, vjp):
+    defop(name, lambda xp, x, backend: backend.special(name, x), (vjp,), kind="custom", inplace=True, out=True,
+          cast=to_float, sig=lambda input: ((input,), (_backend_of(input),)))
+
+
+special("erf", lambda g, ans, x, backend: g * TWO_OVER_SQRT_PI * (-x * x).exp())
+special("erfc", lambda g, ans, x, backend: -g * TWO_OVER_SQRT_PI * (-x * x).exp())
+special("erfinv", lambda g, ans, x, backend: g * (0.5 * math.sqrt(math.pi)) * (ans * ans).exp())
+
+
+def _logit(xp, x, eps):
+    if eps is not None:
+        x = xp.clip(x, eps, 1.0 - eps)
+    return xp.log(x / (1 - x))
+
+
+def _logit_vjp(g, ans, x, eps):
+    inside = x * (1 - x)
+    if eps is None:
+        return g / inside
+    return where_zero((x >= eps) & (x <= 1 - eps), g / inside)
+
+
+defop("logit", _logit, (_logit_vjp,), kind="custom", inplace=True, out=True, cast=to_float,
+      sig=lambda input, eps=None: ((input,), (None if eps is None else float(eps),)))
+
+
+def _nan_to_num(xp, x, nan=0.0, posinf=None, neginf=None):
+    if _is_integral(x):
+        return x
+    info = _dtypes.finfo(_dtypes.by_name(str(x.dtype).split(".")[-1]))
+    x = xp.where(xp.isnan(x), xp.asarray(nan, dtype=x.dtype), x)
+    x = xp.where(x == math.inf, xp.asarray(info.max if posinf is None else posinf, dtype=x.dtype), x)
+    return xp.where(x == -math.inf, xp.asarray(info.min if neginf is None else neginf, dtype=x.dtype), x)
+
+
+defop("nan_to_num", _nan_to_num, (lambda g, ans, x, *bounds: where_zero(x.isfinite(), g),), kind="custom",
+      inplace=True, out=True,
+      sig=lambda input, nan=0.0, posinf=None, neginf=None: ((input,), (nan, posinf, neginf)))
 
 
 # ------------------------------------------------------------------ elementwise, binary
@@ -65,6 +224,90 @@ def _pow_vjp_exponent(g, ans, x, y):
     return where_zero((base != 0) | (y < 0), g * ans * base.log())
 
 
+def _floor_divide(xp, x, y):
+    """Floor division; for floats, the standard's ``floor(x1 / x2)`` where the quotient is 0, infinite or NaN
+    or the divisor infinite (numpy's ``inf // 2`` is NaN, jax's ``-0. // 1`` is ``+0``)."""
+    _check_integer_divisor(xp, x, y)
+    q = xp.floor_divide(x, y)
+    if _is_integral(q):
+        return q
+    special = (q == 0) | ~xp.isfinite(q) | _isinf(xp, y)
+    return xp.where(special, xp.floor(x / y), q)
+
+
+def _remainder(xp, x, y):
+    """Python's modulo; a zero result takes the divisor's sign, as the standard asks (jax keeps the dividend's)."""
+    _check_integer_divisor(xp, x, y)
+    r = xp.remainder(x, y)
+    if _is_integral(r):
+        return r
+    return xp.where(r == 0, xp.copysign(r, y * xp.ones_like(r)), r)
+
+
+def _fmod(xp, x, y):
+    """C's fmod (the sign of the dividend), from the standard's ``remainder``: exact, as ``remainder`` is exact
+    for operands of one sign."""
+    _check_integer_divisor(xp, x, y)
+    if _is_integral(x) and _is_integral(y):
+        r = xp.remainder(x, y)
+        return xp.where((r != 0) & ((r < 0) != (x < 0)), r - y, r)
+    return xp.copysign(xp.remainder(xp.abs(x), abs(y) if _is_scalar(y) else xp.abs(y)), x)
+
+
+def _div_rounded(xp, x, y, rounding_mode):
+    if rounding_mode == "floor":
+        return _floor_divide(xp, x, y)
+    if _is_integral(x) and _is_integral(y):
+        _check_integer_divisor(xp, x, y)
+        q = xp.floor_divide(x, y)
+        return xp.where((q < 0) & (q * y != x), q + 1, q)
+    return xp.trunc(x / y)
+
+
+_div_mode = defop("_div_mode", _div_rounded, (lambda g, ans, x, y, mode: g * 0, lambda g, ans, x, y, mode: g * 0),
+                  node="DivBackward2", function=False, method=False)
+
+
+def _div(input, other, *, rounding_mode=None):
+    """``div`` with ``rounding_mode`` ('trunc', 'floor'): rounded quotients keep integer dtypes and have zero
+    gradient, as in PyTorch."""
+    if rounding_mode is None:
+        return apply(TABLE["div"].op, (input, other))
+    if rounding_mode not in ("trunc", "floor"):
+        raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                           f"'{rounding_mode}'")
+    return apply(_div_mode, (input, other), (rounding_mode,))
+
+
+def _copysign_vjp(g, ans, x, y):
+    """PyTorch: ``g * ans / x`` where ``x != 0``, else 0 -- written as a sign flip so no 0/0 enters the graph."""
+    flip = x.signbit() != (y.signbit() if isinstance(y, Tensor) else math.copysign(1.0, y) < 0)
+    return where_zero(x != 0, g.where(~flip, -g))
+
+
+def _fmax(xp, x, y):
+    return xp.where(xp.isnan(y), x, xp.where(xp.isnan(x), y, xp.maximum(x, y)))
+
+
+def _fmin(xp, x, y):
+    return xp.where(xp.isnan(y), x, xp.where(xp.isnan(x), y, xp.minimum(x, y)))
+
+
+def _xlogy(xp, x, y):
+    """``x * log(y)``, and 0 where ``x`` is 0 unless ``y`` is NaN."""
+    x, y = _as_arrays(xp, x, y)
+    return xp.where((x == 0) & ~xp.isnan(y), xp.zeros_like(x * y), x * xp.log(y))
+
+
+def _as_arrays(xp, x, y):
+    """A Python-scalar operand as an array of the other operand's dtype."""
+    if _is_scalar(x):
+        return xp.asarray(x, dtype=y.dtype), y
+    if _is_scalar(y):
+        return x, xp.asarray(y, dtype=x.dtype)
+    return x, y
+
+
 binary("add", lambda xp, x, y: x + y, (lambda g, ans, x, y: g, lambda g, ans, x, y: g),
        operators=("__add__", "__radd__", "__iadd__"), saves=(),
        bool_fwd=lambda xp, x, y: xp.logical_or(as_bool(xp, x), as_bool(xp, y)))
@@ -76,7 +319,7 @@ binary("mul", lambda xp, x, y: x * y, (lambda g, ans, x, y: g * y, lambda g, ans
        api="multiply", operators=("__mul__", "__rmul__", "__imul__"),
        bool_fwd=lambda xp, x, y: xp.logical_and(as_bool(xp, x), as_bool(xp, y)))
 binary("div", lambda xp, x, y: x / y, (lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * ans / y),
-       api="divide", operators=("__truediv__", "__rtruediv__", "__itruediv__"), cast=to_float)
+       api="divide", operators=("__truediv__", "__rtruediv__", "__itruediv__"), cast=to_float, sig=_div)
 binary("pow", lambda xp, x, y: x ** y, (_pow_vjp_base, _pow_vjp_exponent),
        operators=("__pow__", "__rpow__", "__ipow__"),
        names=lambda x, y: "PowBackward2" if not isinstance(x, Tensor) else
@@ -87,14 +330,31 @@ binary("maximum", lambda xp, x, y: xp.maximum(x, y),
 binary("minimum", lambda xp, x, y: xp.minimum(x, y),
        (lambda g, ans, x, y: where_zero(x <= y, g.where(x != y, g / 2)),
         lambda g, ans, x, y: where_zero(y <= x, g.where(x != y, g / 2))))
+binary("fmax", _fmax, (lambda g, ans, x, y: where_zero((x >= y) | y.isnan(), g),
+                       lambda g, ans, x, y: where_zero(~((x >= y) | y.isnan()), g)), api=None)
+binary("fmin", _fmin, (lambda g, ans, x, y: where_zero((x <= y) | y.isnan(), g),
+                       lambda g, ans, x, y: where_zero(~((x <= y) | y.isnan()), g)), api=None)
 binary("atan2", lambda xp, x, y: xp.atan2(x, y),
        (lambda g, ans, x, y: g * y / (x * x + y * y), lambda g, ans, x, y: -g * x / (x * x + y * y)),
        cast=to_float)
-binary("remainder", lambda xp, x, y: xp.remainder(x, y),
+binary("hypot", lambda xp, x, y: xp.hypot(x, y), (lambda g, ans, x, y: g * x / ans, lambda g, ans, x, y: g * y / ans),
+       cast=to_float)
+binary("logaddexp", lambda xp, x, y: xp.logaddexp(x, y),
+       (lambda g, ans, x, y: g * (x - ans).exp(), lambda g, ans, x, y: g * (y - ans).exp()), cast=to_float)
+binary("copysign", lambda xp, x, y: xp.copysign(x, y), (_copysign_vjp, lambda g, ans, x, y: g * 0), cast=to_float,
+       names=lambda x, y: "CopysignBackward0" if isinstance(y, Tensor) else "CopysignBackward1")
+binary("xlogy", _xlogy, (lambda g, ans, x, y: g * (x != 0).to(g.dtype).xlogy(y), lambda g, ans, x, y: g * x / y),
+       cast=to_float, api=None,
+       names=lambda x, y: "XlogyBackward0" if isinstance(x, Tensor) and isinstance(y, Tensor) else
+       "XlogyBackward2" if isinstance(x, Tensor) else "XlogyBackward1")
+binary("nextafter", lambda xp, x, y: xp.nextafter(x, y), None, differentiable=False)
+binary("remainder", _remainder,
        (lambda g, ans, x, y: g, lambda g, ans, x, y: -g * (x / y).floor()),
        operators=("__mod__", "__rmod__", "__imod__"),
        names=lambda x, y: "RemainderBackward1" if isinstance(y, Tensor) else "RemainderBackward0")
-binary("floor_divide", lambda xp, x, y: xp.floor_divide(x, y), None, differentiable=False,
+binary("fmod", _fmod, (lambda g, ans, x, y: g, lambda g, ans, x, y: -g * (x / y).trunc()), api=None,
+       names=lambda x, y: "FmodBackward1" if isinstance(y, Tensor) else "FmodBackward0")
+binary("floor_divide", _floor_divide, None, differentiable=False,
        operators=("__floordiv__", "__rfloordiv__", "__ifloordiv__"))
 for _name, _api, _ops in (("eq", "equal", "__eq__"), ("ne", "not_equal", "__ne__"), ("lt", "less", "__lt__"),
                           ("le", "less_equal", "__le__"), ("gt", "greater", "__gt__"),
@@ -105,32 +365,117 @@ for _name, _api, _ops in (("eq", "equal", "__eq__"), ("ne", "not_equal", "__ne__
 for _name, _ops in (("logical_and", ()), ("logical_or", ()), ("logical_xor", ())):
     binary(_name, (lambda f: lambda xp, x, y: getattr(xp, f)(as_bool(xp, x), as_bool(xp, y)))(_name),
            None, differentiable=False)
-for _name, _api, _ops in (("bitwise_and", True, ("__and__", "__rand__", "__iand__")),
-                          ("bitwise_or", True, ("__or__", "__ror__", "__ior__")),
-                          ("bitwise_xor", True, ("__xor__", "__rxor__", "__ixor__"))):
-    binary(_name, (lambda f: lambda xp, x, y: getattr(xp, f)(x, y))(_name), None, api=_api, operators=_ops,
+for _name, _ops in (("bitwise_and", ("__and__", "__rand__", "__iand__")),
+                    ("bitwise_or", ("__or__", "__ror__", "__ior__")),
+                    ("bitwise_xor", ("__xor__", "__rxor__", "__ixor__")),
+                    ("bitwise_left_shift", ("__lshift__", "__rlshift__", "__ilshift__")),
+                    ("bitwise_right_shift", ("__rshift__", "__rrshift__", "__irshift__"))):
+    binary(_name, (lambda f: lambda xp, x, y: getattr(xp, f)(x, y))(_name), None, operators=_ops,
            differentiable=False)
+
+
+# ------------------------------------------------------------------ ternary
+def _lerp(xp, x, end, weight):
+    """PyTorch's two-sided formula: exact at both ends (``weight`` 0 gives ``x``, 1 gives ``end``)."""
+    diff = end - x
+    if _is_scalar(weight):
+        return x + weight * diff if abs(weight) < 0.5 else end - diff * (1 - weight)
+    return xp.where(xp.abs(weight) < 0.5, x + weight * diff, end - diff * (1 - weight))
+
+
+defop("lerp", _lerp, (lambda g, ans, x, end, w: g * (1 - w), lambda g, ans, x, end, w: g * w,
+                      lambda g, ans, x, end, w: g * (end - x)),
+      kind="custom", inplace=True, out=True, sig=lambda input, end, weight: ((input, end, weight), ()),
+      names=lambda x, end, w: "LerpBackward1" if isinstance(w, Tensor) else "LerpBackward0")
+defop("addcmul", lambda xp, x, t1, t2, value=1: x + value * t1 * t2,
+      (lambda g, ans, x, t1, t2, value=1: g, lambda g, ans, x, t1, t2, value=1: g * value * t2,
+       lambda g, ans, x, t1, t2, value=1: g * value * t1),
+      kind="custom", inplace=True, out=True,
+      sig=lambda input, tensor1, tensor2, *, value=1: ((input, tensor1, tensor2), (value,)))
+defop("addcdiv", lambda xp, x, t1, t2, value=1: x + value * t1 / t2,
+      (lambda g, ans, x, t1, t2, value=1: g, lambda g, ans, x, t1, t2, value=1: g * value / t2,
+       lambda g, ans, x, t1, t2, value=1: -g * value * t1 / (t2 * t2)),
+      kind="custom", inplace=True, out=True,
+      sig=lambda input, tensor1, tensor2, *, value=1: ((input, tensor1, tensor2), (value,)))
 
 defop("where", lambda xp, c, x, y: xp.where(xp.astype(c, xp.bool), x, y),
       (None, lambda g, ans, c, x, y: where_zero(c, g), lambda g, ans, c, x, y: g.new_zeros(()).where(c, g)),
       kind="where", api=True, sig=lambda condition, input, other: ((condition, input, other), ()),
-      method=False)
-defop("clamp", lambda xp, x, lo, hi: xp.clip(x, lo, hi),
-      (lambda g, ans, x, lo, hi: where_zero((x >= (-math.inf if lo is None else lo))
-                                             & (x <= (math.inf if hi is None else hi)), g),),
-      sig=lambda input, min=None, max=None: _clamp_sig(input, min, max),
-      inplace=True, out=True, api="clip", node="ClampBackward1",  # PyTorch's clamp(Tensor, Scalar?, Scalar?)
-      api_sig=lambda x, /, min=None, max=None: _clamp_sig(x, min, max))
+      api_sig=lambda condition, x1, x2, /: ((condition, *api_promoted(x1, x2)), ()), method=False)
 
 
-def _clamp_bounds(x, lo, hi):
-    if lo is None and hi is None:
+def api_promoted(x1, x2):
+    """The array API promotes two arrays by dtype alone -- a 0-d array is not outranked as in PyTorch -- so an
+    operand of another dtype is cast first (Python scalars keep PyTorch's rule, which agrees with the standard)."""
+    if isinstance(x1, Tensor) and isinstance(x2, Tensor) and x1._dtype is not x2._dtype:
+        d = _dtypes.promote_types(x1._dtype, x2._dtype)
+        return (x1 if x1._dtype is d else x1.to(d)), (x2 if x2._dtype is d else x2.to(d))
+    return x1, x2
+
+
+# ------------------------------------------------------------------ clamp
+def _clamp(xp, x, *bounds_and_which):
+    """``which`` ('min', 'max', 'both', '') says which bounds follow ``x``; NaN in ``x`` or a bound propagates."""
+    *bounds, which = bounds_and_which
+    if not which:
+        return xp.asarray(x, copy=True)
+    if which in ("min", "both"):
+        x = xp.maximum(x, bounds[0])
+    if which in ("max", "both"):
+        x = xp.minimum(x, bounds[-1])
+    return x
+
+
+def _clamp_vjp(g, ans, x, *bounds_and_which):
+    """PyTorch's clamp gradients: to ``x`` within the closed bounds, to a tensor bound where it is taken."""
+    *bounds, which = bounds_and_which
+    lo = bounds[0] if which in ("min", "both") else None
+    hi = bounds[-1] if which in ("max", "both") else None
+    inside = (x >= lo) if hi is None else (x <= hi) if lo is None else (x >= lo) & (x <= hi)
+    grads = [where_zero(inside, g)]
+    if lo is not None:
+        grads.append(where_zero((x < lo) & (lo < hi) if hi is not None else x < lo, g)
+                     if isinstance(lo, Tensor) else None)
+    if hi is not None:
+        grads.append(where_zero((x > hi) | (hi < lo) if lo is not None else x > hi, g)
+                     if isinstance(hi, Tensor) else None)
+    return grads
+
+
+def _clamp_args(x, lo, hi):
+    which = "both" if lo is not None and hi is not None else "min" if lo is not None else "max"
+    return (x, *(b for b in (lo, hi) if b is not None)), (which,)
+
+
+def _clamp_sig(input, min=None, max=None):
+    if min is None and max is None:
         raise RuntimeError("clamp: At least one of 'min' or 'max' must not be None")
-    scalar = lambda v: v if v is None or isinstance(v, (int, float)) else v.item()  # noqa: E731
-    return (scalar(lo), scalar(hi))
+    return _clamp_args(input, min, max)
 
 
-def _clamp_sig(x, lo, hi):
-    bounds = _clamp_bounds(x, lo, hi)
-    dtype = _dtypes.result_type(x, *(b for b in bounds if b is not None))
-    return ((x if dtype is x.dtype else x.to(dtype)),), bounds
+def _clip_sig(x, /, min=None, max=None):
+    """The standard's ``clip``: bounds take ``x``'s dtype (they do not promote); no bounds is the identity."""
+    if min is None and max is None:
+        return (x,), ("",)
+    cast = lambda b: b.to(x.dtype) if isinstance(b, Tensor) and b.dtype is not x.dtype else b  # noqa: E731
+    return _clamp_args(x, cast(min), cast(max))
+
+
+defop("clamp", _clamp, vjp_all=_clamp_vjp, kind="custom", sig=_clamp_sig, inplace=True, out=True, api="clip",
+      api_sig=_clip_sig,
+      names=lambda x, *rest: "ClampBackward0" if any(isinstance(b, Tensor) for b in rest) else "ClampBackward1")
+defop("clamp_min", _clamp, vjp_all=_clamp_vjp, kind="custom", inplace=True, out=True,
+      sig=lambda input, min: _clamp_args(input, min, None),
+      names=lambda x, lo, which: "ClampBackward0" if isinstance(lo, Tensor) else "ClampMinBackward0")
+defop("clamp_max", _clamp, vjp_all=_clamp_vjp, kind="custom", inplace=True, out=True,
+      sig=lambda input, max: _clamp_args(input, None, max),
+      names=lambda x, hi, which: "ClampBackward0" if isinstance(hi, Tensor) else "ClampMaxBackward0")
+
+# PyTorch's other spellings of the same ops
+for _alias, _name in (("absolute", "abs"), ("negative", "neg"), ("subtract", "sub"), ("multiply", "mul"),
+                      ("divide", "div"), ("true_divide", "div"), ("clip", "clamp"), ("fix", "trunc"),
+                      ("arcsin", "asin"), ("arccos", "acos"), ("arctan", "atan"), ("arcsinh", "asinh"),
+                      ("arccosh", "acosh"), ("arctanh", "atanh"), ("arctan2", "atan2"), ("greater", "gt"),
+                      ("greater_equal", "ge"), ("less", "lt"), ("less_equal", "le"), ("not_equal", "ne"),
+                      ("bitwise_not", "bitwise_invert")):
+    TABLE[_alias] = TABLE[_name]
