@@ -195,17 +195,37 @@ def _unsqueeze_sig(input, dim):
     n = input.ndim + 1
     if not -n <= dim < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
-    return (input,), (dim % n,)
+    return (input,), ((dim % n,),)
 
 
-def _unsqueeze_meta(shape, stride, offset, dim):
-    new_stride = stride[dim] * shape[dim] if dim < len(shape) else 1
-    return shape[:dim] + (1,) + shape[dim:], stride[:dim] + (new_stride,) + stride[dim:], offset
+def _expand_dims_sig(x, /, axis=0):
+    """The standard's ``expand_dims``: one axis or (since 2025.12) a tuple, each counted in the result's dims."""
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    n = x.ndim + len(axes)
+    for a in axes:
+        if not -n <= a < n:
+            raise IndexError(f"axis {a} is out of bounds for a result of {n} dimensions")
+    dims = tuple(sorted(a % n for a in axes))
+    if len(set(dims)) != len(dims):
+        raise ValueError(f"expand_dims: repeated axes {axes}")
+    return (x,), (dims,)
 
 
-defop("unsqueeze", lambda xp, x, dim: xp.expand_dims(x, axis=dim), (lambda g, ans, x, dim: g.squeeze(dim),),
-      sig=_unsqueeze_sig, view=_unsqueeze_meta, saves=(), api="expand_dims",
-      api_sig=lambda x, /, axis=0: _unsqueeze_sig(x, axis))
+def _unsqueeze_fwd(xp, x, dims):
+    for d in dims:
+        x = xp.expand_dims(x, axis=d)
+    return x
+
+
+def _unsqueeze_meta(shape, stride, offset, dims):
+    for dim in dims:  # ascending: each dim counts the ones inserted before it
+        new_stride = stride[dim] * shape[dim] if dim < len(shape) else 1
+        shape, stride = shape[:dim] + (1,) + shape[dim:], stride[:dim] + (new_stride,) + stride[dim:]
+    return shape, stride, offset
+
+
+defop("unsqueeze", _unsqueeze_fwd, (lambda g, ans, x, dims: g.reshape(x.shape),),
+      sig=_unsqueeze_sig, view=_unsqueeze_meta, saves=(), api="expand_dims", api_sig=_expand_dims_sig)
 
 
 # ------------------------------------------------------------------ joining
