@@ -515,3 +515,17 @@ for _i, _part in enumerate(("", "_inverse", "_counts")):
         sample_inputs=_unique_samples, out_dtype=rule_first if not _i else rule_int64, differentiable=False,
         table_name="unique" if not _i else None,
         method=(lambda i: lambda x, **k: x.unique(return_inverse=True, return_counts=True, **k)[i])(_i))
+
+
+def _isin_samples(info, dtype):
+    rng = _rng(info.name, dtype)
+    x = make(rng, (3, 4), dtype)
+    test = np.concatenate([x.reshape(-1)[:5], make(rng, (3,), dtype)])
+    return [SampleInput((x, test), desc="2d"), SampleInput((x, test), {"invert": True}, desc="invert"),
+            SampleInput((x[0, 0], test), desc="0d"), SampleInput((x, x[:0, 0]), desc="empty-test"),
+            SampleInput((x, test.reshape(2, 4)), desc="2d-test")]
+
+
+add(name="isin", ref=lambda m, x, t, invert=False: np.isin(x, t, invert=invert), sample_inputs=_isin_samples,
+    out_dtype=rule_bool, differentiable=False, api=lambda xa, x, t, invert=False: xa.isin(x, t, invert=invert),
+    table_name="isin")

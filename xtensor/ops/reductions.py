@@ -910,3 +910,27 @@ def unique_values(x, /):
 defcomposite("unique", unique)
 for _fn in (unique_all, unique_counts, unique_inverse, unique_values):
     defcomposite(_fn.__name__, _fn, api=True, function=False, method=False)
+
+
+def _isin_fwd(xp, x, test, invert):
+    hits = xp.any(xp.expand_dims(x, axis=-1) == xp.reshape(test, (-1,)), axis=-1)
+    return xp.logical_not(hits) if invert else hits
+
+
+_ISIN = defop("_isin", _isin_fwd, None, differentiable=False, function=False, method=False)
+
+
+def isin(elements, test_elements, *, assume_unique=False, invert=False):
+    """Whether each element of ``elements`` occurs in ``test_elements`` (either may be a Python scalar)."""
+    if not isinstance(elements, Tensor):
+        elements = test_elements.new_tensor(elements, dtype=_dtypes.result_type(test_elements, elements))
+    if not isinstance(test_elements, Tensor):
+        test_elements = elements.new_tensor(test_elements, dtype=_dtypes.result_type(elements, test_elements))
+    return apply(_ISIN, (elements, test_elements), (bool(invert),))
+
+
+def _api_isin(x1, x2, /, *, invert=False):
+    return isin(x1, x2, invert=invert)
+
+
+defcomposite("isin", isin, api=True, api_impl=_api_isin, method=False)
