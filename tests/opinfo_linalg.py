@@ -202,6 +202,9 @@ def _solve_ref(m, a, b):
 
 
 linalg("pinv", lambda m, x: m.linalg.pinv(x), _rect(), lambda ns: ns.linalg.pinv)
+linalg("lstsq", lambda m, a, b: m.linalg.pinv(a) @ b,
+       cases(("tall", (M(5, 3), M(5, 2)), {}), ("square", (M(3, 3, kind="inv"), M(3, 1)), {})),
+       lambda ns: lambda a, b: ns.linalg.lstsq(a, b).solution)
 linalg("vector_norm", lambda m, x, ord=2, dim=None, keepdim=False: _vector_norm_ref(m, x, ord, dim, keepdim),
        cases(("2", (M(3, 4),), {}), ("1", (M(3, 4), 1), {"dim": 1}), ("inf", (M(3, 4), float("inf")), {"dim": 0}),
              ("-inf", (M(3, 4), -float("inf")), {}), ("3", (M(2, 3, 4), 3), {"dim": (0, 2), "keepdim": True}),

@@ -210,3 +210,14 @@ def test_grad_fn_names_match_torch(case):
     ours = f(xt, xt.tensor(a, requires_grad=True), xt.tensor(v, requires_grad=True))
     theirs = f(torch, torch.tensor(a, requires_grad=True), torch.tensor(v, requires_grad=True))
     assert type(ours.grad_fn).__name__ == type(theirs.grad_fn).__name__
+
+
+@pytest.mark.parametrize("driver", [None, "gelsd"])
+def test_lstsq_result_matches_torch(backend, driver):
+    rng = np.random.default_rng(6)
+    a, b = rng.standard_normal((5, 3)), rng.standard_normal((5, 2))
+    ours = xt.linalg.lstsq(xt.tensor(a, backend=backend), xt.tensor(b, backend=backend), driver=driver)
+    theirs = torch.linalg.lstsq(torch.tensor(a), torch.tensor(b), driver=driver)
+    assert ours._fields == ("solution", "residuals", "rank", "singular_values")
+    for field in ("solution", "residuals", "rank"):
+        np.testing.assert_allclose(np.asarray(getattr(ours, field)), getattr(theirs, field).numpy(), atol=1e-10)

@@ -13,7 +13,7 @@ from .ops.linalg import (LinAlgError, cross as _torch_cross, eig, eigh, matrix_n
 
 __all__ = ["LinAlgError", "cholesky", "cross", "det", "diagonal", "eig", "eigvals", "eigh", "eigvalsh", "inv", "matmul", "matrix_norm",
            "matrix_power", "matrix_rank", "multi_dot", "norm", "outer", "pinv", "qr", "slogdet", "solve", "svd",
-           "svdvals", "tensordot", "trace", "vecdot", "vector_norm", "cholesky_ex", "inv_ex", "solve_ex"]
+           "svdvals", "tensordot", "trace", "vecdot", "vector_norm", "cholesky_ex", "inv_ex", "solve_ex", "lstsq"]
 
 matmul = _functions["matmul"]
 outer = _functions["outer"]
@@ -79,3 +79,18 @@ def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
 
 def trace(A, offset=0):
     return _ops._diagonal_copy(A, offset).sum(-1)
+
+
+def lstsq(A, B, rcond=None, *, driver=None):
+    """Least-squares solutions through the pseudo-inverse (differentiable). As PyTorch on the CPU: ``residuals``
+    (squared residual norms) only for ``driver`` 'gels'/'gelsd'/'gelss' when A is tall and of full rank, else
+    empty (the default, 'gelsy'); ``rank`` computed; ``singular_values`` empty."""
+    vector = B.ndim == A.ndim - 1
+    Bm = B.unsqueeze(-1) if vector else B
+    solution = pinv(A, rtol=rcond) @ Bm
+    rank = matrix_rank(A, rtol=rcond)
+    m, n = A.shape[-2:]
+    empty = A.new_zeros(0)
+    full = driver in ("gels", "gelsd", "gelss") and m > n and bool((rank == n).all())
+    residuals = ((A @ solution - Bm) ** 2).sum(-2) if full else empty
+    return _ops.LstsqResult(solution.squeeze(-1) if vector else solution, residuals, rank, empty)

@@ -36,6 +36,7 @@ SVDResult = _result("linalg_svd", ["U", "S", "Vh"])
 EighResult = _result("linalg_eigh", ["eigenvalues", "eigenvectors"])
 EigResult = _result("linalg_eig", ["eigenvalues", "eigenvectors"])
 QRResult = _result("linalg_qr", ["Q", "R"])
+LstsqResult = _result("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
 TorchSVDResult = _result("svd", ["U", "S", "V"])
 TorchQRResult = _result("qr", ["Q", "R"])
 TorchSlogdetResult = _result("slogdet", ["sign", "logabsdet"])
@@ -462,7 +463,7 @@ def tensordot(a, b, dims=2, out=None):
     return (am @ bm).reshape(*(a.shape[i] for i in free_a), *(b.shape[j] for j in free_b))
 
 
-defcomposite("tensordot", tensordot, api=True,
+defcomposite("tensordot", tensordot, api=True, method=False,
              api_impl=lambda x1, x2, /, *, axes=2: tensordot(x1, x2, axes))
 
 
