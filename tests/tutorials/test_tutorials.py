@@ -20,7 +20,6 @@ RECORDING = os.path.join(os.path.dirname(__file__), "torch_outcomes.json")
 
 # Cells that need ops other helpers are implementing now (the integrator removes these when they land).
 PENDING = {
-    ("004", "cell042_in43"): "pending: fmod (helper in progress)",
     ("004", "cell114_in115"): "pending: set_grad_enabled repr as PyTorch 2.13's (autograd helper's grad_mode.py)",
 }
 
