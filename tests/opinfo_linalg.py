@@ -267,7 +267,7 @@ linalg("matrix_rank", lambda m, x: m.sum(m.linalg.svd(x, compute_uv=False) > 1e-
 def _parts(ns, z):
     if ns is xt:
         return xt.stack([_xt_real(z), _xt_imag(z)], -1)
-    return ns.view_as_real(z)
+    return ns.view_as_real(z.resolve_conj())
 
 
 def _np_parts(m, z):
