@@ -14,6 +14,13 @@ tests/test_reductions.py):
   ``dim``, ``topk``, ``sort``, ``cummax``/``cummin``): all of it goes to the index returned;
 * ``std`` of constant data and ``norm`` at 0 (p > 1): 0, where the formula divides by 0;
 * ``prod`` and ``cumprod`` with zeros: the exact gradient (the product of the other factors).
+
+Sorting is stable everywhere (NaN sorts as the largest value). Among tied elements PyTorch leaves
+the index that ``kthvalue``/``median(dim)``/``topk`` return unspecified; xtensor returns the one
+the stable order puts there (the values, and so the gradient's total, are the same).
+Selections that scatter a gradient to many indices (``topk``, ``cummax``) and ``mode`` compare
+along the dim pairwise (memory ``n * k`` and ``n * n``), which keeps them in xtensor ops on every
+backend; ``sort`` undoes its permutation instead.
 """
 import collections
 import math
