@@ -60,7 +60,29 @@ def _expm1(xp, x):
     complex expm1 gives NaN for ``inf + 0j``)."""
     if not _is_complex(x):
         return xp.expm1(x)
-    return xp.where(xp.isfinite(x), xp.expm1(x), xp.exp(x) - 1)
+    return xp.where(xp.isfinite(x), xp.expm1(x), _complex_exp(xp, x) - 1)
+
+
+def _complex_exp(xp, x):
+    """exp, with the standard's values for an infinite real part and a non-finite imaginary part (jax gives
+    NaN + NaN j): ``0 + 0j`` for -inf, ``inf + NaN j`` for +inf."""
+    if not _is_complex(x):
+        return xp.exp(x)
+    re, im = xp.real(x), xp.imag(x)
+    limit = xp.where(re > 0, xp.asarray(complex(math.inf, math.nan), dtype=x.dtype), xp.zeros_like(x))
+    return xp.where(xp.isinf(re) & ~xp.isfinite(im), limit, xp.exp(x))
+
+
+def _complex_log(log):
+    """log or log1p, with the standard's ``inf + NaN j`` where one part is infinite and the other NaN (jax gives
+    NaN + NaN j)."""
+    def fwd(xp, x):
+        if not _is_complex(x):
+            return log(xp, x)
+        re, im = xp.real(x), xp.imag(x)
+        stuck = (xp.isinf(re) & xp.isnan(im)) | (xp.isnan(re) & xp.isinf(im))
+        return xp.where(stuck, xp.asarray(complex(math.inf, math.nan), dtype=x.dtype), log(xp, x))
+    return fwd
 
 
 def _is_complex(x):
@@ -68,12 +90,11 @@ def _is_complex(x):
 
 
 def _sign(xp, x):
-    """The standard's sign: NaN for NaN (jax gives 0), and ``0 + 0j`` for a complex zero of any signs."""
+    """The standard's sign: NaN for NaN (jax gives 0), and ``+0`` (``0 + 0j``) for zeros of any sign."""
     if _is_integral(x):
         return xp.sign(x)
-    if _is_complex(x):
-        return xp.where(x == 0, xp.zeros_like(x), xp.sign(x))
-    return xp.where(xp.isnan(x), x, xp.sign(x))
+    signs = xp.where(x == 0, xp.zeros_like(x), xp.sign(x))  # +0 for -0 too (jax keeps -0)
+    return signs if _is_complex(x) else xp.where(xp.isnan(x), x, signs)
 
 
 def _backend_of(*tensors):
@@ -94,12 +115,13 @@ def predicate(name, fwd, api=None):
     return unary(name, fwd, None, differentiable=False, inplace=False, api=api)
 
 
-unary("exp", lambda xp, x: xp.exp(x), lambda g, ans, x: g * ans, float_only=True)
+unary("exp", _complex_exp, lambda g, ans, x: g * ans, float_only=True)
 unary("exp2", lambda xp, x: 2.0 ** x, lambda g, ans, x: g * ans * LN2, float_only=True, api=None)
-unary("log", lambda xp, x: xp.log(x), lambda g, ans, x: g / x, float_only=True)
+unary("log", _complex_log(lambda xp, x: xp.log(x)), lambda g, ans, x: g / x, float_only=True)
 unary("log2", lambda xp, x: xp.log2(x), lambda g, ans, x: g / (x * LN2), float_only=True)
 unary("log10", lambda xp, x: xp.log10(x), lambda g, ans, x: g / (x * LN10), float_only=True)
-unary("log1p", lambda xp, x: xp.log1p(x), lambda g, ans, x: g / (x + 1), float_only=True, node="Log1PBackward0")
+unary("log1p", _complex_log(lambda xp, x: xp.log1p(x)), lambda g, ans, x: g / (x + 1), float_only=True,
+      node="Log1PBackward0")
 unary("expm1", lambda xp, x: _expm1(xp, x), lambda g, ans, x: g * (ans + 1), float_only=True)
 unary("sin", lambda xp, x: xp.sin(x), lambda g, ans, x: g * x.cos(), float_only=True)
 unary("cos", lambda xp, x: xp.cos(x), lambda g, ans, x: -g * x.sin(), float_only=True)
