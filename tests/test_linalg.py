@@ -140,11 +140,23 @@ def test_logdet_of_negative_determinant_is_nan(backend):
     assert np.isnan(r.item()) and torch.isnan(expected)
 
 
-def test_integral_beta_rejects_float_like_torch():
-    expected = _torch_error(lambda t: t.addmm(t.ones(2, 2, dtype=t.int64), t.ones(2, 2, dtype=t.int64),
-                                              t.ones(2, 2, dtype=t.int64), beta=0.5))
-    with pytest.raises(type(expected), match="beta must not be a floating point"):
-        xt.addmm(xt.ones(2, 2, dtype=xt.int64), xt.ones(2, 2, dtype=xt.int64), xt.ones(2, 2, dtype=xt.int64), beta=0.5)
+@pytest.mark.parametrize("name", ["addmm", "addmv"])
+def test_integer_products_truncate_float_scalars_like_torch(name):
+    args = {"addmm": ((2, 2), (2, 2), (2, 2)), "addmv": ((2,), (2, 2), (2,))}[name]
+    values = [np.arange(4)[:int(np.prod(s))].reshape(s) + 1 for s in args]
+    ours = getattr(xt, name)(*[xt.tensor(v) for v in values], beta=0.5, alpha=2.5)
+    theirs = getattr(torch, name)(*[torch.tensor(v) for v in values], beta=0.5, alpha=2.5)
+    assert ours.dtype is xt.int64
+    np.testing.assert_array_equal(np.asarray(ours), theirs.numpy())
+
+
+def test_integer_addr_refuses_float_scalars_like_torch():
+    ints = [xt.ones(2, 2, dtype=xt.int64), xt.ones(2, dtype=xt.int64), xt.ones(2, dtype=xt.int64)]
+    with pytest.raises(RuntimeError, match="beta must not be a floating point"):
+        torch.addr(torch.ones(2, 2, dtype=torch.int64), torch.ones(2, dtype=torch.int64),
+                   torch.ones(2, dtype=torch.int64), beta=0.5)
+    with pytest.raises(RuntimeError, match="beta must not be a floating point"):
+        xt.addr(*ints, beta=0.5)
 
 
 # --------------------------------------------------------------------------- semantics against PyTorch

@@ -26,6 +26,8 @@ def _c2c_fwd(xp, x, axes, norm, forward):
 
 
 def _c2c(x, axes, norm, forward):
+    if not forward and x.dtype.kind != "c":  # as PyTorch: the inverse of real input is the conjugate forward one
+        return conj(apply(_C2C, (x,), (axes, _DUAL[norm], True)))
     return apply(_C2C, (x,), (axes, norm, forward))
 
 

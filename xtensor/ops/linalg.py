@@ -246,8 +246,10 @@ def _add_product(name, product, product_vjps, ranks, node=None):
         if name != "addr":
             _matmul_sig(mat1, mat2)
         _same_dtype(name, input, mat1, mat2)
-        if mat1.dtype.kind in "biu" and (isinstance(beta, float) or isinstance(alpha, float)):
-            raise RuntimeError("For integral input tensors, argument beta must not be a floating point number.")
+        if mat1.dtype.kind in "biu":  # PyTorch truncates float scalars for integer tensors; addr refuses them
+            if name == "addr" and (isinstance(beta, float) or isinstance(alpha, float)):
+                raise RuntimeError("For integral input tensors, argument beta must not be a floating point number.")
+            beta, alpha = int(beta), int(alpha)
         return (input, mat1, mat2), (beta, alpha)
 
     return defop(name, lambda xp, c, a, b, beta, alpha: _scaled_sum(xp, c, product(xp, a, b), beta, alpha),
