@@ -62,10 +62,12 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
         obj = _nested_scalars(obj)
     if dtype is None:
         dtype = _infer_dtype(obj, adapter)
-    try:
-        return _torch_creation.tensor(obj, dtype=dtype, backend=adapter)
-    except OverflowError as e:
-        raise OverflowError(f"asarray(): a value does not fit in {dtype}: {e}") from None
+    if dtype is not None:  # straight to the dtype: Python ints beyond int64 stay exact as uint64
+        try:
+            obj = np.array(obj, dtype=dtype.name)
+        except OverflowError as e:
+            raise OverflowError(f"asarray(): a value does not fit in {dtype}: {e}") from None
+    return _torch_creation.tensor(obj, dtype=dtype, backend=adapter)
 
 
 def _from_tensor(x, dtype, copy):
