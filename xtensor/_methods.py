@@ -466,9 +466,10 @@ def copy_(self, src, non_blocking=False):
 def fill_(self, value):
     check_inplace(self)
     base = self._base
-    if isinstance(value, Tensor) or (_grad_state.enabled and base is not None and base._requires_grad):
+    if isinstance(value, Tensor) or (_grad_state.enabled and (self._requires_grad or (
+            base is not None and base._requires_grad))):
         value = value if isinstance(value, Tensor) else self.new_tensor(value)
-        return assign_inplace(self, value.to(self._dtype).expand(self.shape).clone())  # a view: CopySlices
+        return assign_inplace(self, value.to(self._dtype).expand(self.shape).clone())
     self._write(self._backend.xp.full(tuple(self.shape), value, dtype=self._backend.native[self._dtype]))
     return self
 

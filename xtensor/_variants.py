@@ -48,6 +48,9 @@ def assign_inplace(target, result):
         raise RuntimeError(f"output with shape {list(target.shape)} doesn't match the broadcast shape "
                            f"{list(result.shape)}")
     _check_castable(result._dtype, target)
+    if _grad_state.enabled and target._requires_grad and not result._requires_grad and target._base is None:
+        # a non-leaf overwritten by a constant: its old value still gets its (zero) gradient, as in PyTorch
+        result = target.where(target.new_zeros(target.shape, dtype=_dtypes.bool), result)
     target._write(result._value)
     if result._requires_grad or (target._base is not None and target._base._requires_grad):
         rebase_history(target, result)

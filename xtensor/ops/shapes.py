@@ -503,7 +503,7 @@ def split(tensor, split_size_or_sections, dim=0):
             raise RuntimeError(f"split expects split_size be non-negative, but got split_size={size}")
         if size == 0 and n:
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
-        sections = [min(size, n - start) for start in range(0, n, size)] if size else [0]
+        sections = [min(size, n - start) for start in range(0, n, size)] if n else [0]
         node = "SplitBackward0"
     else:
         sections = [int(s) for s in split_size_or_sections]
