@@ -732,3 +732,22 @@ def test_inplace_view_ops_and_as_strided_run_under_jax_jit():
     torch = _torch()
     expected = program(torch.arange(6.0).view(2, 3))
     assert out.tolist() == expected.tolist()
+
+
+# ------------------------------------------------------------------------------------------ cost
+
+def test_in_place_write_through_a_view_on_numpy_does_not_copy_the_base():
+    import tracemalloc
+
+    import numpy as np
+    with t.use_backend("numpy"):
+        base = t.from_numpy(np.zeros((1000, 1000)))
+        view = base[10:90, ::2]
+        tracemalloc.start()
+        try:
+            view.add_(1)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert base[10, 0].item() == 1.0
+    assert peak < base.numel() * 8 / 4  # at most a temporary of the view's size, never the 8 MB base
