@@ -1,22 +1,43 @@
 """The Tensor, its storage, and how views alias on every backend.
 
-Storage model (the same on every backend, so PyTorch's aliasing contract holds on JAX too):
+How a view is represented (the same on every backend, so PyTorch's aliasing contract holds on JAX):
 
 * A ``Storage`` holds the *root array* (the array of the tensor that first owned the memory)
   and a version counter that every write bumps (autograd checks saved tensors against it).
 * A tensor is either a root alias (``_view is None``: it reads ``storage.array``) or a view
   with PyTorch's strided metadata ``(shape, stride, offset)`` in elements over the flattened
-  root. View ops compute that metadata with integer arithmetic, so ``stride()``,
-  ``storage_offset()`` and ``data_ptr()`` agree across backends and with PyTorch.
+  root (``ViewMeta``), and ``_base``, the root tensor. Every view op in the op table carries a
+  metadata rule (``Op.view``: basic indexing, view, permute/transpose, expand, squeeze/unsqueeze,
+  diagonal, unfold, as_strided; movedim, split, chunk, unbind, unflatten, narrow and select are
+  written with those), so ``stride()``, ``storage_offset()``, ``data_ptr()`` and
+  ``is_contiguous()`` agree across backends and with PyTorch. In-place view ops (``t_``,
+  ``transpose_``, ``squeeze_``, ``unsqueeze_``, ``as_strided_``) swap a tensor's metadata and
+  cached value for the view's, keeping its identity and storage.
 * ``_arr`` caches the tensor's value as a backend array. A view's first value comes from the
-  backend's own op (a numpy view; a jax slice), so reading an unmodified view costs what the
-  backend's slice costs.
+  backend's own op (a numpy view; a jax slice; for diagonal/unfold/as_strided off numpy, a gather
+  at host positions), so reading an unmodified view costs what the backend's slice costs.
+
+How a write reaches the base and the other views:
+
 * Mutable backends (numpy) write into ``_arr`` itself: numpy views share memory, nothing else
-  to do. Immutable backends (jax, array-API namespaces) write functionally: the new value is
-  scattered into the flattened root at the view's storage positions (``adapter.scatter_flat``:
-  one ``.at[].set`` on jax), ``storage.array`` is replaced, and every other alias's cache is
-  dropped; it re-reads lazily by a gather at its positions. Positions are host integers
-  derived from metadata only, so writes stay traceable under ``jax.jit``.
+  to do (numpy's read-only views -- diagonal, broadcast -- are written through a writable strided
+  alias of the root). Nothing copies the base.
+* Immutable backends (jax, array-API namespaces) write functionally: the new value is scattered
+  into the flattened root at the view's storage positions (``adapter.scatter_flat``: one
+  ``.at[].set`` on jax), ``storage.array`` is replaced, and every other alias's cache is dropped;
+  it re-reads lazily by a gather at its positions. One write is one functional update of the
+  base, however many aliases exist. Positions are host integers derived from metadata only, so
+  writes stay traceable under ``jax.jit`` (no value ever leaves the device).
+* A view whose elements overlap (an expanded view) refuses writes with PyTorch's error.
+
+How autograd sees it (``xtensor._variants``): an in-place op computes the out-of-place result
+and writes it; a root then takes the result's node, a view rewrites its base's history through
+a ``CopySlices`` node (the base's gradient is the incoming one with the view's positions replaced
+by the view's gradient) and re-derives its own node from the rewritten base, so views of views
+and later reads see the new history. A non-leaf overwritten by a constant keeps a zero-gradient
+history. Writes into a leaf that requires grad, or a view of one, and (under autograd) into one
+of several views one op returned (split/chunk/unbind) raise PyTorch's errors; saved tensors are
+checked against the storage version at backward time.
 """
 import weakref
 
