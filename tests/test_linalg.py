@@ -233,3 +233,27 @@ def test_lstsq_result_matches_torch(backend, driver):
     assert ours._fields == ("solution", "residuals", "rank", "singular_values")
     for field in ("solution", "residuals", "rank"):
         np.testing.assert_allclose(np.asarray(getattr(ours, field)), getattr(theirs, field).numpy(), atol=1e-10)
+
+
+@pytest.mark.parametrize("case", {
+    "matmul": lambda t, a, b, v: a @ b, "mv": lambda t, a, b, v: t.mv(a, v), "dot": lambda t, a, b, v: t.dot(v, v * 2),
+    "vdot": lambda t, a, b, v: t.vdot(v, b[0]), "addr": lambda t, a, b, v: t.addr(a, v, b[1]),
+    "inverse": lambda t, a, b, v: t.linalg.inv(a), "det": lambda t, a, b, v: t.linalg.det(a),
+    "solve": lambda t, a, b, v: t.linalg.solve(a, b), "solve_vector": lambda t, a, b, v: t.linalg.solve(a, v),
+    "pinv": lambda t, a, b, v: t.linalg.pinv(a), "einsum": lambda t, a, b, v: t.einsum("ij,jk->ik", a, b),
+}.items(), ids=lambda c: c[0] if isinstance(c, tuple) else None)
+def test_complex_gradients_follow_torch_convention(case, backend):
+    """PyTorch's convention for complex inputs: the gradient of a real loss is dL/dRe + i dL/dIm."""
+    _, f = case
+    rng = np.random.default_rng(7)
+    values = [rng.standard_normal(s) + 1j * rng.standard_normal(s) + (3 * np.eye(3) if s == (3, 3) else 0)
+              for s in ((3, 3), (3, 3), (3,))]
+    ours = [xt.tensor(v, backend=backend, requires_grad=True) for v in values]
+    theirs = [torch.tensor(v, requires_grad=True) for v in values]
+    our_grads = xt.autograd.grad(f(xt, *ours).abs().sum(), ours, allow_unused=True)
+    their_grads = torch.autograd.grad(f(torch, *theirs).abs().sum(), theirs, allow_unused=True)
+    for g, e in zip(our_grads, their_grads):
+        if e is None:
+            assert g is None
+        else:
+            np.testing.assert_allclose(np.asarray(g), e.numpy(), rtol=1e-9, atol=1e-10)

@@ -3,7 +3,9 @@
 Products and decompositions are primitives: their forwards call the standard's ``linalg``
 extension of the backend (``xp.linalg``), their VJPs are the standard formulas (the ones
 PyTorch's ``FunctionsManual.cpp`` uses), written in xtensor ops so that they differentiate
-again. The decomposition VJPs are for real inputs. Everything else -- ``outer``, ``tensordot``,
+again. Complex inputs follow PyTorch's convention (a VJP is the adjoint map: conjugate
+transposes) for products, inv, det, solve and pinv; svd, eigh, qr and cholesky have real VJPs
+only and refuse complex ones; eig is forward-only. Everything else -- ``outer``, ``tensordot``,
 ``einsum``, ``matrix_power``, ``multi_dot``, norms of matrices -- is a composite.
 
 Backends differ on bad input (numpy raises ``LinAlgError``, jax returns NaN); the decompositions
@@ -174,6 +176,11 @@ def _ranked_sig(name, ranks, message):
 _MATMUL_NODES = {(1, 1): "DotBackward0", (2, 1): "MvBackward0", (2, 2): "MmBackward0", (1, 2): "SqueezeBackward4"}
 
 
+def _mH(t):
+    """The conjugate transpose: VJPs follow PyTorch's convention for complex tensors (the adjoint map)."""
+    return conj(t).mT
+
+
 def _as_matrices(x, y):
     """Vectors as matrices, the way matmul reads them: x (n,) -> (1, n), y (n,) -> (n, 1)."""
     return (x.unsqueeze(-2) if x.ndim == 1 else x), (y.unsqueeze(-1) if y.ndim == 1 else y)
@@ -186,17 +193,17 @@ def _as_matrix_grad(g, x, y):
 
 def _matmul_vjp_x(g, ans, x, y):
     if x.ndim == 1 and y.ndim == 1:
-        return g * y
+        return g * conj(y)
     xm, ym = _as_matrices(x, y)
-    gx = _as_matrix_grad(g, x, y) @ ym.mT
+    gx = _as_matrix_grad(g, x, y) @ _mH(ym)
     return gx.squeeze(-2) if x.ndim == 1 else gx
 
 
 def _matmul_vjp_y(g, ans, x, y):
     if x.ndim == 1 and y.ndim == 1:
-        return g * x
+        return g * conj(x)
     xm, ym = _as_matrices(x, y)
-    gy = xm.mT @ _as_matrix_grad(g, x, y)
+    gy = _mH(xm) @ _as_matrix_grad(g, x, y)
     return gy.squeeze(-1) if y.ndim == 1 else gy
 
 
@@ -223,7 +230,7 @@ def _vdot_fwd(xp, x, y):
     return xp.matmul(xp.conj(x), y) if x.dtype in (xp.complex64, xp.complex128) else xp.matmul(x, y)
 
 
-defop("vdot", _vdot_fwd, _MATMUL_VJPS, out=True, sig=_ranked_sig(
+defop("vdot", _vdot_fwd, (lambda g, ans, x, y: conj(g) * y, lambda g, ans, x, y: g * x), out=True, sig=_ranked_sig(
     "vdot", (1, 1), lambda arg, t: f"1D tensors expected, but got {t.ndim}D and 1D tensors"))
 
 
@@ -264,9 +271,9 @@ _add_product("addmm", _matmul_fwd, _matmul_grads, (2, 2))
 _add_product("addmv", _matmul_fwd, _matmul_grads, (2, 1))
 _add_product("baddbmm", _matmul_fwd, _matmul_grads, (3, 3))
 _add_product("addbmm", lambda xp, a, b: xp.sum(xp.matmul(a, b), axis=0),
-             (lambda g, a, b: g @ b.mT, lambda g, a, b: a.mT @ g), (3, 3))
+             (lambda g, a, b: g @ _mH(b), lambda g, a, b: _mH(a) @ g), (3, 3))
 _add_product("addr", lambda xp, a, b: a[:, None] * b[None, :],
-             (lambda g, a, b: g @ b, lambda g, a, b: g.mT @ a), (1, 1))
+             (lambda g, a, b: g @ conj(b), lambda g, a, b: g.mT @ conj(a)), (1, 1))
 
 
 def outer(input, vec2):
@@ -599,7 +606,7 @@ def _sym(a):
     return (a + a.mT) * 0.5
 
 
-defop("linalg_inv", lambda xp, x: xp.linalg.inv(x), (lambda g, ans, x: -(ans.mT @ g @ ans.mT),),
+defop("linalg_inv", lambda xp, x: xp.linalg.inv(x), (lambda g, ans, x: -(_mH(ans) @ g @ _mH(ans)),),
       node="LinalgInvExBackward0", function=False, method=False)
 
 
@@ -618,7 +625,7 @@ def _det_sig(input):
 
 
 defop("det", lambda xp, x: xp.linalg.det(x),
-      (lambda g, ans, x: (g * ans).unsqueeze(-1).unsqueeze(-1) * _inv(x).mT,),
+      (lambda g, ans, x: (g * conj(ans)).unsqueeze(-1).unsqueeze(-1) * _mH(_inv(x)),),
       sig=_det_sig, node="LinalgDetBackward0")
 
 
@@ -627,7 +634,7 @@ def _slogdet_fwd(xp, x):
     return sign, logabsdet
 
 
-defop("linalg_slogdet", _slogdet_fwd, (lambda g, ans, x: g[1].unsqueeze(-1).unsqueeze(-1) * _inv(x).mT,),
+defop("linalg_slogdet", _slogdet_fwd, (lambda g, ans, x: g[1].unsqueeze(-1).unsqueeze(-1) * _mH(_inv(x)),),
       nout=2, node="LinalgSlogdetBackward0", function=False, method=False)
 
 
@@ -653,7 +660,14 @@ def _svd_fwd(xp, x, full_matrices):
     return u, s, vh
 
 
+def _real_only(name, x):
+    """Decompositions whose complex VJPs (gauge terms of the phases) are not written: refuse, not guess."""
+    if x.dtype.kind == "c":
+        raise NotImplementedError(f"{name}: gradients for complex inputs are not supported yet")
+
+
 def _svd_vjp(g, ans, x, full_matrices):
+    _real_only("linalg.svd", x)
     gU, gS, gVh = g
     U, S, Vh = ans
     m, n = x.shape[-2:]
@@ -723,6 +737,7 @@ def _eigh_fwd(xp, x, uplo):
 
 
 def _eigh_vjp(g, ans, x, uplo):
+    _real_only("linalg.eigh", x)
     gL, gV = g
     L, V = ans
     if gV is None:
@@ -778,6 +793,7 @@ def _qr_grad_tall(Q, R, gQ, gR):
 
 
 def _qr_vjp(g, ans, x, mode):
+    _real_only("linalg.qr", x)
     gQ, gR = g
     Q, R = ans
     m, n = x.shape[-2:]
@@ -816,6 +832,7 @@ defcomposite("qr", torch_qr)
 
 # Cholesky: gA = sym(L^-T Phi(L^T gL) L^-1), Phi = lower triangle with the diagonal halved
 def _cholesky_vjp(g, ans, x, upper):
+    _real_only("linalg.cholesky", x)
     L, gL = (ans.mT, g.mT) if upper else (ans, g)
     phi = (L.mT @ gL).tril()
     phi = phi - diag_embed(_diagonal_copy(phi, 0)) * 0.5
@@ -857,9 +874,9 @@ def _solve_op(a, b, vector):
 
 
 defop("linalg_solve", _solve_fwd,
-      (lambda g, ans, a, b, vector: -(_solve_op(a.mT, g, vector).unsqueeze(-1) * ans.unsqueeze(-2)) if vector
-       else -(_solve_op(a.mT, g, vector) @ ans.mT),
-       lambda g, ans, a, b, vector: _solve_op(a.mT, g, vector)),
+      (lambda g, ans, a, b, vector: -(_solve_op(_mH(a), g, vector).unsqueeze(-1) * conj(ans).unsqueeze(-2))
+       if vector else -(_solve_op(_mH(a), g, vector) @ _mH(ans)),
+       lambda g, ans, a, b, vector: _solve_op(_mH(a), g, vector)),
       node="LinalgSolveExBackward0", function=False, method=False)
 
 
@@ -892,15 +909,15 @@ def solve(A, B, *, left=True, vector=None):
 # pinv: PyTorch's pinv_backward; the forward cuts singular values below rtol * largest
 def _pinv_vjp(g, ans, A, rtol):
     m, n = A.shape[-2:]
-    pinvAh = ans.mT
-    gh = g.mT
+    pinvAh = _mH(ans)
+    gh = _mH(g)
     if m <= n:
         K = gh @ ans
         KpinvAh = K @ pinvAh
-        return -(ans @ K).mT + KpinvAh - (A @ ans) @ KpinvAh + (pinvAh @ ans) @ (gh - K @ A)
+        return -_mH(ans @ K) + KpinvAh - (A @ ans) @ KpinvAh + (pinvAh @ ans) @ (gh - K @ A)
     K = ans @ gh
     pinvAhK = pinvAh @ K
-    return -(K @ ans).mT + (gh - A @ K) @ ans @ pinvAh + pinvAhK - pinvAhK @ ans @ A
+    return -_mH(K @ ans) + (gh - A @ K) @ ans @ pinvAh + pinvAhK - pinvAhK @ ans @ A
 
 
 defop("linalg_pinv", lambda xp, x, rtol: xp.linalg.pinv(x, rtol=rtol), (_pinv_vjp,), node="LinalgPinvBackward0",
