@@ -269,3 +269,19 @@ def test_linalg_and_fft_trace_under_jax_jit():
 
     ours = jax.jit(lambda t: f(xt, t))(xt.tensor(a_values, backend="jax"))
     np.testing.assert_allclose(np.asarray(ours), f(torch, torch.tensor(a_values)).numpy(), atol=1e-10)
+
+
+@pytest.mark.parametrize("kind", ["real", "complex"])
+def test_eig_gradient_matches_torch(backend, kind):
+    """A loss that does not depend on the eigenvectors' phases (PyTorch refuses the others)."""
+    rng = np.random.default_rng(9)
+    a = rng.standard_normal((2, 3, 3)) + (1j * rng.standard_normal((2, 3, 3)) if kind == "complex" else 0)
+
+    def loss(ns, t):
+        values, vectors = ns.linalg.eig(t)
+        return values.abs().sum() + (vectors.abs() ** 3).sum()
+
+    ours, theirs = xt.tensor(a, backend=backend, requires_grad=True), torch.tensor(a, requires_grad=True)
+    g, = xt.autograd.grad(loss(xt, ours), [ours])
+    e, = torch.autograd.grad(loss(torch, theirs), [theirs])
+    np.testing.assert_allclose(np.asarray(g), e.numpy(), rtol=1e-8, atol=1e-10)

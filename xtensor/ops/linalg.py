@@ -4,8 +4,8 @@ Products and decompositions are primitives: their forwards call the standard's `
 extension of the backend (``xp.linalg``), their VJPs are the standard formulas (the ones
 PyTorch's ``FunctionsManual.cpp`` uses), written in xtensor ops so that they differentiate
 again. Complex inputs follow PyTorch's convention (a VJP is the adjoint map: conjugate
-transposes) for products, inv, det, solve and pinv; svd, eigh, qr and cholesky have real VJPs
-only and refuse complex ones; eig is forward-only. Everything else -- ``outer``, ``tensordot``,
+transposes) for products, inv, det, solve, pinv and eig; svd, eigh, qr and cholesky have real
+VJPs only and refuse complex ones. Everything else -- ``outer``, ``tensordot``,
 ``einsum``, ``matrix_power``, ``multi_dot``, norms of matrices -- is a composite.
 
 Backends differ on bad input (numpy raises ``LinAlgError``, jax returns NaN); the decompositions
@@ -762,15 +762,32 @@ def eigh(A, UPLO="L"):
     return EighResult(*apply(TABLE["linalg_eigh"].op, (A,), (UPLO,)))
 
 
-# eig: general (non-symmetric) matrices; complex results always (the standard's rule). Forward only: its VJP
-# needs complex gradients (PyTorch's linalg_eig_backward), which xtensor does not cross-check yet.
+# eig: general (non-symmetric) matrices; complex results always (the standard's rule). PyTorch's
+# linalg_eig_backward: gA = V^-H (P(V^H gV) / conj(E), diagonal gL) V^H, P projecting out the phase gauge.
+def _eig_vjp(g, ans, x):
+    gL, gV = g
+    L, V = ans
+    n = L.shape[-1]
+    diagonal = _band(L, n, n, 0, None)
+    inner = V.new_zeros(V.shape)
+    if gV is not None:
+        VhgV = _mH(V) @ gV
+        VhgV = VhgV - _mH(V) @ (V * as_complex(real(_diagonal_copy(VhgV, 0))).unsqueeze(-2))
+        E = L.unsqueeze(-2) - L.unsqueeze(-1)
+        inner = VhgV / conj(E.where(~diagonal, E.new_ones(())))
+    if gL is not None:
+        inner = inner.where(~diagonal, diag_embed(gL))
+    gA = apply(TABLE["linalg_solve"].op, (_mH(V), inner @ _mH(V)), (False,))
+    return gA if x.dtype.kind == "c" else real(gA)
+
+
 def _eig_fwd(xp, x):
     complex_dtype = xp.complex64 if x.dtype in (xp.float32, xp.complex64) else xp.complex128
     w, v = xp.linalg.eig(x)
     return xp.astype(w, complex_dtype), xp.astype(v, complex_dtype)
 
 
-defop("linalg_eig", _eig_fwd, nout=2, differentiable=False, function=False, method=False)
+defop("linalg_eig", _eig_fwd, (_eig_vjp,), nout=2, node="LinalgEigBackward0", function=False, method=False)
 
 
 def eig(A):
