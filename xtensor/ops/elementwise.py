@@ -85,6 +85,48 @@ def _complex_log(log):
     return fwd
 
 
+def _positive_zero(xp, v):
+    return (v == 0) & ~xp.signbit(v)
+
+
+def _finite_nonzero(xp, v):
+    return xp.isfinite(v) & (v != 0)
+
+
+_ZERO, _POS_INF, _NEG_INF = (lambda xp, v: v == 0), (lambda xp, v: v == math.inf), (lambda xp, v: v == -math.inf)
+_NAN, _FINITE = (lambda xp, v: xp.isnan(v)), (lambda xp, v: xp.isfinite(v))
+_INF_NAN, _NAN_0, _0_NAN = complex(math.inf, math.nan), complex(math.nan, 0.0), complex(0.0, math.nan)
+# The standard's complex special values that jax misses (it gives NaN + NaN j): per function, ((condition on the
+# real part, condition on the imaginary part), value). numpy has them already.
+_COMPLEX_CASES = {
+    "cosh": (((_positive_zero, _POS_INF), _NAN_0), ((_positive_zero, _NAN), _NAN_0),
+             ((_POS_INF, _POS_INF), _INF_NAN), ((_POS_INF, _NAN), _INF_NAN)),
+    "sinh": (((_positive_zero, _POS_INF), _0_NAN), ((_positive_zero, _NAN), _0_NAN),
+             ((_POS_INF, _POS_INF), _INF_NAN), ((_POS_INF, _NAN), _INF_NAN)),
+    "tanh": (((_positive_zero, _POS_INF), _0_NAN), ((_positive_zero, _NAN), _0_NAN)),
+    "sqrt": (((_NEG_INF, _NAN), complex(math.nan, math.inf)), ((_POS_INF, _NAN), _INF_NAN)),
+    "acos": (((_ZERO, _NAN), complex(math.pi / 2, math.nan)),),
+    "acosh": (((_positive_zero, _NAN), complex(math.nan, math.pi / 2)),),
+    "asinh": (((_NAN, _positive_zero), _NAN_0),),
+    "atanh": (((_positive_zero, _NAN), _0_NAN), ((_finite_nonzero, _NAN), complex(math.nan, math.nan)),
+              ((_POS_INF, _NAN), _0_NAN), ((_NAN, _FINITE), complex(math.nan, math.nan)),
+              ((_NAN, _NAN), complex(math.nan, math.nan))),
+}
+
+
+def _with_complex_cases(name):
+    """``xp.<name>``, with ``_COMPLEX_CASES[name]`` patched in for complex inputs."""
+    def fwd(xp, x):
+        out = getattr(xp, name)(x)
+        if not _is_complex(x):
+            return out
+        re, im = xp.real(x), xp.imag(x)
+        for (on_re, on_im), value in _COMPLEX_CASES[name]:
+            out = xp.where(on_re(xp, re) & on_im(xp, im), xp.asarray(value, dtype=x.dtype), out)
+        return out
+    return fwd
+
+
 def _is_complex(x):
     return "complex" in str(x.dtype)
 
@@ -127,17 +169,17 @@ unary("sin", lambda xp, x: xp.sin(x), lambda g, ans, x: g * x.cos(), float_only=
 unary("cos", lambda xp, x: xp.cos(x), lambda g, ans, x: -g * x.sin(), float_only=True)
 unary("tan", lambda xp, x: xp.tan(x), lambda g, ans, x: g * (ans * ans + 1), float_only=True)
 unary("asin", lambda xp, x: xp.asin(x), lambda g, ans, x: g * (1 - x * x).rsqrt(), float_only=True)
-unary("acos", lambda xp, x: xp.acos(x), lambda g, ans, x: -g * (1 - x * x).rsqrt(), float_only=True)
+unary("acos", _with_complex_cases("acos"), lambda g, ans, x: -g * (1 - x * x).rsqrt(), float_only=True)
 unary("atan", lambda xp, x: xp.atan(x), lambda g, ans, x: g / (x * x + 1), float_only=True)
-unary("sinh", lambda xp, x: xp.sinh(x), lambda g, ans, x: g * x.cosh(), float_only=True)
-unary("cosh", lambda xp, x: xp.cosh(x), lambda g, ans, x: g * x.sinh(), float_only=True)
-unary("tanh", lambda xp, x: xp.tanh(x), lambda g, ans, x: g * (1 - ans * ans), float_only=True)
-unary("asinh", lambda xp, x: xp.asinh(x), lambda g, ans, x: g * (x * x + 1).rsqrt(), float_only=True)
-unary("acosh", lambda xp, x: xp.acosh(x), lambda g, ans, x: g * (x * x - 1).rsqrt(), float_only=True)
-unary("atanh", lambda xp, x: xp.atanh(x), lambda g, ans, x: g / (1 - x * x), float_only=True)
+unary("sinh", _with_complex_cases("sinh"), lambda g, ans, x: g * x.cosh(), float_only=True)
+unary("cosh", _with_complex_cases("cosh"), lambda g, ans, x: g * x.sinh(), float_only=True)
+unary("tanh", _with_complex_cases("tanh"), lambda g, ans, x: g * (1 - ans * ans), float_only=True)
+unary("asinh", _with_complex_cases("asinh"), lambda g, ans, x: g * (x * x + 1).rsqrt(), float_only=True)
+unary("acosh", _with_complex_cases("acosh"), lambda g, ans, x: g * (x * x - 1).rsqrt(), float_only=True)
+unary("atanh", _with_complex_cases("atanh"), lambda g, ans, x: g / (1 - x * x), float_only=True)
 unary("sigmoid", lambda xp, x: 1 / (1 + xp.exp(-x)), lambda g, ans, x: g * ans * (1 - ans),
       float_only=True, api=None)
-unary("sqrt", lambda xp, x: xp.sqrt(x), lambda g, ans, x: g / (2 * ans), float_only=True)
+unary("sqrt", _with_complex_cases("sqrt"), lambda g, ans, x: g / (2 * ans), float_only=True)
 unary("rsqrt", lambda xp, x: 1 / xp.sqrt(x), lambda g, ans, x: -0.5 * g * ans * ans * ans,
       float_only=True, api=None)
 unary("relu", lambda xp, x: xp.where(x > 0, x, xp.zeros_like(x)), lambda g, ans, x: where_zero(ans > 0, g),
