@@ -222,6 +222,8 @@ class Tensor:
     # ------------------------------------------------------------------------ storage
     def __getattr__(self, name):
         if name == "_storage":  # made on first need: most results are never aliased or written
+            if isinstance(self._arr, np.generic):  # numpy's 0-d results are immutable scalars: hold an array
+                self._arr = np.array(self._arr)
             st = self.__dict__["_storage"] = Storage(self._arr)
             return st
         raise AttributeError(f"'Tensor' object has no attribute '{name}'")
