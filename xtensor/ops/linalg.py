@@ -767,16 +767,14 @@ def eigh(A, UPLO="L"):
 def _eig_vjp(g, ans, x):
     gL, gV = g
     L, V = ans
-    n = L.shape[-1]
-    diagonal = _band(L, n, n, 0, None)
     inner = V.new_zeros(V.shape)
     if gV is not None:
         VhgV = _mH(V) @ gV
         VhgV = VhgV - _mH(V) @ (V * as_complex(real(_diagonal_copy(VhgV, 0))).unsqueeze(-2))
         E = L.unsqueeze(-2) - L.unsqueeze(-1)
-        inner = VhgV / conj(E.where(~diagonal, E.new_ones(())))
-    if gL is not None:
-        inner = inner.where(~diagonal, diag_embed(gL))
+        inner = VhgV / conj(E + _eye_like(E))  # E's diagonal is exactly 0: 1 there
+    if gL is not None:  # the diagonal is gL's
+        inner = inner - diag_embed(_diagonal_copy(inner, 0)) + diag_embed(gL)
     gA = apply(TABLE["linalg_solve"].op, (_mH(V), inner @ _mH(V)), (False,))
     return gA if x.dtype.kind == "c" else real(gA)
 
