@@ -67,6 +67,7 @@ DOMAINS = {
     "div": "pos", "divide": "pos", "pow": "pos", "remainder": "pos", "lgamma": "pos", "digamma": "pos",
     "logit": "prob", "erfinv": "unit", "xlogy": "pos", "atan2": "pos", "hypot": "pos", "fmod": "pos",
     "copysign": "pos", "true_divide": "pos", "float_power": "pos",
+    "arccos": "unit", "arcsin": "unit", "arctanh": "unit", "arccosh": "above1",
 }
 
 M = x(3, 3)
@@ -114,6 +115,11 @@ SPECS = {
     "column_stack": [call([x(3), x(3, 2)])], "row_stack": [call([x(2, 4), x(3, 4)])],
     "narrow": [call(x(3, 4), 1, 1, 2)], "select": [call(x(3, 4), 1, 2)],
     "masked_select": [call(x(3, 4), Mask((3, 4)))], "index_put": [call(x(3, 4), (Ints((2,), 3),), x(2, 4))],
+    "addcdiv": [call(x(3, 4), x(3, 4), pos(3, 4), value=0.5)], "addcmul": [call(x(3, 4), x(4), x(3, 1), value=2)],
+    "clamp_max": [call(x(3, 4), 0.5)], "clamp_min": [call(x(3, 4), -0.5)], "erf": [call(x(3, 4))],
+    "erfc": [call(x(3, 4))], "erfinv": [call(unit(3, 4))], "lerp": [call(x(3, 4), x(3, 4), 0.3)],
+    "logit": [call(Arr((3, 4), "prob"))], "nan_to_num": [call(x(3, 4))], "round": [call(x(3, 4))],
+    "linalg.lstsq": [call(x(4, 3), x(4, 2), pick=0)],
     "index_copy": [call(x(3, 4), 0, Ints((2,), 3, True), x(2, 4))], "put": [call(x(3, 4), Ints((3,), 12, True), x(3))],
     "masked_scatter": [call(x(3, 4), Mask((3, 4)), x(12))],
     "scatter_reduce": [call(x(3, 4), 1, Ints((3, 2), 4), x(3, 2), "sum")],
@@ -151,7 +157,7 @@ API_SPECS = {
     "broadcast_to": [call(x(3, 1), (3, 4))], "broadcast_arrays": [call(x(3, 1), x(4))], "unstack": [call(x(3, 4))],
     "moveaxis": [call(x(2, 3, 4), 0, 2)], "matrix_transpose": [call(x(3, 4))], "vecdot": [call(x(3, 4), x(3, 4))],
     "take": [call(x(3, 4), Ints((5,), 3), axis=0)], "take_along_axis": [call(x(3, 4), Ints((3, 2), 4), axis=1)],
-    "reshape": [call(x(3, 4), (2, 6))], "meshgrid": [call(x(3), x(4))], "clip": [call(x(3, 4), -0.5, 0.5)],
+    "reshape": [call(x(3, 4), (2, 6))], "round": [call(x(3, 4))], "meshgrid": [call(x(3), x(4))], "clip": [call(x(3, 4), -0.5, 0.5)],
     "matmul": [call(x(3, 4), x(4, 2))], "where": [call(Mask((3, 4)), x(3, 4), x(4))],
     "linalg.cholesky": [call(spd(3, 3))], "linalg.cross": [call(x(4, 3), x(4, 3))], "linalg.det": [call(wellcond(3, 3))],
     "linalg.diagonal": [call(x(3, 4))], "linalg.eigh": [call(spd(3, 3))], "linalg.eigvalsh": [call(spd(3, 3))],
@@ -172,7 +178,7 @@ _INT_OR_BOOL = "its result is an integer or bool array: there is no gradient"
 NOT_DIFFERENTIABLE = dict.fromkeys(
     ["argmax", "argmin", "argsort", "all", "any", "count_nonzero", "searchsorted", "bincount", "isclose", "allclose",
      "equal", "unique", "unique_all", "unique_counts", "unique_inverse", "unique_values", "nonzero", "argwhere",
-     "linalg.matrix_rank", "fft.fftfreq", "fft.rfftfreq", "mode", "where", "detach"], _INT_OR_BOOL)
+     "linalg.matrix_rank", "isin", "fft.fftfreq", "fft.rfftfreq", "mode", "where", "detach"], _INT_OR_BOOL)
 NOT_DIFFERENTIABLE.update({
     "mode": "the most frequent value: piecewise constant selection whose gradient picks one occurrence; "
             "checked in tests/ against PyTorch",
