@@ -347,3 +347,90 @@ def test_astype_converts_like_numpy(backend, x, to):
     out = xa.astype(x, to)
     assert out.dtype == to and out.shape == x.shape
     np.testing.assert_array_equal(host(out), host(x).astype(np_dtype(to)))
+
+
+# ------------------------------------------------------------------ namespace, inspection, DLPack
+@pytest.mark.parametrize("version", [None, "2023.12", "2024.12", "2025.12"])
+def test_array_namespace_accepts_supported_versions(backend, version):
+    assert xa.zeros(2).__array_namespace__(api_version=version) is xa
+    assert xa.__array_api_version__ == "2025.12"
+
+
+def test_array_namespace_refuses_an_unknown_version(backend):
+    with pytest.raises(ValueError, match="2021.12"):
+        xa.zeros(2).__array_namespace__(api_version="2021.12")
+
+
+def test_namespace_info_reports_the_default_backend(backend):
+    info = xa.__array_namespace_info__()
+    assert info.capabilities()["boolean indexing"] and info.capabilities()["data-dependent shapes"]
+    assert info.default_device() in info.devices() and isinstance(info.devices(), tuple)
+    assert info.default_dtypes()["real floating"] == xa.asarray(1.0).dtype == xa.zeros(1).dtype
+    assert set(info.dtypes(kind="integral")) == {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                                                 "uint64"}
+    assert "float16" not in info.dtypes()
+
+
+@pytest.mark.parametrize("source", ["numpy", "jax", "array_api_strict"])
+def test_from_dlpack_takes_any_backends_array(backend, source):
+    import xtensor
+    with xtensor.use_backend(source):
+        x = xa.arange(6).reshape((2, 3))
+    out = xa.from_dlpack(x)
+    assert out.backend == backend
+    np.testing.assert_array_equal(host(out), np.arange(6).reshape(2, 3))
+
+
+@pytest.mark.parametrize("max_version", [None, (0, 0), (1, 0)])
+@pytest.mark.parametrize("copy", [None, True])
+def test_dlpack_export_negotiates_versions_into_numpy(backend, max_version, copy):
+    x = xa.linspace(0, 1, 5)
+    kwargs = {k: v for k, v in (("max_version", max_version), ("copy", copy)) if v is not None}
+
+    class Producer:  # numpy's from_dlpack passes its own version; this forwards ours
+        def __dlpack__(self, **kw):
+            return x.__dlpack__(**{**kw, **kwargs})
+
+        def __dlpack_device__(self):
+            return x.__dlpack_device__()
+    np.testing.assert_array_equal(np.from_dlpack(Producer()), np.linspace(0, 1, 5))
+
+
+def test_asarray_copy_false_shares_memory_with_the_tensor(backend):
+    x = xa.zeros(3)
+    y = xa.asarray(x, copy=False)
+    y[0] = 5.0
+    assert float(x[0]) == 5.0
+
+
+def test_asarray_copy_false_refuses_a_dtype_change(backend):
+    with pytest.raises(ValueError, match="copy=False"):
+        xa.asarray(xa.zeros(3), dtype=xa.int64, copy=False)
+
+
+def test_astype_copy_false_returns_the_same_array_when_dtype_matches(backend):
+    x = xa.zeros(3)
+    assert xa.astype(x, x.dtype, copy=False) is x
+    assert xa.astype(x, x.dtype) is not x
+
+
+def test_astype_refuses_complex_to_real(backend):
+    with pytest.raises(TypeError, match="imaginary"):
+        xa.astype(xa.asarray([1j]), xa.float64)
+
+
+def test_to_device_to_the_same_device_is_the_array_itself(backend):
+    x = xa.ones(2)
+    assert x.to_device(x.device) is x
+
+
+def test_result_type_refuses_only_python_scalars():
+    with pytest.raises(ValueError, match="at least one array or dtype"):
+        xa.result_type(1, 2.0)
+
+
+def test_meshgrid_xy_swaps_the_first_two_axes(backend):
+    a, b = xa.meshgrid(xa.arange(3), xa.arange(2))
+    ea, eb = np.meshgrid(np.arange(3), np.arange(2))
+    np.testing.assert_array_equal(host(a), ea)
+    np.testing.assert_array_equal(host(b), eb)
