@@ -215,7 +215,7 @@ def _into(gi, src):
 
 
 defop("scatter", _scatter_fwd, (_set_x_vjp, _set_src_vjp), sig=_scatter_sig, inplace=True, out=True,
-      names=lambda *tensors: "ScatterBackward0" if len(tensors) == 2 else "ScatterBackward1")
+      names=lambda x, src, *params: "ScatterBackward0" if isinstance(src, Tensor) else "ScatterBackward1")
 
 
 def _scatter_add_sig(input, dim, index, src):
@@ -351,8 +351,8 @@ def _index_select_sig(input, dim, index):
     index = _vector_index("index_select", index, "int32 or int64")
     d = _wrap(dim, input.ndim)
     size = tuple(input.shape)[d] if input.ndim else 1
-    check_index_range(index._value, 0, size, lambda bad: IndexError(
-        f"index out of range in self: index {bad} is out of bounds for dimension {d} with size {size}"))
+    check_index_range(index._value, 0, size, lambda bad: IndexError("index out of range in self") if d == 0 else
+                      RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={size}"))  # CPU's two
     return (input,), (_along(index, input, d), d, _adapter(input, index))
 
 
@@ -368,8 +368,10 @@ def _source_along(name, input, d, index, source):
     n = index.numel()
     if source.ndim and source.shape[d if source.ndim > d else -1] != n or (not source.ndim and n != 1):
         got = source.shape[d] if source.ndim > d else 1
-        raise (RuntimeError if name == "index_add_" else IndexError)(
-            f"{name}(): Number of indices ({n}) should be equal to source.size(dim) ({got})")
+        if name == "index_add_":
+            raise RuntimeError(f"{name}(): Number of indices ({n}) should be equal to source.size(dim): ({got}), "
+                               f"for dim: {d}")
+        raise IndexError(f"{name}(): Number of indices ({n}) should be equal to source.size(dim) ({got})")
     if source.ndim != input.ndim and source.ndim:
         raise IndexError(f"{name}(): Source/destination tensor must have same number of dimensions")
     expected = list(input.shape)
@@ -433,7 +435,7 @@ defop("index_fill", _scatter_fwd,
       (lambda g, ans, x, v, index, dim, mode, backend: g.scatter(dim, index, 0),
        lambda g, ans, x, v, index, dim, mode, backend: g.gather(dim, index).sum()),
       sig=_index_fill_sig, inplace=True, saves=(2,),
-      names=lambda *tensors: "IndexFillBackward1" if len(tensors) == 2 else "IndexFillBackward0")
+      names=lambda x, value, *params: "IndexFillBackward1" if isinstance(value, Tensor) else "IndexFillBackward0")
 
 
 # ------------------------------------------------------------------ masks
@@ -467,7 +469,7 @@ defop("masked_fill", _masked_fill_fwd,
       (lambda g, ans, x, v, mask, backend: g.masked_fill(mask, 0),
        lambda g, ans, x, v, mask, backend: g.where(mask, 0 * g).sum()),
       sig=_masked_fill_sig, inplace=True, saves=(2,),
-      names=lambda *tensors: "MaskedFillBackward1" if len(tensors) == 2 else "MaskedFillBackward0")
+      names=lambda x, value, *params: "MaskedFillBackward1" if isinstance(value, Tensor) else "MaskedFillBackward0")
 
 
 def _masked_scatter_fwd(xp, x, source, mask, backend):
