@@ -462,7 +462,7 @@ defop("addcdiv", lambda xp, x, t1, t2, value=1: x + value * t1 / t2,
       kind="custom", inplace=True, out=True,
       sig=lambda input, tensor1, tensor2, *, value=1: ((input, tensor1, tensor2), (value,)))
 
-defop("where", lambda xp, c, x, y: xp.where(xp.astype(c, xp.bool), x, y),
+defop("where", lambda xp, c, x, y: xp.where(c if c.dtype == xp.bool else c != 0, x, y),  # c may come promoted
       (None, lambda g, ans, c, x, y: where_zero(c, g), lambda g, ans, c, x, y: g.new_zeros(()).where(c, g)),
       kind="where", api=True, sig=lambda condition, input, other: ((condition, input, other), ()),
       api_sig=lambda condition, x1, x2, /: ((condition, *api_promoted(x1, x2)), ()), method=False)
