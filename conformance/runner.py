@@ -128,7 +128,7 @@ def print_summary(backend, per_file, total, outcomes):
         for name, counts in per_file.items():
             table.add_row(name.removeprefix("array_api_tests/"), *(str(counts.get(o, 0)) for o in OUTCOMES))
         table.add_row("total", *(str(total.get(o, 0)) for o in OUTCOMES), style="bold")
-        Console().print(table)
+        Console(width=130).print(table)
     for outcome, ids in unexpected(outcomes).items():
         print(f"\n{outcome} ({len(ids)}):")
         for i in ids:
