@@ -974,6 +974,10 @@ def _requires_grad_on_int(m):
     m.tensor([1, 2]).requires_grad_()
 
 
+def _requires_grad_attribute_on_int(m):
+    m.tensor([1, 2]).requires_grad = True
+
+
 def _requires_grad_on_bool(m):
     m.tensor([True, False]).requires_grad_()
 
@@ -1015,7 +1019,7 @@ def _assign_grad_of_wrong_shape(m):
 
 ERROR_CASES = [_nonscalar, _without_grad, _twice_through_freed, _in_place_on_leaf, _in_place_on_view_of_leaf,
                _saved_input_modified, _saved_output_modified, _saved_plain_tensor_modified, _requires_grad_on_int,
-               _requires_grad_on_bool, _unused_input, _grad_of_input_without_grad, _backward_of_integer_result,
+               _requires_grad_attribute_on_int, _requires_grad_on_bool, _unused_input, _grad_of_input_without_grad, _backward_of_integer_result,
                _requires_grad_off_on_non_leaf, _hook_without_grad, _retain_grad_without_grad,
                _gradient_of_wrong_shape, _assign_grad_of_wrong_shape]
 

@@ -46,7 +46,7 @@ def check_device(adapter, device):
 def _finish(arr, adapter, requires_grad, names=None):
     t = wrap(arr, adapter)
     if requires_grad:
-        t.requires_grad_(True)
+        t.requires_grad = True  # the property: its error names complex dtypes, as PyTorch's factories do
     if names is not None:
         with_names(t, names)
     return t

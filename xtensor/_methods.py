@@ -191,7 +191,8 @@ def _requires_grad_get(self):
     return self._requires_grad
 
 
-def _requires_grad_set(self, value):
+def _requires_grad_set(self, value, dtype_error="only Tensors of floating point and complex dtype can require "
+                                              "gradients"):
     if self._grad_fn is not None:
         if not value:
             raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use a "
@@ -199,14 +200,14 @@ def _requires_grad_set(self, value):
                                "var_no_grad = var.detach().")
         return
     if value and self._dtype.kind not in "fc":
-        raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        raise RuntimeError(dtype_error)
     if value and self._inference and not _grad_state.inference:
         raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
     self._requires_grad = bool(value)
 
 
 def requires_grad_(self, requires_grad=True):
-    _requires_grad_set(self, requires_grad)
+    _requires_grad_set(self, requires_grad, "only Tensors of floating point dtype can require gradients")
     return self
 
 

@@ -13,8 +13,7 @@ from .._autograd import Node, edge_of, freed_error
 from .._tensor import Tensor
 from . import grad_mode
 
-__all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable", "InplaceFunction",
-           "NestedIOFunction"]
+__all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
 
 _state = grad_mode.state
 
@@ -39,9 +38,6 @@ class FunctionCtx:
                 raise TypeError("save_for_backward can only save variables, but argument "
                                 f"{tensors.index(t)} is of type {type(t).__name__}")
         self._to_save = tensors
-
-    def save_for_forward(self, *tensors):
-        self._to_save_for_forward = tensors
 
     def mark_dirty(self, *tensors):
         """Declare inputs that ``forward`` modified in place (and returns): they take this node as history."""
@@ -73,7 +69,7 @@ class FunctionCtx:
     def _unpack(self, t, output_nr):
         """A saved output comes back, under create_graph, as an output of this node (PyTorch's
         SavedVariable): so a backward that reads it is differentiated through it."""
-        if t is None or output_nr is None or not _state.enabled or not isinstance(self, Node):
+        if t is None or output_nr is None or not _state.enabled:
             return t
         from .._dispatch import detached
         r = detached(t)
@@ -179,8 +175,6 @@ class Function(metaclass=_FunctionMeta):
     def backward(ctx, *grad_outputs):
         raise NotImplementedError("You must implement either the backward or vjp method for your custom "
                                   "autograd.Function to use it with backward mode AD.")
-
-    vjp = backward
 
     def __init__(self, *args, **kwargs):
         raise RuntimeError("Legacy autograd function with non-static forward method is deprecated. Please use new-"
@@ -297,12 +291,4 @@ def _delayed_error(r, edges):
     node._edges = edges
     r._grad_fn, r._requires_grad = node, True
     return r
-
-
-class InplaceFunction(Function):
-    """PyTorch's base for functions with an ``inplace`` flag (kept for old code)."""
-
-
-class NestedIOFunction(Function):
-    """Legacy PyTorch name, kept so ``from xtensor.autograd.function import NestedIOFunction`` works."""
 
