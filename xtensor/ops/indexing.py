@@ -239,9 +239,9 @@ def _identity(xp, reduce, dtype):
         return 0
     if reduce == "prod":
         return 1
-    info = xp.finfo(dtype) if xp.isdtype(dtype, "real floating") else xp.iinfo(dtype)
     if xp.isdtype(dtype, "real floating"):
         return -math.inf if reduce == "amax" else math.inf
+    info = xp.iinfo(dtype)
     return info.min if reduce == "amax" else info.max
 
 
@@ -330,8 +330,8 @@ defop("scatter_reduce", _scatter_reduce_fwd, (_scatter_reduce_x_vjp, _scatter_re
 
 
 # ------------------------------------------------------------------ index_* (a 1-d index along dim)
-def _along(index, input, dim, size=None):
-    """A 1-d ``index`` expanded as a gather/scatter index over ``input`` (``size`` replacing dim ``dim``)."""
+def _along(index, input, dim):
+    """A 1-d ``index`` expanded as a gather/scatter index over ``input`` (its length replacing dim ``dim``)."""
     shape = list(input.shape) or [1]
     shape[dim] = index.numel()
     view = [1] * len(shape)
