@@ -947,6 +947,14 @@ def _in_place_on_view_of_leaf(m):
     m.ones(2, requires_grad=True)[:1].mul_(2)
 
 
+def _basic_setitem_on_leaf(m):
+    m.ones(2, requires_grad=True)[0] = 5
+
+
+def _advanced_setitem_on_leaf(m):
+    m.ones(2, requires_grad=True)[m.tensor([0])] = 5
+
+
 def _saved_input_modified(m):
     x = m.ones(2, requires_grad=True)
     a = x * 1
@@ -1018,8 +1026,10 @@ def _assign_grad_of_wrong_shape(m):
 
 
 ERROR_CASES = [_nonscalar, _without_grad, _twice_through_freed, _in_place_on_leaf, _in_place_on_view_of_leaf,
+               _basic_setitem_on_leaf, _advanced_setitem_on_leaf,
                _saved_input_modified, _saved_output_modified, _saved_plain_tensor_modified, _requires_grad_on_int,
-               _requires_grad_attribute_on_int, _requires_grad_on_bool, _unused_input, _grad_of_input_without_grad, _backward_of_integer_result,
+               _requires_grad_attribute_on_int, _requires_grad_on_bool, _unused_input, _grad_of_input_without_grad,
+               _backward_of_integer_result,
                _requires_grad_off_on_non_leaf, _hook_without_grad, _retain_grad_without_grad,
                _gradient_of_wrong_shape, _assign_grad_of_wrong_shape]
 
@@ -1149,8 +1159,6 @@ def test_tensors_made_in_no_grad_are_not_inference_tensors(backend):
         assert not t.ones(2).is_inference()
 
 
-@pytest.mark.xfail(strict=True, reason="the unary/binary fast paths in xtensor/_variants.py do not mark inference "
-                                       "tensors (a two-line edit there, outside the autograd files)")
 def test_operator_results_in_inference_mode_are_inference_tensors(backend):
     x = t.ones(3)
     with t.inference_mode():

@@ -185,6 +185,13 @@ def test_sign_of_nan_is_nan_and_of_zeros_is_zero(backend):
     assert math.isnan(got[0]) and got[1:] == [0.0, 0.0, -1.0]
 
 
+def test_torch_sign_of_nan_is_zero_as_in_pytorch(backend):
+    values = [NAN, -0.0, 2.0, -3.0]
+    expected = torch.sign(torch.tensor(values, dtype=torch.float64)).tolist()
+    x = xt.tensor(values, dtype=xt.float64)
+    assert xt.sign(x).tolist() == x.sign().tolist() == expected
+
+
 def test_fmod_keeps_the_sign_of_the_dividend(backend):
     x = xt.tensor([-5.0, 5.0, -0.0, 1e-20, -7.5], backend=backend)
     y = xt.tensor([3.0, -3.0, 2.0, -1.0, INF], backend=backend)

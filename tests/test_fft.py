@@ -78,8 +78,6 @@ def test_gradient_through_complex_spectra_matches_torch(backend):
                  + (ns.fft.hfft(ns.fft.ihfft(v), n=16) ** 3).sum() + ns.fft.fft(v).abs().sum())
 
 
-@pytest.mark.xfail(strict=True, reason="mul's VJP (xtensor/ops/elementwise.py) is g * other without conj: PyTorch's "
-                                       "convention for complex operands is g * other.conj()")
 def test_gradient_through_a_product_of_spectra_matches_torch(backend):
     _grads_agree(backend, lambda ns, v: (ns.fft.irfft(ns.fft.rfft(v) * ns.fft.rfft(v), n=16) ** 2).sum())
 

@@ -413,8 +413,11 @@ def index_put_host(self, host_index, values, accumulate=False):
 
 
 def setitem(self, index, value):
+    host_index, basic = normalize_index(index, tuple(self.shape), self._backend)
+    if basic and _grad_state.enabled and self._requires_grad and self._grad_fn is None:
+        # PyTorch writes through a view here (x[0] = v is x.select(0, 0).copy_(v))
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
     check_inplace(self)
-    host_index, _ = normalize_index(index, tuple(self.shape), self._backend)
     if isinstance(value, Tensor):
         if value._backend is not self._backend:
             value = value.to(self._backend.name)

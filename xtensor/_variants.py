@@ -124,6 +124,8 @@ def _fast_unary(op):
             False, None
         if self._requires_grad and differentiable and _grad_state.enabled:
             return _record(op, r, (self,), (self,))
+        if _grad_state.inference:
+            r._inference = True
         return r
     return unary
 
@@ -162,6 +164,8 @@ def _fast_binary(op, reflected=False):
                 _grad_state.enabled:
             args = (other, self) if reflected else (self, other)
             return _record(op, r, args, args)
+        if _grad_state.inference:
+            r._inference = True
         return r
     return binary
 

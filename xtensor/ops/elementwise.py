@@ -131,12 +131,14 @@ def _is_complex(x):
     return "complex" in str(x.dtype)
 
 
-def _sign(xp, x):
-    """The standard's sign: NaN for NaN (jax gives 0), and ``+0`` (``0 + 0j``) for zeros of any sign."""
+def _sign(xp, x, nan=None):
+    """sign with ``+0`` (``0 + 0j``) for zeros of any sign; NaN gives NaN (the standard) or ``nan`` (PyTorch: 0)."""
     if _is_integral(x):
         return xp.sign(x)
     signs = xp.where(x == 0, xp.zeros_like(x), xp.sign(x))  # +0 for -0 too (jax keeps -0)
-    return signs if _is_complex(x) else xp.where(xp.isnan(x), x, signs)
+    if _is_complex(x):
+        return signs
+    return xp.where(xp.isnan(x), x if nan is None else xp.asarray(nan, dtype=x.dtype), signs)
 
 
 def _backend_of(*tensors):
@@ -186,7 +188,9 @@ unary("relu", lambda xp, x: xp.where(x > 0, x, xp.zeros_like(x)), lambda g, ans,
       api=None)
 unary("abs", lambda xp, x: xp.abs(x), lambda g, ans, x: g * x.sign(), operators=("__abs__",))
 unary("neg", lambda xp, x: -x, lambda g, ans, x: -g, api="negative", operators=("__neg__",))
-unary("sign", lambda xp, x: _sign(xp, x), lambda g, ans, x: g * 0)
+unary("sign", lambda xp, x: _sign(xp, x, nan=0), lambda g, ans, x: g * 0, api=None)
+unary("_api_sign", _sign, lambda g, ans, x: g * 0, api="sign", function=False, method=False, inplace=False,
+      out=False, node="SignBackward0")
 unary("square", lambda xp, x: x * x, lambda g, ans, x: 2 * g * x, node="PowBackward0")  # PyTorch: pow(x, 2)
 unary("reciprocal", lambda xp, x: 1 / x, lambda g, ans, x: -g * ans * ans, float_only=True)
 unary("floor", lambda xp, x: xp.floor(x), lambda g, ans, x: g * 0)
@@ -379,10 +383,16 @@ binary("sub", lambda xp, x, y: x - y, (lambda g, ans, x, y: g, lambda g, ans, x,
        operators=("__sub__", "__rsub__", "__isub__"), saves=(),
        names=lambda x, y: "SubBackward0" if isinstance(x, Tensor) else "RsubBackward1",
        scalar_edges=lambda x, y: isinstance(x, Tensor))
-binary("mul", lambda xp, x, y: x * y, (lambda g, ans, x, y: g * y, lambda g, ans, x, y: g * x),
+def _conj(v):
+    """The conjugate of a complex tensor; anything else as it is (PyTorch's VJPs conjugate the other operand)."""
+    return v.conj() if isinstance(v, Tensor) and v._dtype.kind == "c" else v
+
+
+binary("mul", lambda xp, x, y: x * y, (lambda g, ans, x, y: g * _conj(y), lambda g, ans, x, y: g * _conj(x)),
        api="multiply", operators=("__mul__", "__rmul__", "__imul__"),
        bool_fwd=lambda xp, x, y: xp.logical_and(as_bool(xp, x), as_bool(xp, y)))
-binary("div", lambda xp, x, y: x / y, (lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * ans / y),
+binary("div", lambda xp, x, y: x / y,
+       (lambda g, ans, x, y: g / _conj(y), lambda g, ans, x, y: -g * _conj(ans / y)),
        api="divide", operators=("__truediv__", "__rtruediv__", "__itruediv__"), cast=to_float, sig=_div)
 binary("pow", lambda xp, x, y: x ** y, (_pow_vjp_base, _pow_vjp_exponent),
        operators=("__pow__", "__rpow__", "__ipow__"),
