@@ -1,7 +1,8 @@
 """Reductions, statistics, sorting, searching, set and utility functions.
 
 PyTorch names a reduction's node per overload (``sum()`` -> SumBackward0, ``sum(dim)`` ->
-SumBackward1), so such a function is a composite choosing between two entries of one forward.
+SumBackward1): the signature marks dims the caller spelled (``Dims``) and the entry's ``names`` rule
+reads the mark.
 Functions with several results (``sort``, ``topk``, ``median(dim)``...) return PyTorch's named
 tuples (``.values``, ``.indices``); the array-API ``unique_*`` functions return the standard's.
 
@@ -28,7 +29,7 @@ import math
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import apply
+from .._dispatch import Dims, apply, overload_name
 from .._table import TABLE, defcomposite, defop, dims_of, native_dtype, sum_dtype, to_float, unreduce, where_zero
 from .._tensor import Tensor
 
@@ -67,7 +68,9 @@ def _all_dims(dim):
 
 
 def _reduce_sig(input, dim=None, keepdim=False, *, dtype=None):
-    return (input,), (dims_of(None if _all_dims(dim) else dim, input.ndim), keepdim, dtype)
+    if dim is None:
+        return (input,), (dims_of(None, input.ndim), keepdim, dtype)
+    return (input,), (Dims(dims_of(None if _all_dims(dim) else dim, input.ndim)), keepdim, dtype)
 
 
 def _api_sum_dtype(dtype):
@@ -77,10 +80,10 @@ def _api_sum_dtype(dtype):
     return _dtypes.int64 if dtype.kind in "bi" else None
 
 
-def _overloads(name, fwd, vjps, nodes, **options):
-    """One private entry per PyTorch overload of ``name`` (the node names differ, nothing else)."""
-    return tuple(defop(f"_{name}{i}", fwd, vjps, node=node, function=False, method=False, **options)
-                 for i, node in enumerate(nodes))
+def _reduction(name, fwd, vjps, **options):
+    """The primitive under ``name()``/``name(dim)``: one entry, its node named per overload."""
+    return defop(f"_{name}", fwd, vjps, names=overload_name(f"{name.capitalize()}Backward"), function=False,
+                 method=False, **options)
 
 
 def _float_only(x, name):
@@ -142,31 +145,30 @@ def _mean_fwd(xp, x, dims, keepdim, dtype):
     return xp.mean(x, axis=dims, keepdims=keepdim)
 
 
-_SUM = _overloads("sum", _sum_fwd, (lambda g, ans, x, dims, keepdim, dtype: unreduce(g, x.shape, dims, keepdim),),
-                  ("SumBackward0", "SumBackward1"), saves=(), cast=sum_dtype)
-_MEAN = _overloads("mean", _mean_fwd, (lambda g, ans, x, dims, keepdim, dtype:
-                                       unreduce(g, x.shape, dims, keepdim) / _count(x.shape, dims),),
-                   ("MeanBackward0", "MeanBackward1"), saves=())
+_SUM = _reduction("sum", _sum_fwd, (lambda g, ans, x, dims, keepdim, dtype: unreduce(g, x.shape, dims, keepdim),),
+                  saves=(), cast=sum_dtype)
+_MEAN = _reduction("mean", _mean_fwd, (lambda g, ans, x, dims, keepdim, dtype:
+                                       unreduce(g, x.shape, dims, keepdim) / _count(x.shape, dims),), saves=())
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     """``sum(input)``, ``sum(input, dim, keepdim=False, *, dtype)``; ints and bools add up in int64."""
-    return apply(_SUM[not _all_dims(dim)], *_reduce_sig(input, dim, keepdim, dtype=dtype))
+    return apply(_SUM, *_reduce_sig(input, dim, keepdim, dtype=dtype))
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     if (dtype or input.dtype).kind not in "fc":
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating "
                            f"point or complex dtype. Got: {input.dtype.scalar_name}")
-    return apply(_MEAN[not _all_dims(dim)], *_reduce_sig(input, dim, keepdim, dtype=dtype))
+    return apply(_MEAN, *_reduce_sig(input, dim, keepdim, dtype=dtype))
 
 
 def _api_sum(x, /, *, axis=None, dtype=None, keepdims=False):
-    return apply(_SUM[1], (x,), (dims_of(axis, x.ndim), keepdims, dtype or _api_sum_dtype(x.dtype)))
+    return apply(_SUM, (x,), (Dims(dims_of(axis, x.ndim)), keepdims, dtype or _api_sum_dtype(x.dtype)))
 
 
 def _api_mean(x, /, *, axis=None, keepdims=False):
-    return apply(_MEAN[1], (x,), (dims_of(axis, x.ndim), keepdims, None))
+    return apply(_MEAN, (x,), (Dims(dims_of(axis, x.ndim)), keepdims, None))
 
 
 defcomposite("sum", sum, api=True, api_impl=_api_sum, out=True)
@@ -186,21 +188,21 @@ def _product_of_others(x, total, dims):
     zero, the product of the rest when it is the only zero (else 0)."""
     zero = x == 0
     safe = x.where(zero.logical_not(), x.new_ones(()))
-    rest = apply(_PROD[1], (safe,), (dims, True, None))
+    rest = apply(_PROD, (safe,), (Dims(dims), True, None))
     lone = zero.sum(dims, keepdim=True) == 1
     return where_zero(lone, rest).expand(x.shape).where(zero, total / safe)
 
 
-_PROD = _overloads("prod", _prod_fwd, (_prod_vjp,), ("ProdBackward0", "ProdBackward1"), cast=sum_dtype)
+_PROD = _reduction("prod", _prod_fwd, (_prod_vjp,), cast=sum_dtype)
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     """``prod(input, *, dtype)``, ``prod(input, dim, keepdim=False, *, dtype)``."""
-    return apply(_PROD[not _all_dims(dim)], *_reduce_sig(input, dim, keepdim, dtype=dtype))
+    return apply(_PROD, *_reduce_sig(input, dim, keepdim, dtype=dtype))
 
 
 def _api_prod(x, /, *, axis=None, dtype=None, keepdims=False):
-    return apply(_PROD[1], (x,), (dims_of(axis, x.ndim), keepdims, dtype or _api_sum_dtype(x.dtype)))
+    return apply(_PROD, (x,), (Dims(dims_of(axis, x.ndim)), keepdims, dtype or _api_sum_dtype(x.dtype)))
 
 
 defcomposite("prod", prod, api=True, api_impl=_api_prod, out=True)
