@@ -19,10 +19,6 @@ BACKENDS = ["numpy", "jax"]
 RECORDING = os.path.join(os.path.dirname(__file__), "torch_outcomes.json")
 
 # Cells that need ops other helpers are implementing now (the integrator removes these when they land).
-PENDING = {
-    ("004", "cell114_in115"): "pending: set_grad_enabled repr as PyTorch 2.13's (autograd helper's grad_mode.py)",
-}
-
 # Where xtensor rightly differs from PyTorch 2.13, the reference is rewritten, with the reason.
 NAMED = "PyTorch 2.13 dropped named tensors; the reference is the seed's own printed output (PyTorch 1.6)"
 SEED_SHOWN = {
@@ -94,7 +90,7 @@ def xtensor_outcomes(seed, backend):
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("seed,cell", CASES, ids=[f"{s}-{k}" for s, k in CASES])
 def test_cell_matches_pytorch(seed, cell, backend, request):
-    reason = PENDING.get((seed, cell)) or (backend == "jax" and JAX_LIMITS.get((seed, cell)))
+    reason = backend == "jax" and JAX_LIMITS.get((seed, cell))
     if reason:
         request.applymarker(pytest.mark.xfail(reason=reason, strict=True))
     expected, actual = torch_outcomes(seed)[cell], xtensor_outcomes(seed, backend)[cell]

@@ -122,7 +122,7 @@ class set_grad_enabled(_GradModeContext):
         return super().__call__(fn)
 
     def __repr__(self):
-        return f"<xtensor.autograd.grad_mode.set_grad_enabled object at {id(self):#x}>"
+        return f"xtensor.autograd.grad_mode.set_grad_enabled(mode={self.enabled})"  # as PyTorch 2.13 prints it
 
 
 def is_inference_mode_enabled():
