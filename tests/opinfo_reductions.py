@@ -303,12 +303,17 @@ def _topk_ref(indices):
     return ref
 
 
-add(name="topk", fn=lambda ns: lambda *a, **k: ns.topk(*a, **k).values, ref=_topk_ref(False),
-    sample_inputs=_topk_samples, out_dtype=rule_first, method=lambda x, *a, **k: x.topk(*a, **k)[0],
-    table_name="topk")
-add(name="topk_indices", fn=lambda ns: lambda *a, **k: ns.topk(*a, **k).indices, ref=_topk_ref(True),
-    sample_inputs=_topk_samples, dtypes=FLOATS, out_dtype=rule_int64, differentiable=False,
-    method=lambda x, *a, **k: x.topk(*a, **k)[1])
+def _values_and_indices(name, ref_of, samples, **index_options):
+    """Records for a function with PyTorch's ``(values, indices)`` result: one per part (``ref_of(indices)``)."""
+    add(name=name, fn=lambda ns: lambda *a, **k: getattr(ns, name)(*a, **k).values, ref=ref_of(False),
+        sample_inputs=samples, out_dtype=rule_first, method=lambda x, *a, **k: getattr(x, name)(*a, **k)[0],
+        table_name=name)
+    add(name=f"{name}_indices", fn=lambda ns: lambda *a, **k: getattr(ns, name)(*a, **k).indices, ref=ref_of(True),
+        sample_inputs=samples, out_dtype=rule_int64, differentiable=False,
+        method=lambda x, *a, **k: getattr(x, name)(*a, **k)[1], **index_options)
+
+
+_values_and_indices("topk", _topk_ref, _topk_samples, dtypes=FLOATS)
 
 
 def _kth_samples(info, dtype):
@@ -329,12 +334,7 @@ def _kth_ref(indices):
     return ref
 
 
-add(name="kthvalue", fn=lambda ns: lambda *a, **k: ns.kthvalue(*a, **k).values, ref=_kth_ref(False),
-    sample_inputs=_kth_samples, out_dtype=rule_first, method=lambda x, *a, **k: x.kthvalue(*a, **k)[0],
-    table_name="kthvalue")
-add(name="kthvalue_indices", fn=lambda ns: lambda *a, **k: ns.kthvalue(*a, **k).indices, ref=_kth_ref(True),
-    sample_inputs=_kth_samples, dtypes=FLOATS, out_dtype=rule_int64, differentiable=False,
-    method=lambda x, *a, **k: x.kthvalue(*a, **k)[1])
+_values_and_indices("kthvalue", _kth_ref, _kth_samples, dtypes=FLOATS)
 
 
 def _median_samples(info, dtype):
@@ -411,10 +411,7 @@ def _mode_ref(indices):
     return ref
 
 
-add(name="mode", fn=lambda ns: lambda *a, **k: ns.mode(*a, **k).values, ref=_mode_ref(False),
-    sample_inputs=_mode_samples, out_dtype=rule_first, method=lambda x, *a, **k: x.mode(*a, **k)[0], table_name="mode")
-add(name="mode_indices", fn=lambda ns: lambda *a, **k: ns.mode(*a, **k).indices, ref=_mode_ref(True),
-    sample_inputs=_mode_samples, out_dtype=rule_int64, differentiable=False)
+_values_and_indices("mode", _mode_ref, _mode_samples)
 
 
 # ------------------------------------------------------------------ searching
