@@ -492,10 +492,12 @@ def copy_(self, src, non_blocking=False):
 def fill_(self, value, _node_name=None):
     check_inplace(self, value)
     if isinstance(value, Tensor) or (_grad_state.enabled and self._requires_grad):
-        name = _node_name or ("FillBackward3" if isinstance(value, Tensor) else "FillBackward2")
-        value = value if isinstance(value, Tensor) else self.new_tensor(value)
-        return assign_inplace(self, value.to(self._dtype).expand(self.shape).clone(), name)
-    self._write(self._backend.xp.full(tuple(self.shape), value, dtype=self._backend.native[self._dtype]))
+        scalar = not isinstance(value, Tensor)
+        name = _node_name or ("FillBackward2" if scalar else "FillBackward3")
+        value = self.new_tensor(value) if scalar else value
+        return assign_inplace(self, value.to(self._dtype).expand(self.shape).clone(), name, overlap_ok=scalar)
+    # a scalar fill gives every element one value: PyTorch allows it into an expanded view
+    self._write(self._backend.xp.full(tuple(self.shape), value, dtype=self._backend.native[self._dtype]), True)
     return self
 
 

@@ -301,9 +301,10 @@ class Tensor:
             return shape, tuple(s // arr.itemsize for s in arr.strides), 0
         return shape, contiguous_strides(shape), 0
 
-    def _write(self, value):
-        """Replace this tensor's whole value by backend array ``value`` (same shape, any dtype)."""
-        if self._view is not None and self._view.overlaps():
+    def _write(self, value, overlap_ok=False):
+        """Replace this tensor's whole value by backend array ``value`` (same shape, any dtype). Elements that
+        share memory (an expanded view) refuse it, unless ``overlap_ok`` (every element gets one value: fill_)."""
+        if not overlap_ok and self._view is not None and self._view.overlaps():
             raise RuntimeError(
                 "unsupported operation: more than one element of the written-to tensor refers to a single "
                 "memory location. Please clone() the tensor before performing the operation.")
