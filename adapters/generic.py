@@ -33,6 +33,7 @@ class ArrayAPIAdapter:
             if nd is not None:
                 self.native[d] = nd
                 self.dtypes[xp.empty(0, dtype=nd).dtype] = d  # keyed as arrays report it
+        self._array_type = type(xp.empty(0))
 
     def __repr__(self):
         return f"<xtensor backend {self.name!r}>"
@@ -53,6 +54,10 @@ class ArrayAPIAdapter:
     def from_numpy(self, a):
         """A backend array holding the values of numpy array ``a`` (copied unless the backend can share)."""
         return self.xp.asarray(a)
+
+    def own_array(self, obj):
+        """``obj`` when it already is an array of this backend (a tensor can wrap it as it is), else None."""
+        return obj if isinstance(obj, self._array_type) else None
 
     def to_numpy(self, arr):
         """A numpy array with ``arr``'s values (zero-copy where the backend allows)."""

@@ -62,6 +62,10 @@ class JaxAdapter(ArrayAPIAdapter):
     def from_numpy(self, a):
         return jax.device_put(a)  # jnp.asarray compiles a copy kernel per shape and dtype
 
+    def own_array(self, obj):
+        """Concrete jax arrays and tracers alike (inside ``jax.jit`` a tensor wraps the tracer)."""
+        return obj if isinstance(obj, jax.Array) else None
+
     def to_numpy(self, arr):
         return np.asarray(arr)
 

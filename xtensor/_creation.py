@@ -7,6 +7,7 @@ host generator seeded by ``manual_seed``, so every backend draws the same values
 import functools
 import math
 import numbers
+import sys
 
 import numpy as np
 
@@ -59,6 +60,7 @@ def _host_values(data):
     if isinstance(data, (np.ndarray, np.generic)):
         return np.asarray(data), True
     if hasattr(data, "__dlpack__") or hasattr(data, "__array_namespace__"):
+        _refuse_traced(data)
         try:
             return np.from_dlpack(data), True
         except (TypeError, BufferError, RuntimeError):
@@ -119,9 +121,32 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, backend=None, 
     """A new tensor holding a copy of ``data`` (PyTorch's dtype inference: ints -> int64, floats -> default)."""
     adapter = _backend_for(backend if backend is not None or not isinstance(data, Tensor) else data._backend,
                            device)
+    native = _device_array(data, adapter, dtype)
+    if native is not None:
+        return _finish(native, adapter, requires_grad, names)
     arr, typed = _host_values(data)
     dtype = dtype if dtype is not None else _infer_dtype(arr, typed)
     return _finish(_to_backend(np.array(arr, copy=True), adapter, dtype), adapter, requires_grad, names)
+
+
+def _device_array(data, adapter, dtype):
+    """``data`` as an array of ``dtype`` on an immutable backend that already holds it (a jax array,
+    concrete or traced under ``jax.jit``), without a trip through the host; None for other data.
+    Wrapping is as good as a copy there: a write to the tensor never changes ``data``."""
+    native = None if adapter.mutable else adapter.own_array(data)
+    if native is not None and dtype is not None and adapter.dtype_of(native) is not dtype:
+        native = adapter.xp.astype(native, adapter.native_dtype(dtype))
+    return native
+
+
+def _refuse_traced(data):
+    """A jax tracer has no values yet: only the jax backend can hold it."""
+    jax = sys.modules.get("jax")
+    if jax is not None and isinstance(data, jax.core.Tracer):
+        raise RuntimeError(
+            "cannot copy a traced jax array to the host (inside jax.jit or xtensor.compile its values do not "
+            "exist yet): make the tensor on the jax backend (backend='jax', or within "
+            "`with xtensor.use_backend('jax'):`)")
 
 
 def as_tensor(data, dtype=None, device=None, *, backend=None):

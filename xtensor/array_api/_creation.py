@@ -79,6 +79,15 @@ def _from_tensor(x, dtype, copy):
 
 
 def _from_buffer(obj, adapter, dtype, copy):
+    native = None if adapter.mutable else adapter.own_array(obj)
+    if native is not None:  # the backend's own array (a jax array, even a traced one): no host trip
+        if dtype is not None and dtype is not adapter.dtype_of(native):
+            if copy is False:
+                raise ValueError(f"asarray(copy=False): converting {adapter.dtype_of(native)} to {dtype} needs a copy")
+            native = adapter.xp.astype(native, adapter.native_dtype(dtype))
+        elif copy:
+            native = adapter.xp.asarray(native, copy=True)
+        return _made(native, adapter)
     host = obj if isinstance(obj, np.ndarray) else None
     if copy is not True and adapter.host:
         if host is None:
@@ -208,6 +217,9 @@ def from_dlpack(x, /, *, device=None, copy=None):
     adapter = _adapter(device)
     if isinstance(x, Tensor) and x._backend is adapter and not copy:
         return x.detach()
+    native = None if adapter.mutable else adapter.own_array(x)
+    if native is not None:  # the backend's own array (a jax array, even a traced one): no DLPack round trip
+        return _made(adapter.xp.asarray(native, copy=True) if copy else native, adapter)
     kwargs = {} if copy is None else {"copy": copy}
     try:
         arr = adapter.xp.from_dlpack(x, **kwargs)
