@@ -143,6 +143,15 @@ class ArrayAPIAdapter:
     def devices(self):
         return [("cpu", None)]
 
+    def placement(self, device):
+        """``(type, index)`` of where xtensor ``device`` puts data: a host-only backend has one CPU (PyTorch
+        also reads ``cpu:k`` as ``cpu``)."""
+        return ("cpu", None)
+
+    def to_device(self, arr, device):
+        """``arr`` on xtensor ``device``."""
+        return arr
+
 
 def host_special(name, a):
     """``erf``/``erfc``/``erfinv`` of numpy array ``a`` in its dtype: scipy's when installed, else the

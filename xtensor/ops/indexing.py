@@ -611,5 +611,8 @@ defcomposite("take_along_dim", take_along_dim, out=True, api="take_along_axis", 
 defop("to_dtype", lambda xp, x, dtype: xp.astype(x, getattr(xp, dtype.name)),
       (lambda g, ans, x, dtype: g.to(x.dtype),), node="ToCopyBackward0", saves=(), function=False,
       method=False)
+defop("_to_device", lambda xp, x, adapter, device: adapter.to_device(x, device),
+      (lambda g, ans, x, adapter, device: g.to(x.device),), node="ToCopyBackward0", saves=(), function=False,
+      method=False)
 defop("_to_backend", None, (lambda g, ans, x, adapter: g.to(x.backend),), node="ToCopyBackward0", saves=(),
       function=False, method=False)
