@@ -22,6 +22,7 @@ class ArrayAPIAdapter:
     mutable = False  # numpy overrides: writes go straight into the array
     native_indexing = False  # True where ``arr[index]`` takes numpy-style advanced indices
     host = False  # a host backend's tensors may meet any other backend's (like numpy arrays meet jax arrays)
+    compiles = False  # whether xtensor.compile can trace a step into one program (jax); else it runs eagerly
 
     def __init__(self, xp, name):
         self.xp = xp

@@ -54,6 +54,7 @@ _registered = False
 
 class JaxAdapter(ArrayAPIAdapter):
     native_indexing = True
+    compiles = True
     _placement_maps = None
 
     def __init__(self):
