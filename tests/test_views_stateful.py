@@ -179,11 +179,6 @@ class ViewsMachine(RuleBasedStateMachine):
 
     @rule(target=aliases, source=aliases, data=st.data())
     def take_view(self, source, data):
-        if source["numpy"]._multi_view is not None:
-            # views of one of split/chunk/unbind's outputs: PyTorch refuses to rebuild their history once the
-            # base was written ("Output 0 of Split is a view and its base ... has been modified inplace"),
-            # which xtensor does not model; those outputs are read and written, not viewed further
-            return source
         desc, f = _view_op(data, tuple(source["numpy"].shape))
         view = self._each(lambda m, t: f(t), source)
         if view is None:

@@ -10,11 +10,12 @@ Memory: a node holds its inputs, never its output (the output would hold the nod
 cycle); ops whose VJP needs the output keep a detached alias of it. A leaf owns its
 ``AccumulateGrad``, which refers back to it weakly, so a freed graph frees everything.
 """
+import re
 import weakref
 
 from .autograd import grad_mode
 
-__all__ = ["Node", "AccumulateGrad", "run_backward", "edge_of", "SCALAR_EDGE"]
+__all__ = ["Node", "AccumulateGrad", "run_backward", "edge_of", "view_grad_fn", "SCALAR_EDGE"]
 
 _FREED = ("Trying to backward through the graph a second time (or directly access saved tensors after they "
           "have already been freed). Saved intermediate values of the graph are freed when you call "
@@ -152,11 +153,61 @@ SCALAR_EDGE = (None, -1)  # the edge of a Python-scalar argument: not listed in 
 
 def edge_of(t):
     """The ``(node, output_nr)`` through which gradient flows back into tensor ``t``."""
+    if t._base is not None:
+        fn = view_grad_fn(t)
+        if fn is not None:
+            return (fn, t._output_nr)
+        if t._requires_grad and not t._base._requires_grad:  # a view made a leaf by requires_grad_()
+            return (accumulator_of(t), 0)
+        return (None, 0)
     if t._grad_fn is not None:
         return (t._grad_fn, t._output_nr)
     if t._requires_grad:
         return (accumulator_of(t), 0)
     return (None, 0)
+
+
+def view_grad_fn(view):
+    """A view's current history (PyTorch's rule): once its storage was written since the view last looked,
+    it is re-derived from its base's current history, as an ``AsStridedBackward0`` over the base."""
+    fn = view._grad_fn
+    base = view._base
+    if fn is None and not base._requires_grad:
+        return None
+    version = view._storage.version
+    if view._attr_version != version:
+        if view._creation is not None:
+            raise RuntimeError(view_rebase_message(view, indirect=True))
+        from ._dispatch import as_strided_node
+        fn = view._grad_fn = as_strided_node(base, view)
+        view._output_nr = 0
+        view._attr_version = version
+    return fn
+
+
+def view_rebase_message(view, indirect):
+    """PyTorch's refusal to rewrite the history of a view made under no_grad or inference mode, or one of
+    several views one op returned (``split``, ``chunk``, ``unbind``), and views of those."""
+    kind = view._creation[0]
+    nr = view._creation[1] if len(view._creation) > 1 else view._output_nr
+    fn = view._grad_fn
+    written = "its base or another view of its base has been" if indirect else "is being"
+    name = re.sub(r"Backward[0-9]*$", "", type(fn).__name__) if fn is not None else None
+    if kind in ("no_grad", "inference") or fn is None:
+        prefix = f"Output {nr} of {name} is a view of a view which was created in" if fn is not None \
+            else "A view was created in"
+        msg = f"{prefix} inference mode and {written} modified inplace in normal mode." if kind == "inference" \
+            else f"{prefix} no_grad mode and {written} modified inplace with grad mode enabled."
+    else:
+        msg = f"Output {nr} of {name} is a view and {written} modified inplace."
+    if kind == "multi":
+        return msg + (" This view is the output of a function that returns multiple views. Such functions do not "
+                      "allow the output views to be modified inplace. You should replace the inplace operation by "
+                      "an out-of-place one.")
+    mode = "inference_mode" if kind == "inference" else "no_grad"
+    return msg + (" Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your "
+                  f"code by moving both the view and the inplace either both inside the {mode} block (if you don't "
+                  "want the inplace to be tracked) or both outside (if you want the inplace to be tracked).")
 
 
 def accumulator_of(leaf):

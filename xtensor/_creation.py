@@ -496,9 +496,9 @@ def legacy_tensor(*args, dtype=None, device=None, backend=None):
         src = args[0]._tensor
         flat = src._storage.array
         n = int(np.prod(flat.shape))
-        from ._dispatch import make_view
+        from ._dispatch import detached, make_view
         from ._tensor import ViewMeta
-        return make_view(_root_alias(src), src._backend.xp.reshape(flat, (n,)), ViewMeta.of((n,), (1,), 0))
+        return make_view(detached(src), src._backend.xp.reshape(flat, (n,)), ViewMeta.of((n,), (1,), 0))
     if not args:
         return empty(0, dtype=dtype, device=device, backend=backend)
     if all(isinstance(a, numbers.Integral) for a in args) or (len(args) == 1 and isinstance(args[0], Size)):
@@ -509,11 +509,6 @@ def legacy_tensor(*args, dtype=None, device=None, backend=None):
             return data
         return tensor(data, dtype=dtype, device=device, backend=backend)
     raise TypeError(f"Tensor(): invalid arguments {args!r}; expected sizes or one sequence of data")
-
-
-def _root_alias(t):
-    from ._dispatch import _alias_root
-    return _alias_root(t) if t._view is None else t._base
 
 
 def _typed_constructor(dtype_name):

@@ -216,21 +216,34 @@ def wrap(arr, backend, dtype=None):
 
 
 def make_view(src, arr, meta):
-    """A tensor aliasing ``src``'s storage with strided ``meta`` (a ViewMeta); its value is ``arr``."""
+    """A view of ``src`` with strided ``meta`` (a ViewMeta) whose value is ``arr``: it shares ``src``'s storage,
+    and for autograd its base is ``src``'s base (or ``src`` itself), as in PyTorch."""
     t = _new(Tensor)
     t._arr = arr
     st = t._storage = src._storage
     t._view = meta
-    backend = t._backend = src._backend
+    t._backend = src._backend
     t._dtype = src._dtype
-    t._requires_grad = False
+    base = src._base
+    if base is None:
+        base = src
+    t._base = base
+    t._requires_grad = base._requires_grad  # a view requires grad when its base does (kept so by writes)
     t._grad_fn = None
-    t._base = src._base if src._base is not None else src
-    if not backend.mutable:
-        st.track(t)
-        if src._view is None:
-            st.track(src)
+    t._attr_version = st.version
+    creation = src._creation and src._creation[:1]
+    if not _grad_state.enabled:
+        creation = _INFERENCE_VIEW if _grad_state.inference else (creation or _NO_GRAD_VIEW)
+    if creation is not None:
+        t._creation = creation
+    if st.aliases is None:
+        st.track(src)
+    st.track(t)
     return t
+
+
+_NO_GRAD_VIEW = ("no_grad",)
+_INFERENCE_VIEW = ("inference",)
 
 
 def _record(op, result, args, tensors):
@@ -277,25 +290,36 @@ def _record(op, result, args, tensors):
     return result
 
 
+def as_strided_node(base, view):
+    """A view's history re-derived from ``base``'s current one (PyTorch's ``AsStridedBackward0``): the view's
+    gradient is scattered into the base's shape, adding where elements repeat."""
+    from ._table import TABLE
+    node = node_class("AsStridedBackward0")()
+    node.op = TABLE["as_strided"].op
+    node.n_outputs = 1
+    node._edges = (edge_of(base),)
+    shape, stride, offset = view._view.resolve()
+    node._args = (detached(base), shape, stride, offset, view._view.index_in(base), None)  # no cycle via base
+    node._out = None
+    node._saved_versions = None
+    return node
+
+
 def detached(t):
-    """An alias of ``t`` sharing storage, without history."""
-    d = make_view(t, t._arr, ViewMeta.of(*t._meta())) if t._view is not None else _alias_root(t)
-    return d
-
-
-def _alias_root(t):
+    """An alias of ``t`` sharing storage, without history: for autograd a root of its own (PyTorch's
+    ``detach()``), for storage one more alias that sees every write."""
     d = _new(Tensor)
     d._arr = t._arr
     st = d._storage = t._storage
+    if t._view is not None:
+        d._view = ViewMeta.of(*t._meta())
     d._backend = t._backend
     d._dtype = t._dtype
     d._requires_grad = False
     d._grad_fn = None
-    if t._base is not None:
-        d._base = t._base
-    if not t._backend.mutable:
-        st.track(d)
+    if st.aliases is None:
         st.track(t)
+    st.track(d)
     return d
 
 

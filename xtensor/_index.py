@@ -147,8 +147,7 @@ def basic_meta(shape, stride, offset, index):
         else:
             start, stop, step = item.indices(shape[dim])
             length = max(0, math.ceil((stop - start) / step))
-            if length:
-                offset += start * stride[dim]
+            offset += start * stride[dim]  # also for an empty slice, as PyTorch
             new_shape.append(length)
             new_stride.append(stride[dim] * step)
             dim += 1

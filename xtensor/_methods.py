@@ -7,7 +7,7 @@ import collections
 import numpy as np
 
 from . import _dtypes, _creation
-from ._autograd import _RemovableHandle
+from ._autograd import _RemovableHandle, view_grad_fn
 from ._backend import get_backend
 from ._dispatch import apply, detached, wrap
 from ._index import normalize_index
@@ -15,7 +15,7 @@ from ._table import TABLE
 from .ops.indexing import getitem_copy, getitem_view, index_put as index_put_op
 from .ops.shapes import view_strides, _view_shape
 from ._tensor import Tensor, _wrap_dim
-from ._variants import assign_inplace, check_inplace, rebase_history, torch_functions
+from ._variants import assign_inplace, check_inplace, spread_requires_grad, torch_functions
 from .autograd import grad_mode
 
 _grad_state = grad_mode.state
@@ -84,7 +84,18 @@ def flatten(input, start_dim=0, end_dim=-1):
 
 
 def narrow(input, dim, start, length):
+    """``length`` elements from ``start`` (negative: from the end) along ``dim``, all inside, as PyTorch checks."""
     d = _wrap_dim(dim, input.ndim)
+    size = input.shape[d]
+    start, length = int(start), int(length)
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
+    if start < 0:
+        start += size
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    if start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     return input[(slice(None),) * d + (slice(start, start + length),)]
 
 
@@ -175,7 +186,7 @@ def _indexed_shape(input, host_index):
 
 
 def index_put_(self, indices, values, accumulate=False):
-    check_inplace(self)
+    check_inplace(self, values)
     grad = _grad_state.enabled and (self._requires_grad or getattr(values, "_requires_grad", False))
     return assign_inplace(self, index_put(self.clone() if grad else self, indices, values, accumulate))
 
@@ -203,7 +214,10 @@ def _requires_grad_set(self, value, dtype_error="only Tensors of floating point 
         raise RuntimeError(dtype_error)
     if value and self._inference and not _grad_state.inference:
         raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
-    self._requires_grad = bool(value)
+    if self._base is None and "_storage" in self.__dict__:
+        spread_requires_grad(self, bool(value))  # its views follow it
+    else:
+        self._requires_grad = bool(value)
 
 
 def requires_grad_(self, requires_grad=True):
@@ -211,8 +225,12 @@ def requires_grad_(self, requires_grad=True):
     return self
 
 
+def _grad_fn_get(self):
+    return self._grad_fn if self._base is None else view_grad_fn(self)
+
+
 def _grad_get(self):
-    if self._grad_fn is not None and not self._retains_grad and _grad_state.enabled:
+    if _grad_fn_get(self) is not None and not self._retains_grad and _grad_state.enabled:
         import warnings
         warnings.warn("The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
                       "attribute won't be populated during autograd.backward(). If you indeed want the gradient "
@@ -257,8 +275,9 @@ def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=
 def register_hook(self, hook):
     if not self._requires_grad:
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-    if self._grad_fn is not None:
-        return self._grad_fn._add_pre_hook(self._output_nr, hook)
+    fn = _grad_fn_get(self)
+    if fn is not None:
+        return fn._add_pre_hook(self._output_nr, hook)
     if self._hooks is None:
         self._hooks = []
     self._hooks.append(hook)
@@ -268,7 +287,8 @@ def register_hook(self, hook):
 def retain_grad(self):
     if not self._requires_grad:
         raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-    if self._grad_fn is None or self._retains_grad:
+    fn = _grad_fn_get(self)
+    if fn is None or self._retains_grad:
         return
     import weakref
     ref = weakref.ref(self)
@@ -280,12 +300,12 @@ def retain_grad(self):
                 t._grad = grad.detach().clone() if not _grad_state.enabled else grad
             else:
                 t._grad = t._grad + grad
-    self._grad_fn._add_pre_hook(self._output_nr, store)
+    fn._add_pre_hook(self._output_nr, store)
     self._retains_grad = True
 
 
 def _is_leaf(self):
-    return self._grad_fn is None
+    return _grad_fn_get(self) is None
 
 
 def is_inference(self):
@@ -411,22 +431,24 @@ def index_put_host(self, host_index, values, accumulate=False):
 
 
 def setitem(self, index, value):
+    """``x[index] = value``: with a basic index ``x[index].copy_(value)``, otherwise ``x.index_put_``, as in
+    PyTorch (so autograd sees a write through a view, or an IndexPut)."""
     host_index, basic = normalize_index(index, tuple(self.shape), self._backend)
-    if basic and _grad_state.enabled and self._requires_grad and self._grad_fn is None:
-        # PyTorch writes through a view here (x[0] = v is x.select(0, 0).copy_(v))
-        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
-    check_inplace(self)
     if isinstance(value, Tensor):
         if value._backend is not self._backend:
             value = value.to(self._backend.name)
     else:
         value = self.new_tensor(value)
     _check_values_fit(self, host_index, value)
-    if _grad_state.enabled and (value._requires_grad or self._requires_grad or
-                                (self._base is not None and self._base._requires_grad)):
-        result = index_put_host(self, host_index, value)
-        self._write(result._value)
-        rebase_history(self, result)
+    if _grad_state.enabled and (value._requires_grad or self._requires_grad):
+        if basic:
+            target = getitem_host(self, host_index, basic)
+            if value.ndim > target.ndim:  # leading ones the target lacks
+                value = value.reshape(tuple(value.shape)[value.ndim - target.ndim:])
+            copy_(target, value)
+        else:
+            check_inplace(self, value)
+            assign_inplace(self, index_put_host(self.clone(), host_index, value))
         return
     if not self._backend.mutable and any(hasattr(i, "shape") and not isinstance(i, np.ndarray) for i in host_index):
         self._write(apply(index_put_op, (self, value), (host_index, self._backend))._value)  # device index: traceable
@@ -457,27 +479,26 @@ def new(self, *args):
 
 
 def copy_(self, src, non_blocking=False):
-    check_inplace(self)
     if not isinstance(src, Tensor):
         src = self.new_tensor(src)
+    check_inplace(self, src)
     value = src.to(self._backend.name).expand(self.shape)
     result = apply(_op["to_dtype"], (value,), (self._dtype,)) if value.dtype is not self._dtype else value
-    return assign_inplace(self, result if result is not src else result.clone())
+    return assign_inplace(self, result if result is not src else result.clone(), "CopyBackwards")
 
 
-def fill_(self, value):
-    check_inplace(self)
-    base = self._base
-    if isinstance(value, Tensor) or (_grad_state.enabled and (self._requires_grad or (
-            base is not None and base._requires_grad))):
+def fill_(self, value, _node_name=None):
+    check_inplace(self, value)
+    if isinstance(value, Tensor) or (_grad_state.enabled and self._requires_grad):
+        name = _node_name or ("FillBackward3" if isinstance(value, Tensor) else "FillBackward2")
         value = value if isinstance(value, Tensor) else self.new_tensor(value)
-        return assign_inplace(self, value.to(self._dtype).expand(self.shape).clone())
+        return assign_inplace(self, value.to(self._dtype).expand(self.shape).clone(), name)
     self._write(self._backend.xp.full(tuple(self.shape), value, dtype=self._backend.native[self._dtype]))
     return self
 
 
 def zero_(self):
-    return fill_(self, 0)
+    return fill_(self, 0, "ZeroBackward0")
 
 
 def _view_as(self, other):
@@ -495,7 +516,7 @@ def _reshape_as(self, other):
 METHODS = {
     "requires_grad": property(_requires_grad_get, _requires_grad_set),
     "grad": property(_grad_get, _grad_set),
-    "grad_fn": property(lambda self: self._grad_fn),
+    "grad_fn": property(_grad_fn_get),
     "is_leaf": property(_is_leaf),
     "is_inference": is_inference,
     "output_nr": property(lambda self: self._output_nr),

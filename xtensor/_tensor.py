@@ -30,14 +30,27 @@ How a write reaches the base and the other views:
   writes stay traceable under ``jax.jit`` (no value ever leaves the device).
 * A view whose elements overlap (an expanded view) refuses writes with PyTorch's error.
 
-How autograd sees it (``xtensor._variants``): an in-place op computes the out-of-place result
-and writes it; a root then takes the result's node, a view rewrites its base's history through
-a ``CopySlices`` node (the base's gradient is the incoming one with the view's positions replaced
-by the view's gradient) and re-derives its own node from the rewritten base, so views of views
-and later reads see the new history. A non-leaf overwritten by a constant keeps a zero-gradient
-history. Writes into a leaf that requires grad, or a view of one, and (under autograd) into one
-of several views one op returned (split/chunk/unbind) raise PyTorch's errors; saved tensors are
-checked against the storage version at backward time.
+How autograd sees it -- PyTorch's rules, on every backend:
+
+* A view's autograd *base* is the tensor its chain of view ops started from (``_base``; a
+  ``detach()``-ed alias is a base of its own). The storage tracks every alias weakly.
+* A view requires grad when its base does. Views made while grad mode is on get a view node
+  (``SelectBackward0``...) over the base's history at that time.
+* Every write bumps the storage version. A view whose storage version moved since it took its node
+  re-derives it on next use (``_autograd.view_grad_fn``): an ``AsStridedBackward0`` over the base's
+  *current* history -- so a view never carries history a write erased, nor misses a write's part.
+* A write is recorded when grad mode is on and the target or a written value requires grad
+  (``_variants.assign_inplace``): the in-place op computes its out-of-place result and writes it; a
+  base takes the result's node (renamed as PyTorch names in-place nodes: ``ZeroBackward0``,
+  ``CopyBackwards``...); a view rewrites its base's history with a ``CopySlices`` node (the base's
+  gradient with the view's positions routed through the result). Either way the base, and so every
+  alias, requires grad from then on. A base that required grad and is overwritten by a constant keeps
+  a zero-gradient history.
+* Refused, as PyTorch refuses them (``_variants.check_inplace``): a recorded write into a leaf that
+  requires grad or a view of one; into a view made under no_grad/inference mode or one of several
+  views one op returned (split/chunk/unbind), or any view of those -- these also refuse to re-derive
+  their history after another alias was written. Saved tensors are checked against the storage
+  version at backward time, so a write through any alias of a saved tensor is caught.
 """
 import weakref
 
@@ -112,20 +125,32 @@ class device:
 class Storage:
     """Memory shared by a root tensor and all its aliases."""
 
-    __slots__ = ("array", "version", "aliases", "__weakref__")
+    __slots__ = ("array", "version", "aliases", "_live", "__weakref__")
 
     def __init__(self, array):
         self.array = array
         self.version = 0
-        self.aliases = None  # id -> weakref of tensors whose cached value a write must drop (immutable backends)
+        self.aliases = None  # weakrefs of every alias made after the root (views, detached aliases)
 
     def track(self, tensor):
-        """Remember an alias (by identity: tensors compare elementwise, so no WeakSet)."""
-        if self.aliases is None:
-            self.aliases = {}
-        key = id(tensor)
-        if key not in self.aliases:
-            self.aliases[key] = weakref.ref(tensor, lambda _, k=key, d=self.aliases: d.pop(k, None))
+        """Remember an alias weakly: a write must reach it (its cached value on immutable backends, its
+        ``requires_grad`` when the write makes the base require grad). Dead references are dropped
+        whenever the list has doubled since the last sweep."""
+        aliases = self.aliases
+        if aliases is None:
+            self.aliases = [weakref.ref(tensor)]
+            self._live = 1
+            return
+        aliases.append(weakref.ref(tensor))
+        if len(aliases) > 2 * self._live + 8:
+            aliases[:] = [r for r in aliases if r() is not None]
+            self._live = len(aliases)
+
+    def live_aliases(self):
+        for ref in self.aliases or ():
+            t = ref()
+            if t is not None:
+                yield t
 
 
 def contiguous_strides(shape):
@@ -186,13 +211,31 @@ class ViewMeta:
             self._positions = np.broadcast_to(pos, self.shape)
         return self._positions
 
-    def base_index(self, base_shape):
-        """This view as an advanced index into its root tensor (of ``base_shape``)."""
-        return tuple(np.asarray(i) for i in np.unravel_index(self.positions(), base_shape))
+    def index_in(self, tensor):
+        """This view's elements as an advanced index into ``tensor``, an alias of the same storage that holds
+        them all (the view's autograd base): where the view's gradient lands in the base's."""
+        if not tensor.shape:
+            return ()
+        flat = elements_at(tensor, self.positions())
+        return tuple(np.asarray(i) for i in np.unravel_index(flat, tuple(tensor.shape)))
 
     def overlaps(self):
         """True when two elements share one memory location (an expanded view)."""
         return any(st == 0 and n > 1 for n, st in zip(self.shape, self.stride))
+
+
+def elements_at(tensor, positions):
+    """For storage ``positions`` (host ints), the C-order index of the element of ``tensor`` at each; None when
+    some position is not one of ``tensor``'s elements."""
+    shape, stride, offset = tensor._meta()
+    if offset == 0 and stride == contiguous_strides(shape):
+        return positions
+    held = ViewMeta.of(shape, stride, offset).positions().reshape(-1)
+    order = np.argsort(held, kind="stable")
+    found = np.minimum(np.searchsorted(held[order], positions), max(held.size - 1, 0))
+    if positions.size and (held.size == 0 or (held[order][found] != positions).any()):
+        return None
+    return order[found].reshape(positions.shape)
 
 
 class Tensor:
@@ -210,7 +253,8 @@ class Tensor:
     _retains_grad = False
     _inference = False  # made under inference_mode: may never be saved for backward
     _names = None
-    _multi_view = None  # (op, output index) of one of several views an op returned (split, unbind, chunk)
+    _creation = None  # why in-place writes into this view are refused: (kind,) -- see view_rebase_error
+    _attr_version = 0  # the storage version when this view's grad_fn was last derived from its base
     __array_priority__ = 1000  # numpy defers to our reflected operators
 
     def __new__(cls, *args, **kwargs):
@@ -313,12 +357,9 @@ class Tensor:
         return self._backend.writable_view(self._storage.array, *self._meta())
 
     def _invalidate_aliases(self):
-        aliases = self._storage.aliases
-        if aliases is not None:
-            for ref in list(aliases.values()):
-                t = ref()
-                if t is not None:
-                    t._arr = None
+        for t in self._storage.live_aliases():
+            if t is not self:
+                t._arr = None
 
     def _set_storage(self, arr):
         """Point this tensor at fresh memory holding ``arr`` (resize, ``.data =``, ``set_``)."""
@@ -516,8 +557,9 @@ class Tensor:
         if self.device.type != "cpu":
             suffixes.append(f"device='{self.device}'")
         dtype_suffix = f"xtensor.{d.name}" if dtype_shown(d.name, default, values.size == 0) else None
-        if self._grad_fn is not None:
-            suffixes.append(f"grad_fn=<{type(self._grad_fn).__name__}>")
+        grad_fn = self.grad_fn
+        if grad_fn is not None:
+            suffixes.append(f"grad_fn=<{type(grad_fn).__name__}>")
         elif self.requires_grad:
             suffixes.append("requires_grad=True")
         if self._names is not None:
@@ -578,13 +620,6 @@ class _StorageView:
         t = self._tensor
         body = "\n".join(f" {v}" for v in self.tolist())
         return f"{body}\n[xtensor.storage.TypedStorage(dtype={t.dtype}, device={t.device}) of size {len(self)}]"
-
-
-def multi_view_error(op, index):
-    """PyTorch's refusal to write, under autograd, into one of several views that one op returned."""
-    return (f"Output {index} of {op} is a view and is being modified inplace. This view is the output of a function "
-            "that returns multiple views. Such functions do not allow the output views to be modified inplace. You "
-            "should replace the inplace operation by an out-of-place one.")
 
 
 def _wrap_dim(dim, ndim):

@@ -9,31 +9,37 @@ import inspect
 import numbers
 
 from . import _dtypes
-from ._autograd import edge_of
+from ._autograd import edge_of, view_rebase_message
 from ._dispatch import _backend_error, _record, apply, detached, node_class
 from ._table import TABLE
 from .ops.elementwise import api_promoted
 from .ops.indexing import index_put
-from ._tensor import Tensor, multi_view_error
+from ._tensor import Tensor
 from .autograd import grad_mode
 
-__all__ = ["torch_functions", "api_functions", "install_methods", "check_inplace", "assign_inplace", "assign_out"]
+__all__ = ["torch_functions", "api_functions", "install_methods", "check_inplace", "assign_inplace", "assign_out",
+           "rebase_history", "spread_requires_grad"]
 
 _grad_state = grad_mode.state
 _copy_slices = node_class("CopySlices")
 
 
-def check_inplace(t):
-    """PyTorch's refusal to modify, in place, a leaf (or a view of a leaf) that requires grad."""
-    if _grad_state.enabled:
-        if t._requires_grad and t._grad_fn is None:
-            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-        base = t._base
-        if base is not None and base._requires_grad and base._grad_fn is None and t._view is not None:
+def check_inplace(t, *values):
+    """PyTorch's refusals before a recorded in-place write into ``t`` (grad mode on, and ``t`` or one of the
+    ``values`` written into it requires grad): into a view made under no_grad, or one of several views one op
+    returned (and views of those); into a view of a leaf that requires grad; into such a leaf."""
+    if not _grad_state.enabled or not (t._requires_grad or any(
+            isinstance(v, Tensor) and v._requires_grad for v in values)):
+        return
+    base = t._base
+    if base is not None:
+        if t._creation is not None:
+            raise RuntimeError(view_rebase_message(t, indirect=False))
+        if t._requires_grad and base._grad_fn is None:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "
                                "operation.")
-        if t._multi_view is not None and t._requires_grad:
-            raise RuntimeError(multi_view_error(*t._multi_view))
+    elif t._requires_grad and t._grad_fn is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
 
 
 def _check_castable(src_dtype, target):
@@ -42,39 +48,55 @@ def _check_castable(src_dtype, target):
                            f"{target._dtype.scalar_name}")
 
 
-def assign_inplace(target, result):
-    """Write ``result`` into ``target`` and give ``target`` the result's history."""
+def assign_inplace(target, result, node_name=None):
+    """Write ``result`` into ``target``; when autograd records the write, rewrite the history (see
+    ``rebase_history``). ``node_name``: PyTorch's name for the write's own node where it is not the name of
+    the op that computed ``result`` (``zero_`` is ZeroBackward0, ``copy_`` CopyBackwards)."""
     if result.shape != target.shape:
         raise RuntimeError(f"output with shape {list(target.shape)} doesn't match the broadcast shape "
                            f"{list(result.shape)}")
     _check_castable(result._dtype, target)
-    if _grad_state.enabled and target._requires_grad and not result._requires_grad and target._base is None:
+    recorded = _grad_state.enabled and (target._requires_grad or result._requires_grad)
+    if recorded and not result._requires_grad and target._base is None:
         # a non-leaf overwritten by a constant: its old value still gets its (zero) gradient, as in PyTorch
         result = target.where(target.new_zeros(target.shape, dtype=_dtypes.bool), result)
     target._write(result._value)
-    if result._requires_grad or (target._base is not None and target._base._requires_grad):
+    if recorded:
+        if node_name is not None and target._base is None:
+            result._grad_fn.__class__ = node_class(node_name)  # a node made for this write only
         rebase_history(target, result)
     return target
 
 
 def rebase_history(target, result):
-    """After ``target`` was overwritten by ``result``: the graph sees the new value (PyTorch's rebase)."""
+    """After ``target`` was overwritten by ``result`` under autograd, the graph sees the new value (PyTorch's
+    rebase_history). A root takes the result's history. A view rewrites its base's: a ``CopySlices`` node
+    whose gradient is the incoming one with the view's positions routed through ``result``; the view itself,
+    and every other view of the base, then re-derive their history from the base (``view_grad_fn``: the
+    write moved the storage version). Either way the base, and so every view of it, now requires grad."""
     base = target._base
-    if target._view is not None and base is not None and _grad_state.enabled and \
-            (base._requires_grad or result._requires_grad):
-        index = target._view.base_index(tuple(base.shape))
+    if base is None:
+        target._grad_fn, target._output_nr = result._grad_fn, result._output_nr
+        base = target
+    else:
         node = _copy_slices()
         node.op = index_put
         node.n_outputs = 1
         node._edges = (edge_of(base), edge_of(result))
-        node._args = (detached(base), result, index, base._backend)  # not base itself: no cycle
+        node._args = (detached(base), result, target._view.index_in(base), base._backend)  # not base: no cycle
         node._out = None
         node._saved_versions = None
-        base._grad_fn, base._output_nr, base._requires_grad = node, 0, True
-        view = base.getitem_host(index)  # the view's new history reads the rewritten base
-        target._grad_fn, target._output_nr, target._requires_grad = view._grad_fn, 0, True
-    elif result._requires_grad:
-        target._grad_fn, target._output_nr, target._requires_grad = result._grad_fn, result._output_nr, True
+        base._grad_fn, base._output_nr = node, 0
+    if not base._requires_grad:
+        spread_requires_grad(base, True)
+
+
+def spread_requires_grad(base, value):
+    """Set ``requires_grad`` of a base and of every view of it (a view requires grad when its base does)."""
+    base._requires_grad = value
+    for t in base._storage.live_aliases():
+        if t._base is base:
+            t._requires_grad = value
 
 
 def assign_out(out, result, name):
@@ -251,7 +273,7 @@ def _make_method(entry, function):
 
 def _make_inplace(method, name):
     def inplace(self, *args, **kwargs):
-        check_inplace(self)
+        check_inplace(self, *args)
         source = self
         if _grad_state.enabled and (self._requires_grad or any(
                 isinstance(a, Tensor) and a._requires_grad for a in args)):

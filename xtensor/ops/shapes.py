@@ -9,7 +9,7 @@ from .. import _dtypes
 from .._dispatch import BroadcastError, Dims, Dims2, apply, detached, node_class, overload_name
 from .._index import gather_positions, positions_of
 from .._table import TABLE, defcomposite, defop, dims_of
-from .._tensor import Size, ViewMeta, contiguous_strides
+from .._tensor import Size, ViewMeta, contiguous_strides, elements_at
 from .indexing import _getitem_vjp
 
 
@@ -301,7 +301,7 @@ def _gather_by_rule(xp, x, rule, *params):
 def _index_by_rule(shape, rule, *params):
     """The view ``rule(..., *params)`` of a tensor of ``shape``, as an advanced index into that tensor."""
     meta = ViewMeta.of(*rule(shape, contiguous_strides(shape), 0, *params))
-    return meta.base_index(shape) if shape else ()
+    return tuple(np.asarray(i) for i in np.unravel_index(meta.positions(), shape)) if shape else ()
 
 
 def _scatter_by_rule(g, x, rule, *params):
@@ -393,15 +393,10 @@ def _as_strided_sig(input, size, stride, storage_offset=None):
                            f"{needed * input.element_size()} are out of bounds for storage of size "
                            f"{storage_size * input.element_size()}")
     # where each element of the view sits among the input's own elements (the gradient goes there)
-    wanted = ViewMeta.of(size, stride, offset).positions().reshape(-1)
-    held = ViewMeta.of(*input._meta()).positions().reshape(-1)
-    order = np.argsort(held, kind="stable")
-    found = np.searchsorted(held[order], wanted)
-    found = np.minimum(found, max(held.size - 1, 0))
-    if wanted.size and (held.size == 0 or (held[order][found] != wanted).any()):
+    flat_index = elements_at(input, ViewMeta.of(size, stride, offset).positions())
+    if flat_index is None:
         raise RuntimeError("as_strided: the requested view reads storage outside the elements of the input "
                            "tensor; xtensor supports as_strided within the input's elements only")
-    flat_index = order[found].reshape(size) if wanted.size else np.zeros(size, dtype=np.int64)
     index = np.unravel_index(flat_index, tuple(input.shape)) if input.ndim else ()
     root = input._storage.array if input._backend.mutable else None
     return (input,), (size, stride, offset, tuple(np.asarray(i) for i in index), root)
@@ -426,7 +421,8 @@ def _named(tensors, node_name):
     """Mark views that one op returned together, and give their nodes PyTorch's name for the op (``split``
     outputs are ``SplitBackward0``); PyTorch refuses in-place writes into them under autograd."""
     for i, r in enumerate(tensors):
-        r._multi_view = (node_name[:-len("Backward0")], i)
+        if r._creation is None:
+            r._creation = ("multi", i)  # which output, for the error message (views of it say "multi" only)
         if r._grad_fn is not None:
             r._grad_fn.__class__ = node_class(node_name)
     return tensors
