@@ -432,7 +432,7 @@ class _Snapshot:
 def _snapshot(storages, tensors):
     snap = _Snapshot()
     snap.storages = [(st.array, st.version) for st in storages]
-    snap.tensors = [(t._arr, t._storage, t._view, t._dtype, t._grad, t._requires_grad, t._grad_fn)
+    snap.tensors = [(t._arr, t._storage, t._view, t._dtype, t._grad, t._requires_grad, t._grad_fn, t._attr_version)
                     for t in tensors]
     return snap
 
@@ -440,9 +440,9 @@ def _snapshot(storages, tensors):
 def _restore(snap, storages, tensors):
     for st, (array, version) in zip(storages, snap.storages):
         st.array, st.version = array, version
-    for t, (arr, storage, view, dtype, grad, requires_grad, grad_fn) in zip(tensors, snap.tensors):
+    for t, (arr, storage, view, dtype, grad, requires_grad, grad_fn, attr_version) in zip(tensors, snap.tensors):
         t._storage, t._view, t._dtype = storage, view, dtype
-        t._grad, t._requires_grad, t._grad_fn = grad, requires_grad, grad_fn
+        t._grad, t._requires_grad, t._grad_fn, t._attr_version = grad, requires_grad, grad_fn, attr_version
         t._arr = arr
     _invalidate(storages, ())
 
@@ -450,10 +450,8 @@ def _restore(snap, storages, tensors):
 def _invalidate(storages, tensors):
     """Drop cached values: every alias re-reads its storage."""
     for st in storages:
-        for ref in list((st.aliases or {}).values()):
-            alias = ref()
-            if alias is not None:
-                alias._arr = None
+        for alias in st.live_aliases():
+            alias._arr = None
     for t in tensors:
         t._arr = None
 
