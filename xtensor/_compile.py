@@ -148,7 +148,7 @@ class _Gathered:
         if isinstance(obj, np.ndarray) or _is_jax_array(obj):
             if arguments:
                 self.arrays.append(obj)
-                self.statics.append(("a", tuple(obj.shape), str(obj.dtype)))
+                self.statics.append(("a", tuple(obj.shape), obj.dtype))
             return
         if id(obj) in self._seen:
             self.statics.append(("seen",))
@@ -237,7 +237,7 @@ class _Gathered:
                     f"xtensor.compile: a tensor the step reaches carries autograd history "
                     f"(grad_fn=<{type(t._grad_fn).__name__}>, shape {list(t.shape)}), which a compiled step "
                     "cannot extend: pass or keep .detach() of it, or run the step eagerly")
-        avals = tuple((tuple(st.array.shape), str(st.array.dtype)) for st in storages)
+        avals = tuple((st.array.shape, st.array.dtype) for st in storages)
         return (avals, tensors, tuple(_hashable(s) for s in self.statics), grad_mode.state.enabled,
                 grad_mode.state.inference, _dtypes.get_default_dtype(), get_default_backend().name)
 
