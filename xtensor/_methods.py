@@ -337,7 +337,7 @@ def to(self, *args, **kwargs):
     if target_backend is not None and get_backend(target_backend) is not self._backend:
         out = _to_backend(self, get_backend(target_backend))
     if dev is not None:
-        _creation._backend_for(out._backend, dev)
+        out = _creation.to_device(out, dev)
     if dtype is not None and dtype is not out.dtype:
         out = apply(_op["to_dtype"], (out,), (dtype,))
     if copy and out is self:
@@ -377,14 +377,12 @@ def _caster(dtype):
 
 
 def cpu(self):
-    return self
+    return _creation.to_device(self, "cpu")
 
 
 def cuda(self, device=None, non_blocking=False):
-    """``self`` when its backend has a CUDA device (arrays live where the backend puts them: jax
-    puts them on its GPU), else PyTorch's error for a build without CUDA."""
-    _creation.check_device(self._backend, "cuda" if device is None else device)
-    return self
+    """``self`` on a CUDA device of its backend (jax's GPUs), else PyTorch's error for a build without CUDA."""
+    return _creation.to_device(self, "cuda" if device is None else device)
 
 
 def _random_fill(kind, *defaults):

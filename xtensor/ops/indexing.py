@@ -619,5 +619,8 @@ def _to_dtype_fwd(xp, x, dtype):
 defop("to_dtype", _to_dtype_fwd,
       (lambda g, ans, x, dtype: g.to(x.dtype),), node="ToCopyBackward0", saves=(), function=False,
       method=False)
+defop("_to_device", lambda xp, x, adapter, device: adapter.to_device(x, device),
+      (lambda g, ans, x, adapter, device: g.to(x.device),), node="ToCopyBackward0", saves=(), function=False,
+      method=False)
 defop("_to_backend", None, (lambda g, ans, x, adapter: g.to(x.backend),), node="ToCopyBackward0", saves=(),
       function=False, method=False)
