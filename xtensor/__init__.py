@@ -31,6 +31,7 @@ Tensor.__module__ = "xtensor"  # prints as <class 'xtensor.Tensor'>, as PyTorch'
 globals().update(_variants.torch_functions)
 globals().update(_methods.FUNCTIONS)
 from . import fft, linalg  # noqa: E402  (the torch.fft and torch.linalg namespaces)
+from . import nn  # noqa: E402
 
 float = float32
 double = float64
