@@ -8,7 +8,10 @@ from .loss import *  # noqa: F401,F403
 from .module import *  # noqa: F401,F403
 from .normalization import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
-from . import activation, basic, container, conv, linear, loss, module, normalization, pooling
+from .rnn import *  # noqa: F401,F403
+from .transformer import *  # noqa: F401,F403
+from . import activation, basic, container, conv, linear, loss, module, normalization, pooling, rnn, transformer
 
-__all__ = [name for m in (module, container, linear, activation, loss, conv, pooling, normalization, basic)
+__all__ = [name for m in (module, container, linear, activation, loss, conv, pooling, normalization, basic, rnn,
+                     transformer)
            for name in m.__all__]
