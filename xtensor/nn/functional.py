@@ -315,7 +315,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     if not shape or tuple(input.shape[input.ndim - len(shape):]) != shape or input.ndim < len(shape):
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
-                           f"[*, {', '.join(map(str, shape))}], but got input of size{input.shape}")
+                           f"[*, {', '.join(map(str, shape))}], but got input of size{list(input.shape)}")
     out = _normalized(input, tuple(range(input.ndim - len(shape), input.ndim)), eps)
     if weight is not None:
         out = out * weight

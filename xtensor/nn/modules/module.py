@@ -397,8 +397,8 @@ class Module:
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         missing, unexpected, errors = [], [], []
 
-        def load(module, local_state, prefix):
-            module._load_from_state_dict(local_state, prefix, strict, missing, unexpected, errors, assign)
+        def load(module, local_state, prefix):  # keys are always collected; only ``strict`` makes them errors
+            module._load_from_state_dict(local_state, prefix, True, missing, unexpected, errors, assign)
             for name, child in module._modules.items():
                 if child is not None:
                     child_prefix = prefix + name + "."
