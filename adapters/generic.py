@@ -22,6 +22,7 @@ class ArrayAPIAdapter:
     mutable = False  # numpy overrides: writes go straight into the array
     native_indexing = False  # True where ``arr[index]`` takes numpy-style advanced indices
     host = False  # a host backend's tensors may meet any other backend's (like numpy arrays meet jax arrays)
+    compiles = False  # whether xtensor.compile can trace a step into one program (jax); else it runs eagerly
 
     def __init__(self, xp, name):
         self.xp = xp
@@ -33,6 +34,7 @@ class ArrayAPIAdapter:
             if nd is not None:
                 self.native[d] = nd
                 self.dtypes[xp.empty(0, dtype=nd).dtype] = d  # keyed as arrays report it
+        self._array_type = type(xp.empty(0))
 
     def __repr__(self):
         return f"<xtensor backend {self.name!r}>"
@@ -53,6 +55,10 @@ class ArrayAPIAdapter:
     def from_numpy(self, a):
         """A backend array holding the values of numpy array ``a`` (copied unless the backend can share)."""
         return self.xp.asarray(a)
+
+    def own_array(self, obj):
+        """``obj`` when it already is an array of this backend (a tensor can wrap it as it is), else None."""
+        return obj if isinstance(obj, self._array_type) else None
 
     def to_numpy(self, arr):
         """A numpy array with ``arr``'s values (zero-copy where the backend allows)."""
@@ -137,6 +143,15 @@ class ArrayAPIAdapter:
 
     def devices(self):
         return [("cpu", None)]
+
+    def placement(self, device):
+        """``(type, index)`` of where xtensor ``device`` puts data: a host-only backend has one CPU (PyTorch
+        also reads ``cpu:k`` as ``cpu``)."""
+        return ("cpu", None)
+
+    def to_device(self, arr, device):
+        """``arr`` on xtensor ``device``."""
+        return arr
 
 
 def host_special(name, a):

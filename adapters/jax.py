@@ -54,6 +54,8 @@ _registered = False
 
 class JaxAdapter(ArrayAPIAdapter):
     native_indexing = True
+    compiles = True
+    _placement_maps = None
 
     def __init__(self):
         super().__init__(jnp, "jax")
@@ -61,6 +63,10 @@ class JaxAdapter(ArrayAPIAdapter):
 
     def from_numpy(self, a):
         return jax.device_put(a)  # jnp.asarray compiles a copy kernel per shape and dtype
+
+    def own_array(self, obj):
+        """Concrete jax arrays and tracers alike (inside ``jax.jit`` a tensor wraps the tracer)."""
+        return obj if isinstance(obj, jax.Array) else None
 
     def to_numpy(self, arr):
         return np.asarray(arr)
@@ -76,13 +82,44 @@ class JaxAdapter(ArrayAPIAdapter):
         import jax.scipy.special
         return getattr(jax.scipy.special, name)(arr)
 
+    # -- devices: PyTorch's names for jax's devices (gpu -> cuda, tpu -> xla) -------------------------
     def device_of(self, arr):
         try:
             (dev,) = arr.devices()
-        except (ValueError, AttributeError):  # sharded or traced: report the default device
+        except (ValueError, AttributeError, TypeError):  # sharded or traced: report the default device
             dev = jax.devices()[0]
-        kind = _PLATFORM_TO_TORCH.get(dev.platform, dev.platform)
-        return (kind, None if kind == "cpu" else dev.id)
+        return self._placements()[1][dev]
 
     def devices(self):
-        return [self.device_of(jnp.zeros(0, device=d)) for d in jax.devices()]
+        return list(self._placements()[0])
+
+    def placement(self, device):
+        return self._placements()[1][self.jax_device(device)]
+
+    def to_device(self, arr, device):
+        """``arr`` committed to the jax device that xtensor ``device`` names (traceable under jit)."""
+        return jax.device_put(arr, self.jax_device(device))
+
+    def jax_device(self, device):
+        """The jax device for an xtensor ``device``: ``cpu``/``cpu:k`` (jax's CPU devices), ``cuda:k``
+        (its GPUs), ``xla:k`` (its TPUs); a missing index means the first."""
+        by_name, _ = self._placements()
+        key = (device.type, device.index if device.index else (None if device.type == "cpu" else 0))
+        try:
+            return by_name[key]
+        except KeyError:
+            have = [f"{k}:{i or 0}" for k, i in by_name if k == device.type]
+            raise RuntimeError(f"the jax backend has no device {device} (it has {', '.join(have) or 'none'})") \
+                from None
+
+    def _placements(self):
+        """``({(type, index): jax device}, {jax device: (type, index)})`` for the default platform's
+        devices and the CPU's, in jax's order. The first CPU device is plain ``cpu``, as PyTorch's."""
+        if self._placement_maps is None:
+            found = {}
+            for platform in dict.fromkeys((jax.default_backend(), "cpu")):
+                for index, dev in enumerate(jax.devices(platform)):
+                    kind = _PLATFORM_TO_TORCH.get(dev.platform, dev.platform)
+                    found[(kind, None if kind == "cpu" and index == 0 else index)] = dev
+            self._placement_maps = found, {dev: name for name, dev in found.items()}
+        return self._placement_maps

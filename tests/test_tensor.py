@@ -709,25 +709,16 @@ def test_is_floating_point_as_method_and_function(backend):
     assert not t.tensor([1]).is_floating_point() and not t.tensor([1j]).is_floating_point()
 
 
-def _negative_to_uint8_saturates_on_jax(request, backend, to_uint8):
-    if backend == "jax" and to_uint8:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=(
-            "pending: float -> uint8 of a negative value wraps in PyTorch (-2.5 -> 254) but saturates to 0 in "
-            "jax's astype (the to_dtype op)")))
-
-
 @pytest.mark.parametrize("target", ["'torch.IntTensor'", "'torch.DoubleTensor'", "T.int64", "T.LongTensor",
                                     "T.BoolTensor", "'torch.ByteTensor'"])
-def test_type_with_a_new_type_converts_like_torch(backend, target, request):
-    _negative_to_uint8_saturates_on_jax(request, backend, "Byte" in target)
+def test_type_with_a_new_type_converts_like_torch(backend, target):
     torch = _torch()
     expr = f"T.tensor([1.5, -2.5, 0.]).type({target})"
     assert repr(eval(expr, {"T": t})) == _torch_repr(eval(expr, {"T": torch}))
 
 
 @pytest.mark.parametrize("cast", ["float", "double", "long", "int", "bool", "short", "char", "byte"])
-def test_cast_methods_match_torch(backend, cast, request):
-    _negative_to_uint8_saturates_on_jax(request, backend, cast == "byte")
+def test_cast_methods_match_torch(backend, cast):
     torch = _torch()
     values = [1.7, -2.2, 0.0, 3.0]
     assert repr(getattr(t.tensor(values), cast)()) == _torch_repr(getattr(torch.tensor(values), cast)())

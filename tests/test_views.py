@@ -166,9 +166,6 @@ def test_writing_a_row_of_an_expanded_view_writes_the_base_as_in_torch(backend):
     assert run(t) == run(torch)
 
 
-@pytest.mark.xfail(reason="fill_ on an expanded view raises 'more than one element of the written-to tensor refers "
-                          "to a single memory location'; torch allows fill_ (every alias gets the same value)",
-                   strict=True)
 def test_fill_of_an_expanded_view_works_as_in_torch(backend):
     torch = _torch()
 

@@ -31,6 +31,8 @@ Tensor.__module__ = "xtensor"  # prints as <class 'xtensor.Tensor'>, as PyTorch'
 globals().update(_variants.torch_functions)
 globals().update(_methods.FUNCTIONS)
 from . import fft, linalg  # noqa: E402  (the torch.fft and torch.linalg namespaces)
+from .array_api import from_dlpack  # noqa: E402  (the same meaning in both namespaces)
+from ._compile import compile  # noqa: E402
 from . import nn  # noqa: E402
 
 float = float32

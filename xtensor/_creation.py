@@ -7,12 +7,13 @@ host generator seeded by ``manual_seed``, so every backend draws the same values
 import functools
 import math
 import numbers
+import sys
 
 import numpy as np
 
 from . import _dtypes
 from ._backend import get_backend, get_default_backend
-from ._dispatch import wrap
+from ._dispatch import apply, wrap
 from ._names import with_names
 from ._tensor import Size, Tensor, device as _device
 
@@ -31,8 +32,9 @@ def _backend_for(backend, device=None):
 
 
 def check_device(adapter, device):
-    """Raise as PyTorch does when ``device`` is not one the backend has (CUDA on a CPU-only build:
-    ``AssertionError('Torch not compiled with CUDA enabled')``; a bare index: PyTorch's RuntimeError)."""
+    """``device`` as a ``device``; raise as PyTorch does when it is not one the backend has (CUDA on a
+    CPU-only build: ``AssertionError('Torch not compiled with CUDA enabled')``; a bare index: PyTorch's
+    RuntimeError)."""
     kinds = {"cpu"} | {kind for kind, _ in adapter.devices()}  # host data is welcome on every backend
     if isinstance(device, int) and "cuda" not in kinds:
         raise RuntimeError("Cannot access accelerator device when none is available.")
@@ -41,9 +43,25 @@ def check_device(adapter, device):
         if d.type == "cuda":
             raise AssertionError("Torch not compiled with CUDA enabled")
         raise RuntimeError(f"xtensor backend {adapter.name!r} has no {d.type!r} device (it has {sorted(kinds)})")
+    return d
 
 
-def _finish(arr, adapter, requires_grad, names=None):
+def to_device(t, device):
+    """``t`` on ``device`` of its backend (``t`` itself when already there); differentiable: the gradient
+    moves back. A jax array placed on a device stays there (jax "commits" it), so an op meeting a tensor
+    placed on another device raises PyTorch's error; tensors made without a device follow the other
+    operand, as jax's uncommitted arrays do."""
+    adapter = t._backend
+    d = check_device(adapter, device)
+    if adapter.device_of(t._value) == adapter.placement(d):
+        return t
+    from ._table import TABLE
+    return apply(TABLE["_to_device"].op, (t,), (adapter, d))
+
+
+def _finish(arr, adapter, requires_grad, names=None, device=None):
+    if device is not None:
+        arr = adapter.to_device(arr, _device(device))
     t = wrap(arr, adapter)
     if requires_grad:
         t.requires_grad = True  # the property: its error names complex dtypes, as PyTorch's factories do
@@ -59,6 +77,7 @@ def _host_values(data):
     if isinstance(data, (np.ndarray, np.generic)):
         return np.asarray(data), True
     if hasattr(data, "__dlpack__") or hasattr(data, "__array_namespace__"):
+        _refuse_traced(data)
         try:
             return np.from_dlpack(data), True
         except (TypeError, BufferError, RuntimeError):
@@ -119,9 +138,32 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, backend=None, 
     """A new tensor holding a copy of ``data`` (PyTorch's dtype inference: ints -> int64, floats -> default)."""
     adapter = _backend_for(backend if backend is not None or not isinstance(data, Tensor) else data._backend,
                            device)
+    native = _device_array(data, adapter, dtype)
+    if native is not None:
+        return _finish(native, adapter, requires_grad, names, device=device)
     arr, typed = _host_values(data)
     dtype = dtype if dtype is not None else _infer_dtype(arr, typed)
-    return _finish(_to_backend(np.array(arr, copy=True), adapter, dtype), adapter, requires_grad, names)
+    return _finish(_to_backend(np.array(arr, copy=True), adapter, dtype), adapter, requires_grad, names, device=device)
+
+
+def _device_array(data, adapter, dtype):
+    """``data`` as an array of ``dtype`` on an immutable backend that already holds it (a jax array,
+    concrete or traced under ``jax.jit``), without a trip through the host; None for other data.
+    Wrapping is as good as a copy there: a write to the tensor never changes ``data``."""
+    native = None if adapter.mutable else adapter.own_array(data)
+    if native is not None and dtype is not None and adapter.dtype_of(native) is not dtype:
+        native = adapter.xp.astype(native, adapter.native_dtype(dtype))
+    return native
+
+
+def _refuse_traced(data):
+    """A jax tracer has no values yet: only the jax backend can hold it."""
+    jax = sys.modules.get("jax")
+    if jax is not None and isinstance(data, jax.core.Tracer):
+        raise RuntimeError(
+            "cannot copy a traced jax array to the host (inside jax.jit or xtensor.compile its values do not "
+            "exist yet): make the tensor on the jax backend (backend='jax', or within "
+            "`with xtensor.use_backend('jax'):`)")
 
 
 def as_tensor(data, dtype=None, device=None, *, backend=None):
@@ -175,7 +217,7 @@ def _factory(fill):
         adapter = _backend_for(backend, device)
         dtype = dtype or _dtypes.get_default_dtype()
         arr = fill(adapter.xp, _size(size), adapter.native_dtype(dtype))
-        return _finish(arr, adapter, requires_grad, names)
+        return _finish(arr, adapter, requires_grad, names, device=device)
     return factory
 
 
@@ -192,7 +234,7 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, back
     dtype = dtype or _dtypes.scalar_dtype(fill_value)
     arr = adapter.xp.full(_size((size,) if isinstance(size, int) else tuple(size)), fill_value,
                           dtype=adapter.native_dtype(dtype))
-    return _finish(arr, adapter, requires_grad, names)
+    return _finish(arr, adapter, requires_grad, names, device=device)
 
 
 def _like(factory):
@@ -217,7 +259,7 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     arr = np.power(float(base), np.linspace(float(start), float(end), int(steps)))
-    return _finish(_to_backend(arr, adapter, dtype), adapter, requires_grad)
+    return _finish(_to_backend(arr, adapter, dtype), adapter, requires_grad, device=device)
 
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False, backend=None, out=None):
@@ -235,7 +277,7 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     n = max(0, math.ceil((values[1] - values[0]) / values[2]))
     arr = values[0] + np.arange(n, dtype=np.float64 if dtype.kind == "f" else np.int64) * values[2]
     adapter = _backend_for(backend, device)
-    return _finish(_to_backend(arr, adapter, dtype), adapter, requires_grad)
+    return _finish(_to_backend(arr, adapter, dtype), adapter, requires_grad, device=device)
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, backend=None):
@@ -244,14 +286,14 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     arr = np.linspace(float(start), float(end), int(steps))
-    return _finish(_to_backend(arr, adapter, dtype), adapter, requires_grad)
+    return _finish(_to_backend(arr, adapter, dtype), adapter, requires_grad, device=device)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, backend=None):
     adapter = _backend_for(backend, device)
     dtype = dtype or _dtypes.get_default_dtype()
     arr = adapter.xp.eye(n, n if m is None else m, dtype=adapter.native_dtype(dtype))
-    return _finish(arr, adapter, requires_grad)
+    return _finish(arr, adapter, requires_grad, device=device)
 
 
 # --------------------------------------------------------------------------- random
@@ -331,7 +373,7 @@ def _random(draw, name):
         arr = draw(_rng(generator), _size(size))
         if dtype.kind == "c":  # PyTorch: real and imaginary parts each with variance 1/2
             arr = (arr + 1j * draw(_rng(generator), arr.shape)) / (np.sqrt(2) if name == "randn" else 1)
-        return _finish(_to_backend(arr, adapter, dtype), adapter, requires_grad, names)
+        return _finish(_to_backend(arr, adapter, dtype), adapter, requires_grad, names, device=device)
     random.__name__ = random.__qualname__ = name
     return random
 
@@ -351,13 +393,13 @@ def randint(low=0, high=None, size=None, *, dtype=None, device=None, requires_gr
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     adapter = _backend_for(backend, device)
     arr = _rng(generator).integers(int(low), int(high), size=_size(size))
-    return _finish(_to_backend(arr, adapter, dtype or _dtypes.int64), adapter, requires_grad, names)
+    return _finish(_to_backend(arr, adapter, dtype or _dtypes.int64), adapter, requires_grad, names, device=device)
 
 
 def randperm(n, *, dtype=None, device=None, requires_grad=False, backend=None, generator=None):
     adapter = _backend_for(backend, device)
     arr = _rng(generator).permutation(int(n))
-    return _finish(_to_backend(arr, adapter, dtype or _dtypes.int64), adapter, requires_grad)
+    return _finish(_to_backend(arr, adapter, dtype or _dtypes.int64), adapter, requires_grad, device=device)
 
 
 def _host(x):
@@ -386,7 +428,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
         dtype, shape = _float_dtype(dtype, "normal"), _size((size,) if isinstance(size, int) else tuple(size))
         adapter = _backend_for(backend, device)
     arr = _host(mean) + host_std * _rng(generator).standard_normal(shape)
-    return _finish(_to_backend(np.asarray(arr), adapter, dtype), adapter, requires_grad)
+    return _finish(_to_backend(np.asarray(arr), adapter, dtype), adapter, requires_grad, device=device)
 
 
 def bernoulli(input, p=None, *, generator=None, out=None):

@@ -445,6 +445,10 @@ def _backend_error(op, tensors, e):
     mismatch = _broadcast_mismatch(tensors)
     if mismatch is not None:
         return BroadcastError(f"{op.name}(): {mismatch}")
+    devices = list(dict.fromkeys(t.device for t in tensors if isinstance(t, Tensor)))
+    if len(devices) > 1 and "device" in str(e):  # jax refuses arrays placed on two devices
+        return RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
+                            f"{devices[0]} and {devices[1]}!")
     described = ", ".join(
         f"Tensor(shape={list(t.shape)}, dtype={t.dtype}, backend={t.backend})" if isinstance(t, Tensor)
         else repr(t) for t in tensors)

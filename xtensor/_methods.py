@@ -337,7 +337,7 @@ def to(self, *args, **kwargs):
     if target_backend is not None and get_backend(target_backend) is not self._backend:
         out = _to_backend(self, get_backend(target_backend))
     if dev is not None:
-        _creation._backend_for(out._backend, dev)
+        out = _creation.to_device(out, dev)
     if dtype is not None and dtype is not out.dtype:
         out = apply(_op["to_dtype"], (out,), (dtype,))
     if copy and out is self:
@@ -377,14 +377,12 @@ def _caster(dtype):
 
 
 def cpu(self):
-    return self
+    return _creation.to_device(self, "cpu")
 
 
 def cuda(self, device=None, non_blocking=False):
-    """``self`` when its backend has a CUDA device (arrays live where the backend puts them: jax
-    puts them on its GPU), else PyTorch's error for a build without CUDA."""
-    _creation.check_device(self._backend, "cuda" if device is None else device)
-    return self
+    """``self`` on a CUDA device of its backend (jax's GPUs), else PyTorch's error for a build without CUDA."""
+    return _creation.to_device(self, "cuda" if device is None else device)
 
 
 def _random_fill(kind, *defaults):
@@ -492,10 +490,12 @@ def copy_(self, src, non_blocking=False):
 def fill_(self, value, _node_name=None):
     check_inplace(self, value)
     if isinstance(value, Tensor) or (_grad_state.enabled and self._requires_grad):
-        name = _node_name or ("FillBackward3" if isinstance(value, Tensor) else "FillBackward2")
-        value = value if isinstance(value, Tensor) else self.new_tensor(value)
-        return assign_inplace(self, value.to(self._dtype).expand(self.shape).clone(), name)
-    self._write(self._backend.xp.full(tuple(self.shape), value, dtype=self._backend.native[self._dtype]))
+        scalar = not isinstance(value, Tensor)
+        name = _node_name or ("FillBackward2" if scalar else "FillBackward3")
+        value = self.new_tensor(value) if scalar else value
+        return assign_inplace(self, value.to(self._dtype).expand(self.shape).clone(), name, overlap_ok=scalar)
+    # a scalar fill gives every element one value: PyTorch allows it into an expanded view
+    self._write(self._backend.xp.full(tuple(self.shape), value, dtype=self._backend.native[self._dtype]), True)
     return self
 
 

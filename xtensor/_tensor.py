@@ -30,14 +30,27 @@ How a write reaches the base and the other views:
   writes stay traceable under ``jax.jit`` (no value ever leaves the device).
 * A view whose elements overlap (an expanded view) refuses writes with PyTorch's error.
 
-How autograd sees it (``xtensor._variants``): an in-place op computes the out-of-place result
-and writes it; a root then takes the result's node, a view rewrites its base's history through
-a ``CopySlices`` node (the base's gradient is the incoming one with the view's positions replaced
-by the view's gradient) and re-derives its own node from the rewritten base, so views of views
-and later reads see the new history. A non-leaf overwritten by a constant keeps a zero-gradient
-history. Writes into a leaf that requires grad, or a view of one, and (under autograd) into one
-of several views one op returned (split/chunk/unbind) raise PyTorch's errors; saved tensors are
-checked against the storage version at backward time.
+How autograd sees it -- PyTorch's rules, on every backend:
+
+* A view's autograd *base* is the tensor its chain of view ops started from (``_base``; a
+  ``detach()``-ed alias is a base of its own). The storage tracks every alias weakly.
+* A view requires grad when its base does. Views made while grad mode is on get a view node
+  (``SelectBackward0``...) over the base's history at that time.
+* Every write bumps the storage version. A view whose storage version moved since it took its node
+  re-derives it on next use (``_autograd.view_grad_fn``): an ``AsStridedBackward0`` over the base's
+  *current* history -- so a view never carries history a write erased, nor misses a write's part.
+* A write is recorded when grad mode is on and the target or a written value requires grad
+  (``_variants.assign_inplace``): the in-place op computes its out-of-place result and writes it; a
+  base takes the result's node (renamed as PyTorch names in-place nodes: ``ZeroBackward0``,
+  ``CopyBackwards``...); a view rewrites its base's history with a ``CopySlices`` node (the base's
+  gradient with the view's positions routed through the result). Either way the base, and so every
+  alias, requires grad from then on. A base that required grad and is overwritten by a constant keeps
+  a zero-gradient history.
+* Refused, as PyTorch refuses them (``_variants.check_inplace``): a recorded write into a leaf that
+  requires grad or a view of one; into a view made under no_grad/inference mode or one of several
+  views one op returned (split/chunk/unbind), or any view of those -- these also refuse to re-derive
+  their history after another alias was written. Saved tensors are checked against the storage
+  version at backward time, so a write through any alias of a saved tensor is caught.
 """
 import weakref
 
@@ -288,9 +301,10 @@ class Tensor:
             return shape, tuple(s // arr.itemsize for s in arr.strides), 0
         return shape, contiguous_strides(shape), 0
 
-    def _write(self, value):
-        """Replace this tensor's whole value by backend array ``value`` (same shape, any dtype)."""
-        if self._view is not None and self._view.overlaps():
+    def _write(self, value, overlap_ok=False):
+        """Replace this tensor's whole value by backend array ``value`` (same shape, any dtype). Elements that
+        share memory (an expanded view) refuse it, unless ``overlap_ok`` (every element gets one value: fill_)."""
+        if not overlap_ok and self._view is not None and self._view.overlaps():
             raise RuntimeError(
                 "unsupported operation: more than one element of the written-to tensor refers to a single "
                 "memory location. Please clone() the tensor before performing the operation.")

@@ -48,7 +48,7 @@ def _check_castable(src_dtype, target):
                            f"{target._dtype.scalar_name}")
 
 
-def assign_inplace(target, result, node_name=None):
+def assign_inplace(target, result, node_name=None, overlap_ok=False):
     """Write ``result`` into ``target``; when autograd records the write, rewrite the history (see
     ``rebase_history``). ``node_name``: PyTorch's name for the write's own node where it is not the name of
     the op that computed ``result`` (``zero_`` is ZeroBackward0, ``copy_`` CopyBackwards)."""
@@ -60,7 +60,7 @@ def assign_inplace(target, result, node_name=None):
     if recorded and not result._requires_grad and target._base is None:
         # a non-leaf overwritten by a constant: its old value still gets its (zero) gradient, as in PyTorch
         result = target.where(target.new_zeros(target.shape, dtype=_dtypes.bool), result)
-    target._write(result._value)
+    target._write(result._value, overlap_ok)
     if recorded:
         if node_name is not None and target._base is None:
             result._grad_fn.__class__ = node_class(node_name)  # a node made for this write only

@@ -28,8 +28,8 @@ def _adapter(device):
     return adapter
 
 
-def _made(arr, adapter):
-    return _torch_creation._finish(arr, adapter, False)
+def _made(arr, adapter, device=None):
+    return _torch_creation._finish(arr, adapter, False, device=device)
 
 
 def _shape(shape):
@@ -54,7 +54,7 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
         return _from_tensor(obj, dtype, copy)
     if isinstance(obj, np.ndarray) or (not isinstance(obj, (list, tuple, numbers.Number)) and
                                        hasattr(obj, "__dlpack__")):
-        return _from_buffer(obj, adapter, dtype, copy)
+        return _from_buffer(obj, adapter, dtype, copy, device)
     if copy is False:
         raise ValueError(f"asarray(copy=False): a {type(obj).__name__} cannot be shared; building an array from "
                          "Python data needs a copy")
@@ -67,7 +67,7 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
             obj = np.array(obj, dtype=dtype.name)
         except OverflowError as e:
             raise OverflowError(f"asarray(): a value does not fit in {dtype}: {e}") from None
-    return _torch_creation.tensor(obj, dtype=dtype, backend=adapter)
+    return _torch_creation.tensor(obj, dtype=dtype, backend=adapter, device=device)
 
 
 def _from_tensor(x, dtype, copy):
@@ -78,7 +78,16 @@ def _from_tensor(x, dtype, copy):
     return x.clone() if copy else x
 
 
-def _from_buffer(obj, adapter, dtype, copy):
+def _from_buffer(obj, adapter, dtype, copy, device):
+    native = None if adapter.mutable else adapter.own_array(obj)
+    if native is not None:  # the backend's own array (a jax array, even a traced one): no host trip
+        if dtype is not None and dtype is not adapter.dtype_of(native):
+            if copy is False:
+                raise ValueError(f"asarray(copy=False): converting {adapter.dtype_of(native)} to {dtype} needs a copy")
+            native = adapter.xp.astype(native, adapter.native_dtype(dtype))
+        elif copy:
+            native = adapter.xp.asarray(native, copy=True)
+        return _made(native, adapter, device)
     host = obj if isinstance(obj, np.ndarray) else None
     if copy is not True and adapter.host:
         if host is None:
@@ -88,7 +97,7 @@ def _from_buffer(obj, adapter, dtype, copy):
     if copy is False:
         raise ValueError(f"asarray(copy=False): backend {adapter.name!r} cannot share the memory of a "
                          f"{type(obj).__name__}" + (f" as {dtype}" if dtype is not None else ""))
-    return _torch_creation.tensor(obj, dtype=dtype, backend=adapter)
+    return _torch_creation.tensor(obj, dtype=dtype, backend=adapter, device=device)
 
 
 def _nested_scalars(data):
@@ -119,7 +128,7 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
     if dtype is None:
         dtype = _dtypes.int64 if builtins.all(isinstance(v, numbers.Integral) for v in (start, stop, step)) \
             else default_float(adapter)
-    return _made(adapter.xp.arange(start, stop, step, dtype=adapter.native_dtype(dtype)), adapter)
+    return _made(adapter.xp.arange(start, stop, step, dtype=adapter.native_dtype(dtype)), adapter, device)
 
 
 def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
@@ -128,19 +137,20 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
         dtype = default_complex(adapter) if builtins.any(isinstance(v, complex) for v in (start, stop)) \
             else default_float(adapter)
     arr = adapter.xp.linspace(start, stop, num, dtype=adapter.native_dtype(dtype), endpoint=endpoint)
-    return _made(arr, adapter)
+    return _made(arr, adapter, device)
 
 
 def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
     adapter = _adapter(device)
     dtype = dtype or default_float(adapter)
-    return _made(adapter.xp.eye(n_rows, n_cols, k=k, dtype=adapter.native_dtype(dtype)), adapter)
+    return _made(adapter.xp.eye(n_rows, n_cols, k=k, dtype=adapter.native_dtype(dtype)), adapter, device)
 
 
 def _filled(name, fill):
     def creation(shape, *, dtype=None, device=None):
         adapter = _adapter(device)
-        return _made(fill(adapter.xp, _shape(shape), adapter.native_dtype(dtype or default_float(adapter))), adapter)
+        native = adapter.native_dtype(dtype or default_float(adapter))
+        return _made(fill(adapter.xp, _shape(shape), native), adapter, device)
     creation.__name__ = creation.__qualname__ = name
     creation.__doc__ = f"The standard's ``{name}``: the default float dtype unless ``dtype`` is given."
     return creation
@@ -151,7 +161,7 @@ def _filled_like(name, fill):
         adapter = x._backend
         if device is not None:
             _torch_creation.check_device(adapter, device)
-        return _made(fill(adapter.xp, tuple(x.shape), adapter.native_dtype(dtype or x.dtype)), adapter)
+        return _made(fill(adapter.xp, tuple(x.shape), adapter.native_dtype(dtype or x.dtype)), adapter, device)
     creation_like.__name__ = creation_like.__qualname__ = name
     creation_like.__doc__ = f"The standard's ``{name}``: ``x``'s shape, dtype (unless given) and backend."
     return creation_like
@@ -169,7 +179,7 @@ def full(shape, fill_value, *, dtype=None, device=None):
     adapter = _adapter(device)
     fill_value = fill_value.item() if isinstance(fill_value, Tensor) else fill_value
     dtype = dtype or _scalar_dtype(fill_value, adapter)
-    return _made(adapter.xp.full(_shape(shape), fill_value, dtype=adapter.native_dtype(dtype)), adapter)
+    return _made(adapter.xp.full(_shape(shape), fill_value, dtype=adapter.native_dtype(dtype)), adapter, device)
 
 
 def full_like(x, /, fill_value, *, dtype=None, device=None):
@@ -177,7 +187,8 @@ def full_like(x, /, fill_value, *, dtype=None, device=None):
     if device is not None:
         _torch_creation.check_device(adapter, device)
     fill_value = fill_value.item() if isinstance(fill_value, Tensor) else fill_value
-    return _made(adapter.xp.full(tuple(x.shape), fill_value, dtype=adapter.native_dtype(dtype or x.dtype)), adapter)
+    native = adapter.native_dtype(dtype or x.dtype)
+    return _made(adapter.xp.full(tuple(x.shape), fill_value, dtype=native), adapter, device)
 
 
 def meshgrid(*arrays, indexing="xy"):
@@ -208,6 +219,9 @@ def from_dlpack(x, /, *, device=None, copy=None):
     adapter = _adapter(device)
     if isinstance(x, Tensor) and x._backend is adapter and not copy:
         return x.detach()
+    native = None if adapter.mutable else adapter.own_array(x)
+    if native is not None:  # the backend's own array (a jax array, even a traced one): no DLPack round trip
+        return _made(adapter.xp.asarray(native, copy=True) if copy else native, adapter, device)
     kwargs = {} if copy is None else {"copy": copy}
     try:
         arr = adapter.xp.from_dlpack(x, **kwargs)
@@ -216,4 +230,4 @@ def from_dlpack(x, /, *, device=None, copy=None):
             raise BufferError(f"from_dlpack(copy=False): backend {adapter.name!r} cannot import without a copy") \
                 from None
         arr = adapter.from_numpy(np.array(np.from_dlpack(x)))
-    return _made(arr, adapter)
+    return _made(arr, adapter, device)

@@ -608,8 +608,19 @@ defcomposite("take_along_dim", take_along_dim, out=True, api="take_along_axis", 
 
 
 # ------------------------------------------------------------------ conversion
-defop("to_dtype", lambda xp, x, dtype: xp.astype(x, getattr(xp, dtype.name)),
+def _to_dtype_fwd(xp, x, dtype):
+    """``astype``; floats into a narrower integer go through int64, so out-of-range values wrap as in PyTorch
+    (jax would saturate)."""
+    if dtype.kind in "iu" and dtype.itemsize < 8 and xp.isdtype(x.dtype, "real floating"):
+        x = xp.astype(x, xp.int64)
+    return xp.astype(x, getattr(xp, dtype.name))
+
+
+defop("to_dtype", _to_dtype_fwd,
       (lambda g, ans, x, dtype: g.to(x.dtype),), node="ToCopyBackward0", saves=(), function=False,
+      method=False)
+defop("_to_device", lambda xp, x, adapter, device: adapter.to_device(x, device),
+      (lambda g, ans, x, adapter, device: g.to(x.device),), node="ToCopyBackward0", saves=(), function=False,
       method=False)
 defop("_to_backend", None, (lambda g, ans, x, adapter: g.to(x.backend),), node="ToCopyBackward0", saves=(),
       function=False, method=False)

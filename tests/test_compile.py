@@ -1,0 +1,260 @@
+"""xtensor.compile: a whole training step (forward, backward, in-place updates) as one jitted program on
+jax, its writes landing in the same Tensor objects; eager on backends that cannot compile.
+
+Modules and optimizers here are duck-typed stand-ins (``parameters()``, ``param_groups``/``state``), as
+compile only relies on those. Each compilation costs a fraction of a second: shapes are tiny.
+"""
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+import jax.numpy as jnp  # noqa: E402
+
+import xtensor as t  # noqa: E402
+
+X = [[1.0, 2.0], [3.0, -1.0], [0.5, 0.5]]
+Y = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
+W0 = [[0.5, -0.2], [0.1, 0.3]]
+
+
+@pytest.fixture
+def on_jax():
+    with t.use_backend("jax"):
+        yield
+
+
+class Linear:
+    """A duck-typed module: compile finds its tensors through its attributes."""
+
+    def __init__(self, weight, bias):
+        self.weight = t.tensor(weight, requires_grad=True)
+        self.bias = t.tensor(bias, requires_grad=True)
+        self.training = True
+
+    def parameters(self):
+        return [self.weight, self.bias]
+
+    def __call__(self, x):
+        return x @ self.weight.T + self.bias
+
+
+class Adam:
+    """A duck-typed optimizer with PyTorch's Adam update; its state is made on the first step."""
+
+    def __init__(self, params, lr=0.1, betas=(0.9, 0.999), eps=1e-8):
+        self.param_groups = [{"params": list(params), "lr": lr, "betas": betas, "eps": eps}]
+        self.state = {}
+
+    def zero_grad(self):
+        for p in self.param_groups[0]["params"]:
+            p.grad = None
+
+    def step(self):
+        group = self.param_groups[0]
+        (b1, b2), lr, eps = group["betas"], group["lr"], group["eps"]
+        with t.no_grad():
+            for p in group["params"]:
+                state = self.state.setdefault(p, {})
+                if not state:
+                    state.update(step=t.zeros(()), m=t.zeros_like(p), v=t.zeros_like(p))
+                state["step"] += 1
+                state["m"].mul_(b1).add_(p.grad * (1 - b1))
+                state["v"].mul_(b2).add_(p.grad * p.grad * (1 - b2))
+                m_hat = state["m"] / (1 - b1 ** state["step"])
+                v_hat = state["v"] / (1 - b2 ** state["step"])
+                p.sub_(lr * m_hat / (v_hat.sqrt() + eps))
+
+
+def sgd_step(params, x, y, lr):
+    """A hand-written training step: forward, backward, and ``p -= lr * p.grad`` under no_grad."""
+    w, b = params
+    loss = ((x @ w + b - y) ** 2).mean()
+    loss.backward()
+    with t.no_grad():
+        for p in params:
+            p -= lr * p.grad
+            p.grad.zero_()
+    return loss
+
+
+def _leaf_params():
+    return [t.tensor(W0, requires_grad=True), t.zeros(2, requires_grad=True)]
+
+
+def test_compiled_sgd_step_matches_eager_values_and_gradients(backend):
+    eager, compiled = _leaf_params(), _leaf_params()
+    step = t.compile(sgd_step)
+    x, y = t.tensor(X), t.tensor(Y)
+    for _ in range(3):
+        expected = sgd_step(eager, x, y, 0.1)
+        got = step(compiled, x, y, 0.1)
+        np.testing.assert_allclose(got.detach().numpy(), expected.detach().numpy(), rtol=1e-5)
+    for p, q in zip(compiled, eager):
+        np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-5)
+        np.testing.assert_array_equal(p.grad.numpy(), q.grad.numpy())
+    assert step.compilations == (2 if backend == "jax" else 0)  # no .grad yet, then .grad present
+
+
+def test_compiled_adam_step_on_a_module_matches_torch(on_jax):
+    torch = pytest.importorskip("torch")
+    model = Linear(W0, [0.0, 0.1])
+    optimizer = Adam(model.parameters(), lr=0.05)
+
+    @t.compile
+    def train_step(x, y):
+        optimizer.zero_grad()
+        loss = ((model(x) - y) ** 2).mean()
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    reference = torch.nn.Linear(2, 2)
+    with torch.no_grad():
+        reference.weight.copy_(torch.tensor(W0))
+        reference.bias.copy_(torch.tensor([0.0, 0.1]))
+    torch_optimizer = torch.optim.Adam(reference.parameters(), lr=0.05)
+    x, y = t.tensor(X), t.tensor(Y)
+    for _ in range(4):
+        loss = train_step(x, y)
+        torch_optimizer.zero_grad()
+        torch_loss = ((reference(torch.tensor(X)) - torch.tensor(Y)) ** 2).mean()
+        torch_loss.backward()
+        torch_optimizer.step()
+        assert loss.item() == pytest.approx(torch_loss.item(), rel=1e-5)
+    np.testing.assert_allclose(model.weight.detach().numpy(), reference.weight.detach().numpy(), atol=1e-5)
+    np.testing.assert_allclose(model.bias.grad.numpy(), reference.bias.grad.numpy(), atol=1e-5)
+    state, torch_state = optimizer.state[model.weight], torch_optimizer.state[reference.weight]
+    np.testing.assert_allclose(state["v"].numpy(), torch_state["exp_avg_sq"].numpy(), atol=1e-6)
+    assert state["step"].item() == torch_state["step"].item() == 4
+    assert train_step.compilations == 2  # the first step (makes the state, used once), then the steady step
+
+
+def test_same_signature_hits_the_cache_and_a_new_shape_or_dtype_recompiles(on_jax):
+    column_sums = t.compile(lambda x: (x * 2).sum(0))
+    assert column_sums(t.ones(3, 2)).tolist() == [6.0, 6.0]
+    assert column_sums(t.full((3, 2), 2.0)).tolist() == [12.0, 12.0] and column_sums.compilations == 1
+    assert column_sums(t.ones(5, 2)).tolist() == [10.0, 10.0] and column_sums.compilations == 2
+    assert column_sums(t.ones(3, 2, dtype=t.float64)).dtype == t.float64 and column_sums.compilations == 3
+    column_sums(t.zeros(5, 2))
+    assert column_sums.compilations == 3
+
+
+def test_a_changed_python_number_recompiles_with_the_new_value(on_jax):
+    w = t.ones(2)
+    step = t.compile(lambda lr: w.sub_(lr))
+    step(0.5)
+    step(0.5)
+    step(0.25)
+    assert w.tolist() == [-0.25, -0.25] and step.compilations == 2
+
+
+def test_overwritten_storage_is_donated_and_the_tensor_holds_the_result(on_jax):
+    source = jnp.zeros(3)
+    p = t.as_tensor(source)  # shares the jax buffer
+    step = t.compile(lambda: p.add_(1))
+    assert step() is p
+    assert p.tolist() == [1.0, 1.0, 1.0] and source.is_deleted()
+
+
+def test_writes_through_views_reach_the_base_and_every_alias(on_jax):
+    base = t.zeros(2, 3)
+    row, column = base[0], base[:, 1]
+
+    @t.compile
+    def bump():
+        row.add_(1)
+        base[1] = 5
+
+    bump()
+    bump()
+    assert base.tolist() == [[2.0, 2.0, 2.0], [5.0, 5.0, 5.0]]
+    assert row.tolist() == [2.0, 2.0, 2.0] and column.tolist() == [2.0, 5.0]
+    assert base._storage.version >= 2
+
+
+def test_data_assignment_rebinds_the_tensor_on_every_call(on_jax):
+    q = t.ones(2)
+
+    @t.compile
+    def triple():
+        q.data = q.data * 3
+
+    triple()
+    triple()
+    assert q.tolist() == [9.0, 9.0] and triple.compilations == 1
+
+
+def test_array_arguments_are_inputs_not_constants(on_jax):
+    double = t.compile(lambda a: t.as_tensor(a) * 2)
+    assert double(np.arange(3.0)).tolist() == [0.0, 2.0, 4.0]
+    assert double(np.arange(3.0) + 1).tolist() == [2.0, 4.0, 6.0]
+    assert double(jnp.ones(3)).tolist() == [2.0, 2.0, 2.0] and double.compilations == 1
+
+
+def test_compiled_module_forward_matches_the_module_and_keeps_its_attributes(on_jax):
+    model = Linear(W0, [0.0, 0.1])
+    compiled = t.compile(model)
+    with t.no_grad():
+        out = compiled(t.tensor(X))
+        np.testing.assert_allclose(out.numpy(), model(t.tensor(X)).numpy(), rtol=1e-6)
+    assert compiled.weight is model.weight and compiled._orig_mod is model
+    assert out.grad_fn is None
+
+
+def test_compiled_step_inside_jax_jit_runs_inline(on_jax):
+    double = t.compile(lambda x: x * 2)
+    out = jax.jit(lambda x: double(x))(t.ones(2))
+    assert out.tolist() == [2.0, 2.0] and double.compilations == 0
+
+
+def test_disable_runs_eagerly(on_jax):
+    w = t.ones(2)
+    step = t.compile(lambda: w.add_(1).sum().item(), disable=True)
+    assert step() == 4.0 and step.compilations == 0
+
+
+@pytest.mark.parametrize("read, call", [
+    (lambda x: x.sum().item(), "item()"),
+    (lambda x: bool(x.sum() > 0), "bool(tensor)"),
+    (lambda x: float(x.sum()), "float(tensor)"),
+    (lambda x: x[x > 0], "tensor[index] with a mask"),
+    (lambda x: x.nonzero(), "nonzero()"),
+])
+def test_host_read_under_compile_names_the_call_and_the_way_out(on_jax, read, call):
+    with pytest.raises(RuntimeError) as info:
+        t.compile(read)(t.ones(3))
+    message = str(info.value)
+    assert message.startswith(f"xtensor.compile: {call}") and "test_compile.py:" in message
+    assert "read it after the call" in message and "disable=True" in message
+
+
+def test_random_numbers_in_a_step_are_refused_and_the_generator_is_untouched(on_jax):
+    t.manual_seed(0)
+    expected = t.rand(2).tolist()
+    t.manual_seed(0)
+    with pytest.raises(RuntimeError, match="draws random numbers.*pass them in"):
+        t.compile(lambda x: x + t.rand(3))(t.ones(3))
+    assert t.rand(2).tolist() == expected
+
+
+def test_a_tensor_with_history_is_refused(on_jax):
+    w = t.ones(2, requires_grad=True)
+    h = w * 2
+    with pytest.raises(RuntimeError, match=r"carries autograd history \(grad_fn=<MulBackward0>"):
+        t.compile(lambda: h.sum())()
+
+
+def test_every_python_object_is_restored_after_a_failed_trace(on_jax):
+    w = t.ones(2, requires_grad=True)
+    (w * 3).sum().backward()
+    before = w.grad
+
+    def fails():
+        w.grad = None
+        with t.no_grad():
+            w.add_(1)
+        return w.sum().item()
+
+    with pytest.raises(RuntimeError, match="item()"):
+        t.compile(fails)()
+    assert w.grad is before and w.tolist() == [1.0, 1.0] and w.grad.tolist() == [3.0, 3.0]
