@@ -40,7 +40,8 @@ def _observe(t):
     """What a user sees of ``t``: None, or a dict of values (float64 numpy) and autograd metadata."""
     if t is None:
         return None
-    return {"values": np.asarray(t.detach().numpy(), dtype=np.float64), "shape": tuple(t.shape),
+    values = np.array(t.detach().numpy(), dtype=np.float64)  # a copy: later writes must not change it
+    return {"values": values, "shape": tuple(t.shape),
             "dtype": str(t.dtype).rsplit(".", 1)[-1], "requires_grad": bool(t.requires_grad),
             "grad_fn": None if t.grad_fn is None else type(t.grad_fn).__name__, "is_leaf": bool(t.is_leaf)}
 
@@ -245,8 +246,14 @@ def view_op(draw, shape, storage_size=0):
         return f".expand{_shape_src((2,) + tuple(shape))}", (2,) + tuple(shape)
     if op == "as_strided":
         room = storage_size
-        sizes = tuple(draw(st.lists(st.integers(1, 3), min_size=1, max_size=3)))
-        strides = tuple(draw(st.lists(st.sampled_from([1, 2, 3, 4, 0]), min_size=len(sizes), max_size=len(sizes))))
+        sizes = draw(st.lists(st.integers(1, 3), min_size=1, max_size=3))
+        strides = [draw(st.integers(1, 2))]  # row-major with gaps: elements never overlap...
+        for n in reversed(sizes[1:]):
+            strides.insert(0, strides[0] * n + draw(st.integers(0, 1)))
+        if draw(st.integers(0, 4)) == 0:  # ...or a broadcast dim, which PyTorch detects when written
+            strides[draw(st.integers(0, len(sizes) - 1))] = 0
+        order = draw(st.permutations(range(len(sizes))))
+        sizes, strides = tuple(sizes[i] for i in order), tuple(strides[i] for i in order)
         span = sum((n - 1) * s for n, s in zip(sizes, strides))
         if span >= room:
             sizes, strides, span = (1,), (1,), 0
@@ -284,7 +291,8 @@ def view_op(draw, shape, storage_size=0):
         i = draw(st.integers(0, n - 1))
         return f".unbind({d})[{i}]", before + after
     if op == "unfold" and n:
-        size, step = draw(st.integers(1, n)), draw(st.integers(1, 3))
+        size = draw(st.integers(1, n))
+        step = draw(st.integers(size, size + 1))  # overlapping windows: writes through them are undefined
         return f".unfold({d}, {size}, {step})", before + ((n - size) // step + 1,) + after + (size,)
     if op == "chunk" and n:
         chunks = draw(st.integers(1, 3))
