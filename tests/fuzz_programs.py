@@ -310,6 +310,7 @@ class _Builder:
     def __init__(self, draw, dtype, shape):
         self.draw, self.dtype, self.base_shape = draw, dtype, shape
         self.shapes = {"base": shape}
+        self.overlapping = set()  # aliases made by expand or a 0 stride: several elements share memory
         self.steps = []
 
     def stmt(self, source):
@@ -362,7 +363,7 @@ class _Builder:
         ops = ["add_", "sub_", "mul_", "iadd", "imul", "copy_", "fill_", "setitem"]
         if grad_weight:
             ops += ["div_", "zero_", "clamp_"]
-        if shape and 0 not in shape:
+        if shape and 0 not in shape and name not in self.overlapping:  # PyTorch only warns (deprecated)
             ops += ["setitem_mask", "setitem_int", "index_put_"]
         op = draw(st.sampled_from(ops))
         if op in ("add_", "sub_", "mul_", "div_"):
@@ -448,6 +449,8 @@ def programs(draw):
             aliases += 1
             b.stmt(f"{name} = {line}")
             b.shapes[name] = out
+            if ".expand(" in line or re.search(r"as_strided\(\([^)]*\), \([^)]*\b0\b", line) or source in b.overlapping:
+                b.overlapping.add(name)
             b.steps.append(("read", name))
         elif event == "write":
             target = draw(st.sampled_from(sorted(b.shapes)))
