@@ -130,6 +130,7 @@ def _in_range(index, size, dim, error=RuntimeError):
 def _gather_args(name, input, dim, index, src=None):
     """Checks of gather/scatter arguments (PyTorch's), and ``dim`` normalized."""
     index = _int_index(name, index)
+    _adapter(input, index, src)
     d = _wrap(dim, input.ndim)
     if index.ndim != input.ndim and not (index.ndim <= 1 and input.ndim <= 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as "
@@ -387,6 +388,7 @@ def _source_along(name, input, d, index, source):
 
 def _index_write_args(name, input, dim, index, source):
     index = _vector_index(name, index, "int32 or int64")
+    _adapter(input, index, source)
     d = _wrap(dim, input.ndim)
     _source_along(name, input, d, index, source)
     _in_range(index, tuple(input.shape)[d] if input.ndim else 1, d)
@@ -419,6 +421,7 @@ defop("index_copy", _scatter_fwd, (_set_x_vjp, _set_src_vjp), sig=_index_copy_si
 
 def _index_fill_sig(input, dim, index, value):
     index = _vector_index("index_fill_", index, "int64")
+    _adapter(input, index, value)
     d = _wrap(dim, input.ndim)
     size = tuple(input.shape)[d] if input.ndim else 1
     _in_range(index, size, d, IndexError)
@@ -510,6 +513,7 @@ defop("masked_scatter", _masked_scatter_fwd,
 # ------------------------------------------------------------------ flat take / put
 def _flat_index(name, input, index, error=IndexError):
     index = _int_index(name, index, "int64")
+    _adapter(input, index)
     n = input.numel()
     check_index_range(index._value, -n, n, lambda bad: error(
         f"out of range: tried to access index {bad} on a tensor of {n} elements."))

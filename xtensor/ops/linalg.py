@@ -17,7 +17,7 @@ import collections
 import math
 
 from .. import _dtypes
-from .._dispatch import apply, wrap
+from .._dispatch import _unify, apply, wrap
 from .._table import TABLE, defcomposite, defop, dims_of, unreduce, where_zero
 
 
@@ -912,6 +912,7 @@ def solve(A, B, *, left=True, vector=None):
                            f"{A.dtype.scalar_name} and B of type {B.dtype.scalar_name} instead")
     if vector and B.ndim > 1:
         A = A.expand(*_broadcast_shape(A.shape[:-2], B.shape[:-1], "linalg.solve"), n, n)
+    _unify((A, B))  # a backend mismatch is not a singular matrix
     try:
         X = _solve_op(A, B, vector)
     except (ValueError, RuntimeError):  # numpy's LinAlgError, rewrapped by the dispatcher (arguments were checked)
