@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import _native, _unify
+from .._dispatch import _broadcast_mismatch, _native, _unify
 from .._index import basic_meta, check_index_range, gather_positions, index_positions, is_traced, positions_of
 from .._table import defcomposite, defop
 from .._tensor import Tensor, contiguous_strides
@@ -459,6 +459,9 @@ def _masked_fill_fwd(xp, x, value, mask, backend):
 def _masked_fill_sig(input, mask, value):
     mask = _mask_arg("masked_fill_", input, mask)
     if tuple(mask.shape) != tuple(input.shape):
+        mismatch = _broadcast_mismatch((input, mask))
+        if mismatch:
+            raise RuntimeError(mismatch)
         mask = mask.expand(input.shape)
     if isinstance(value, Tensor):
         if value.ndim:
