@@ -77,8 +77,8 @@ _node_classes = {}
 def node_class(name):
     """The Node subclass called ``name`` (``AddBackward0``), made once."""
     cls = _node_classes.get(name)
-    if cls is None:
-        cls = _node_classes[name] = type(name, (OpNode,), {"__slots__": ()})
+    if cls is None:  # setdefault: threads racing here all get the first class made
+        cls = _node_classes.setdefault(name, type(name, (OpNode,), {"__slots__": ()}))
     return cls
 
 
