@@ -17,7 +17,7 @@ from ._autograd import SCALAR_EDGE, Node, edge_of, freed_error
 from ._tensor import Tensor, ViewMeta
 from .autograd import grad_mode
 
-__all__ = ["Op", "apply", "wrap", "make_view", "unbroadcast", "Dims", "Dims2", "overload_name"]
+__all__ = ["Op", "apply", "wrap", "make_view", "detached", "history_alias", "unbroadcast", "Dims", "Dims2", "overload_name"]
 
 _grad_state = grad_mode.state
 _new = object.__new__
@@ -303,6 +303,17 @@ def as_strided_node(base, view):
     node._out = None
     node._saved_versions = None
     return node
+
+
+def history_alias(t):
+    """An alias of ``t``'s storage carrying ``t``'s current history, but not ``t`` itself: what an in-place
+    write's nodes keep of the old value, so that ``t``'s new history never leads back to ``t`` (a cycle
+    that would keep the graph alive after ``t`` is freed)."""
+    d = detached(t)
+    node, nr = edge_of(t)
+    if node is not None:
+        d._grad_fn, d._output_nr, d._requires_grad = node, nr, True
+    return d
 
 
 def detached(t):

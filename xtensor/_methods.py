@@ -9,7 +9,7 @@ import numpy as np
 from . import _dtypes, _creation
 from ._autograd import _RemovableHandle, view_grad_fn
 from ._backend import get_backend
-from ._dispatch import apply, detached, wrap
+from ._dispatch import apply, detached, history_alias, wrap
 from ._index import normalize_index
 from ._table import TABLE
 from .ops.indexing import getitem_copy, getitem_view, index_put as index_put_op
@@ -188,7 +188,7 @@ def _indexed_shape(input, host_index):
 def index_put_(self, indices, values, accumulate=False):
     check_inplace(self, values)
     grad = _grad_state.enabled and (self._requires_grad or getattr(values, "_requires_grad", False))
-    return assign_inplace(self, index_put(self.clone() if grad else self, indices, values, accumulate))
+    return assign_inplace(self, index_put(history_alias(self).clone() if grad else self, indices, values, accumulate))
 
 
 def detach(self):
@@ -448,7 +448,7 @@ def setitem(self, index, value):
             copy_(target, value)
         else:
             check_inplace(self, value)
-            assign_inplace(self, index_put_host(self.clone(), host_index, value))
+            assign_inplace(self, index_put_host(history_alias(self).clone(), host_index, value))
         return
     if not self._backend.mutable and any(hasattr(i, "shape") and not isinstance(i, np.ndarray) for i in host_index):
         self._write(apply(index_put_op, (self, value), (host_index, self._backend))._value)  # device index: traceable

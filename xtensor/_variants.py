@@ -10,7 +10,7 @@ import numbers
 
 from . import _dtypes
 from ._autograd import edge_of, view_rebase_message
-from ._dispatch import _backend_error, _record, apply, detached, node_class
+from ._dispatch import _backend_error, _record, apply, detached, history_alias, node_class
 from ._table import TABLE
 from .ops.elementwise import api_promoted
 from .ops.indexing import index_put
@@ -277,7 +277,7 @@ def _make_inplace(method, name):
         source = self
         if _grad_state.enabled and (self._requires_grad or any(
                 isinstance(a, Tensor) and a._requires_grad for a in args)):
-            source = self.clone()  # the new node keeps the old value, not the tensor it overwrites
+            source = history_alias(self).clone()  # the old value, for the new node (not self: no cycle)
         return assign_inplace(self, method(source, *args, **kwargs))
     inplace.__name__ = inplace.__qualname__ = name + "_"
     return inplace
