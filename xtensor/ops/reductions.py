@@ -232,7 +232,16 @@ defcomposite("nanmean", nanmean, out=True)
 
 
 # ------------------------------------------------------------------ var, std
+def _narrow_float(xp, x):
+    """float32/float16, whose variance is computed in float64 (PyTorch accumulates them in double on CPU):
+    squared deviations of float32 values beyond ~1e19 overflow, and below ~1e-19 underflow, in float32."""
+    return (x.dtype == xp.float32 or x.dtype == getattr(xp, "float16", None)) and hasattr(xp, "float64")
+
+
 def _var_fwd(xp, x, dims, correction, keepdim):
+    if _narrow_float(xp, x):
+        return xp.astype(xp.var(xp.astype(x, xp.float64), axis=dims, correction=correction, keepdims=keepdim),
+                         x.dtype)
     return xp.var(x, axis=dims, correction=correction, keepdims=keepdim)
 
 
@@ -290,6 +299,9 @@ def _stat_mean(name, stat_fwd, stat_vjp):
 
 
 def _std_fwd(xp, x, dims, correction, keepdim):
+    if _narrow_float(xp, x):  # the root of the float64 variance
+        wide = xp.var(xp.astype(x, xp.float64), axis=dims, correction=correction, keepdims=keepdim)
+        return xp.astype(xp.sqrt(wide), x.dtype)
     return xp.sqrt(_var_fwd(xp, x, dims, correction, keepdim))
 
 
