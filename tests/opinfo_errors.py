@@ -249,3 +249,28 @@ declare("scatter scatter_add", cases(((_X, 1, np.array([[0, 4]]), np.ones((1, 2)
 _DIM2 = re.escape("Dimension out of range (expected to be in range of [-2, 1], but got 2)")
 declare("diagonal", cases(((_X, 0, 2), {}, IndexError, _DIM2)))
 declare("roll", cases(((_X, 1, 2), {}, IndexError, _DIM2)))
+
+
+# --------------------------------------------------------------------------- out= of a dtype the result cannot be cast to
+def out_of_narrower_kind(info):
+    """``out=`` an int64 tensor for a float result (a float32 sample): PyTorch refuses the downcast."""
+    s = next((s for s in _samples(info) if any(a.dtype == np.float32 for a in array_leaves(s.args))
+              and all(a.dtype.kind != "f" or a.dtype == np.float32 for a in array_leaves(s.args))
+              and info.out_dtype(s.args, s.kwargs) == np.float32), None)
+    if s is None:  # no float result to refuse
+        return []
+    out = np.zeros((), "int64")
+    return [ErrorInput(SampleInput(s.args, {**s.kwargs, "out": out}, desc="out:int64"), RuntimeError,
+                       "result type Float can't be cast to the desired output type Long")]
+
+
+# Ops where PyTorch refuses in other words ("Found dtype Long but expected Float" from abs, matmul...; a signature
+# TypeError from sum without dim): not declared with this family (xtensor gives the message above).
+_OUT_WORDED_OTHERWISE = set((
+    "relu abs neg sign floor ceil trunc round clone positive clamp sum mean amax amin matmul mm cat "
+    "stack frac conj real imag round_decimals nan_to_num clamp_min clamp_max prod nansum nanmean "
+    "logsumexp cumsum cumprod addmm addmv baddbmm addbmm bmm mv dot vdot kron diag triu tril inverse "
+    "cholesky hstack vstack row_stack dstack column_stack gather scatter scatter_add scatter_reduce "
+    "index_select index_add index_copy take take_along_dim").split())
+declare(" ".join(info.name for info in BY_NAME.values() if info.supports_out and "float32" in info.dtypes
+                 and info.name not in _OUT_WORDED_OTHERWISE), out_of_narrower_kind)
