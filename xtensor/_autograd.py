@@ -13,7 +13,7 @@ cycle); ops whose VJP needs the output keep a detached alias of it. A leaf owns 
 import re
 import weakref
 
-from .autograd import grad_mode
+from .autograd import anomaly_mode, grad_mode
 
 __all__ = ["Node", "AccumulateGrad", "run_backward", "edge_of", "view_grad_fn", "SCALAR_EDGE"]
 
@@ -270,6 +270,7 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, capture=None, ac
             wanted = _reaching(order, [node for node, _ in capture])
     state = grad_mode.state
     previous, state.enabled = state.enabled, create_graph
+    anomaly = anomaly_mode.state.enabled
     try:
         for node in order:
             grads = buffers.pop(node, None)
@@ -283,7 +284,7 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, capture=None, ac
                         captured[i] = grads[nr]
                 if not accumulate and (node not in wanted or type(node) is AccumulateGrad):
                     continue
-            grad_inputs = node._run(grads)
+            grad_inputs = node._run(grads) if not anomaly else anomaly_mode.run_node(node, grads)
             if node._hooks:
                 for hook in node._hooks:
                     r = hook(grad_inputs, grads)

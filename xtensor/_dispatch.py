@@ -77,8 +77,8 @@ _node_classes = {}
 def node_class(name):
     """The Node subclass called ``name`` (``AddBackward0``), made once."""
     cls = _node_classes.get(name)
-    if cls is None:
-        cls = _node_classes[name] = type(name, (OpNode,), {"__slots__": ()})
+    if cls is None:  # setdefault: threads racing here all get the first class made
+        cls = _node_classes.setdefault(name, type(name, (OpNode,), {"__slots__": ()}))
     return cls
 
 
@@ -441,14 +441,19 @@ class BroadcastError(RuntimeError, ValueError):
 
 
 def _broadcast_mismatch(tensors):
+    """PyTorch's message for the first pair of sizes that do not broadcast, folding the shapes left to right."""
     shapes = [tuple(t.shape) for t in tensors if isinstance(t, Tensor)]
-    if len(shapes) != 2:
+    if len(shapes) < 2:
         return None
-    a, b = shapes
-    for i in range(1, min(len(a), len(b)) + 1):
-        if a[-i] != b[-i] and a[-i] != 1 and b[-i] != 1:
-            return (f"The size of tensor a ({a[-i]}) must match the size of tensor b ({b[-i]}) at non-singleton "
-                    f"dimension {max(len(a), len(b)) - i}")
+    a = shapes[0]
+    for b in shapes[1:]:
+        n = max(len(a), len(b))
+        a, b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
+        for i in range(n):
+            if a[i] != b[i] and a[i] != 1 and b[i] != 1:
+                return (f"The size of tensor a ({a[i]}) must match the size of tensor b ({b[i]}) at non-singleton "
+                        f"dimension {i}")
+        a = tuple(max(x, y) for x, y in zip(a, b))
     return None
 
 

@@ -3,9 +3,9 @@
 Every function is a composite of differentiable xtensor ops (softmax/log_softmax are op-table
 primitives, see ``xtensor/ops/nn.py``), so each gets its gradient of any order, every backend and
 ``jax.jit`` for free. Where a naive formula overflows, the composite is written so neither its value
-nor its gradient does: ``log(1 + exp(z))`` is ``m + log(exp(-m) + exp(z - m))`` with ``m = max(z, 0)``
-held constant (the value does not depend on ``m``, so every derivative is exact, and no branch of a
-``where`` ever sees an infinity).
+nor its gradient does: ``log(1 + exp(z))`` is ``z + log1p(exp(-z))`` for ``z > 0`` and ``log1p(exp(z))``
+elsewhere, each side fed only its own inputs (the other side sees 0), so no exp overflows and no
+``inf * 0`` reaches a gradient, even at ``z = +-inf`` (PyTorch's values and gradients there).
 
 Convolution and pooling are built from standard ops so they run on any array-API backend: the input
 is padded, windows are taken with ``unfold`` (a strided view on numpy, a gather elsewhere), and the
@@ -58,9 +58,10 @@ def _maybe_inplace(input, result, inplace):
 
 
 def _softplus0(z):
-    """``log(1 + exp(z))`` with no overflow in value or gradient (see the module docstring)."""
-    m = z.detach().clamp(min=0)
-    return m + ((-m).exp() + (z - m).exp()).log()
+    """``log(1 + exp(z))`` with no overflow in value or gradient (see the module docstring); NaN stays NaN."""
+    positive = z > 0
+    above, below = z.where(positive, 0.0), z.where(~positive, 0.0)
+    return (above + (-above).exp().log1p()).where(positive, below.exp().log1p())
 
 
 def relu(input, inplace=False):

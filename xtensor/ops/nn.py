@@ -5,6 +5,8 @@ maximum along ``dim`` (no overflow at extreme logits), and the VJPs are one line
 output (``softmax``: ``y * (g - sum(g * y))``; ``log_softmax``: ``g - exp(y) * sum(g)``). Everything
 else ``xtensor.nn.functional`` offers is a composite of existing ops (see that module).
 """
+import math
+
 from .._table import defop, dims_of, to_float
 
 
@@ -26,8 +28,10 @@ def _softmax_sig(name):
 
 
 def _shifted(xp, x, dim):
+    """``x`` less its maximum along ``dim``; a row of -inf is not shifted (its softmax is 0/0, NaN, as PyTorch's),
+    a +inf maximum is (inf - inf: NaN for the whole row, as PyTorch's)."""
     top = xp.max(x, axis=dim, keepdims=True)
-    return x - xp.where(xp.isfinite(top), top, xp.zeros_like(top))
+    return x - xp.where(top == -math.inf, xp.zeros_like(top), top)
 
 
 def _softmax_fwd(xp, x, dim):

@@ -232,7 +232,7 @@ defop("unsqueeze", _unsqueeze_fwd, (lambda g, ans, x, dims: g.reshape(x.shape),)
 def _cat_sig(tensors, dim=0):
     tensors = tuple(tensors)
     if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     ref = next((t for t in tensors if t.ndim), tensors[0])
     if ref.ndim == 0:
         raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
