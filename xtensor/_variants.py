@@ -57,9 +57,11 @@ def assign_inplace(target, result, node_name=None, overlap_ok=False):
                            f"{list(result.shape)}")
     _check_castable(result._dtype, target)
     recorded = _grad_state.enabled and (target._requires_grad or result._requires_grad)
-    if recorded and not result._requires_grad and target._base is None:
-        # a non-leaf overwritten by a constant: its old value still gets its (zero) gradient, as in PyTorch
-        result = target.where(target.new_zeros(target.shape, dtype=_dtypes.bool), result)
+    if recorded and target._base is None and target._requires_grad and (
+            node_name is not None or not result._requires_grad):
+        # a non-leaf overwritten (fill_, copy_, or by a constant): as in PyTorch its old history stays an input
+        # of the write's node, with a zero gradient (which still checks what that history saved)
+        result = history_alias(target).where(target.new_zeros(target.shape, dtype=_dtypes.bool), result)
     target._write(result._value, overlap_ok)
     if recorded:
         if node_name is not None and target._base is None:
