@@ -1,0 +1,249 @@
+"""xtensor.optim against PyTorch 2.13: the same start and the same loss give PyTorch's parameters and
+optimizer state after several steps, on every backend; groups, state dicts (both ways), zero_grad and errors."""
+import numpy as np
+import pytest
+
+import xtensor as xt
+from xtensor import optim
+
+torch = pytest.importorskip("torch")
+
+START = {"weight": np.linspace(-1.0, 1.2, 12).reshape(3, 4), "bias": np.array([0.3, -0.7, 0.05, 1.1])}
+
+
+def _loss(lib, weight, bias):
+    """A non-quadratic loss of two parameters, written once for both libraries."""
+    return (weight @ bias).tanh().sum() + 0.1 * (weight ** 2).sum() + (bias.sin() * bias).sum()
+
+
+def _params(lib, dtype="float32"):
+    return [lib.tensor(START[name], dtype=getattr(lib, dtype), requires_grad=True) for name in ("weight", "bias")]
+
+
+def _run(lib, make_optimizer, steps, dtype="float32"):
+    params = _params(lib, dtype)
+    optimizer = make_optimizer(getattr(lib, "optim"), params)
+    for _ in range(steps):
+        optimizer.zero_grad()
+        _loss(lib, *params).backward()
+        optimizer.step()
+    return params, optimizer
+
+
+def _assert_close(ours, theirs, rtol=1e-5, atol=1e-6):
+    np.testing.assert_allclose(np.asarray(ours.detach().numpy(), dtype=np.float64),
+                               theirs.detach().numpy().astype(np.float64), rtol=rtol, atol=atol)
+
+
+def _assert_state_matches(optimizer, reference):
+    ours, theirs = optimizer.state_dict(), reference.state_dict()
+    assert ours["param_groups"] == theirs["param_groups"]
+    assert ours["state"].keys() == theirs["state"].keys()
+    for index, state in theirs["state"].items():
+        assert ours["state"][index].keys() == state.keys()
+        for key, value in state.items():
+            _assert_close(ours["state"][index][key], value)
+            assert str(ours["state"][index][key].dtype).split(".")[-1] == str(value.dtype).split(".")[-1]
+
+
+CONFIGS = {
+    "sgd": lambda o, p: o.SGD(p, lr=0.1),
+    "sgd-momentum": lambda o, p: o.SGD(p, lr=0.1, momentum=0.9),
+    "sgd-dampening-decay": lambda o, p: o.SGD(p, lr=0.05, momentum=0.5, dampening=0.3, weight_decay=0.01),
+    "sgd-nesterov-maximize": lambda o, p: o.SGD(p, lr=0.05, momentum=0.8, nesterov=True, maximize=True),
+    "adam": lambda o, p: o.Adam(p, lr=0.05),
+    "adam-amsgrad-decay": lambda o, p: o.Adam(p, lr=0.05, betas=(0.8, 0.9), weight_decay=0.1, amsgrad=True),
+    "adam-maximize": lambda o, p: o.Adam(p, lr=0.01, maximize=True),
+    "adamw": lambda o, p: o.AdamW(p, lr=0.05),
+    "adamw-amsgrad": lambda o, p: o.AdamW(p, lr=0.05, weight_decay=0.3, amsgrad=True),
+    "rmsprop": lambda o, p: o.RMSprop(p, lr=0.01),
+    "rmsprop-centered-momentum": lambda o, p: o.RMSprop(p, lr=0.01, alpha=0.9, momentum=0.5, centered=True),
+    "rmsprop-decay-maximize": lambda o, p: o.RMSprop(p, lr=0.01, weight_decay=0.1, maximize=True),
+    "adagrad": lambda o, p: o.Adagrad(p, lr=0.1),
+    "adagrad-decays": lambda o, p: o.Adagrad(p, lr=0.1, lr_decay=0.05, weight_decay=0.1,
+                                             initial_accumulator_value=0.2),
+}
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+def test_steps_give_pytorchs_parameters_and_state(backend, config):
+    params, optimizer = _run(xt, CONFIGS[config], steps=6)
+    expected, reference = _run(torch, CONFIGS[config], steps=6)
+    assert params[0].backend == backend
+    for ours, theirs in zip(params, expected):
+        _assert_close(ours, theirs)
+    _assert_state_matches(optimizer, reference)
+
+
+@pytest.mark.parametrize("config", ["sgd-momentum", "adam-amsgrad-decay", "rmsprop-centered-momentum", "adagrad"])
+def test_float64_parameters_follow_pytorch_closely(config):
+    params, _ = _run(xt, CONFIGS[config], steps=6, dtype="float64")
+    expected, _ = _run(torch, CONFIGS[config], steps=6, dtype="float64")
+    for ours, theirs in zip(params, expected):
+        assert ours.dtype == xt.float64
+        _assert_close(ours, theirs, rtol=1e-12, atol=1e-12)
+
+
+def _grouped(o, p):
+    return o.SGD([{"params": [p[0]], "lr": 0.2}, {"params": [p[1]], "momentum": 0.5}], lr=0.05)
+
+
+def test_param_groups_keep_their_own_hyperparameters(backend):
+    params, optimizer = _run(xt, _grouped, steps=4)
+    expected, reference = _run(torch, _grouped, steps=4)
+    for ours, theirs in zip(params, expected):
+        _assert_close(ours, theirs)
+    assert [g["lr"] for g in optimizer.param_groups] == [0.2, 0.05]
+    _assert_state_matches(optimizer, reference)
+
+
+def test_add_param_group_takes_the_defaults_and_optimizes_the_new_group(backend):
+    def run(lib):
+        weight, bias = _params(lib)
+        optimizer = lib.optim.Adam([weight], lr=0.05)
+        optimizer.add_param_group({"params": bias, "lr": 0.01})
+        for _ in range(3):
+            optimizer.zero_grad()
+            _loss(lib, weight, bias).backward()
+            optimizer.step()
+        return (weight, bias), optimizer
+
+    (weight, bias), optimizer = run(xt)
+    (t_weight, t_bias), reference = run(torch)
+    _assert_close(weight, t_weight)
+    _assert_close(bias, t_bias)
+    assert optimizer.param_groups[1]["betas"] == (0.9, 0.999) and optimizer.param_groups[1]["lr"] == 0.01
+    _assert_state_matches(optimizer, reference)
+
+
+def _to_xtensor(value):
+    if isinstance(value, torch.Tensor):
+        return xt.tensor(value.numpy())
+    if isinstance(value, dict):
+        return {k: _to_xtensor(v) for k, v in value.items()}
+    return value
+
+
+@pytest.mark.parametrize("config", ["sgd-momentum", "adam-amsgrad-decay", "rmsprop-centered-momentum", "adagrad"])
+def test_a_pytorch_state_dict_loads_and_training_continues_as_in_pytorch(backend, config):
+    expected, reference = _run(torch, CONFIGS[config], steps=3)
+    params = [xt.tensor(p.detach().numpy(), requires_grad=True) for p in expected]
+    optimizer = CONFIGS[config](optim, params)
+    optimizer.load_state_dict(_to_xtensor(reference.state_dict()))
+    for state in optimizer.state.values():
+        assert all(v.backend == backend for v in state.values() if isinstance(v, xt.Tensor))
+    for _ in range(3):
+        for opt, ps, lib in ((optimizer, params, xt), (reference, expected, torch)):
+            opt.zero_grad()
+            _loss(lib, *ps).backward()
+            opt.step()
+    for ours, theirs in zip(params, expected):
+        _assert_close(ours, theirs)
+    _assert_state_matches(optimizer, reference)
+
+
+def test_loaded_state_takes_the_parameters_dtype_but_step_keeps_its_own():
+    params, optimizer = _run(xt, CONFIGS["adam"], steps=2)
+    doubles = [p.detach().double().requires_grad_() for p in params]
+    restored = optim.Adam(doubles, lr=0.05)
+    restored.load_state_dict(optimizer.state_dict())
+    state = restored.state[doubles[0]]
+    assert state["exp_avg"].dtype == xt.float64 and state["step"].dtype == xt.float32
+
+
+def test_load_state_dict_refuses_mismatched_groups():
+    _, optimizer = _run(xt, CONFIGS["adam"], steps=1)
+    weight, bias = _params(xt)
+    with pytest.raises(ValueError, match="different number of parameter groups"):
+        optim.Adam([{"params": [weight]}, {"params": [bias]}]).load_state_dict(optimizer.state_dict())
+    with pytest.raises(ValueError, match="doesn't match the size of optimizer's group"):
+        optim.Adam([weight]).load_state_dict(optimizer.state_dict())
+
+
+def test_zero_grad_drops_the_gradients_or_zeroes_them():
+    params, optimizer = _run(xt, CONFIGS["sgd"], steps=1)
+    _loss(xt, *params).backward()
+    optimizer.zero_grad(set_to_none=False)
+    assert all(p.grad is not None and not p.grad.any() for p in params)
+    optimizer.zero_grad()
+    assert all(p.grad is None for p in params)
+
+
+def test_parameters_without_a_gradient_are_left_alone():
+    weight, bias = _params(xt)
+    optimizer = optim.Adam([weight, bias], lr=0.1)
+    (weight ** 2).sum().backward()
+    optimizer.step()
+    assert bias.tolist() == pytest.approx(START["bias"].tolist()) and bias not in optimizer.state
+    assert weight in optimizer.state
+
+
+def test_step_returns_the_closures_loss_computed_with_grad_enabled():
+    weight, bias = _params(xt)
+    optimizer = optim.SGD([weight, bias], lr=0.1)
+
+    def closure():
+        optimizer.zero_grad()
+        loss = _loss(xt, weight, bias)
+        loss.backward()
+        return loss
+
+    with xt.no_grad():
+        loss = optimizer.step(closure)
+    assert loss.item() == pytest.approx(_loss(torch, *_params(torch)).item(), rel=1e-6)
+
+
+@pytest.mark.parametrize("config", ["sgd-dampening-decay", "adam", "adamw-amsgrad", "rmsprop", "adagrad-decays"])
+def test_repr_is_pytorchs(config):
+    assert repr(CONFIGS[config](optim, _params(xt))) == repr(CONFIGS[config](torch.optim, _params(torch)))
+
+
+def test_parameters_of_a_module_and_named_parameters_are_accepted():
+    model = xt.nn.Linear(3, 2)
+    assert len(optim.SGD(model.parameters(), lr=0.1).param_groups[0]["params"]) == 2
+    group = optim.SGD(model.named_parameters(), lr=0.1).param_groups[0]
+    assert group["param_names"] == ["weight", "bias"] and group["params"][0] is model.weight
+
+
+@pytest.mark.parametrize("make, error, message", [
+    (lambda o, p: o.SGD([], lr=0.1), ValueError, "optimizer got an empty parameter list"),
+    (lambda o, p: o.SGD([p[0] * 2], lr=0.1), ValueError, "can't optimize a non-leaf Tensor"),
+    (lambda o, p: o.SGD(p[0], lr=0.1), TypeError, "params argument given to the optimizer should be an iterable"),
+    (lambda o, p: o.SGD([p[0], 1.0], lr=0.1), TypeError, "optimizer can only optimize Tensors"),
+    (lambda o, p: o.SGD([{"params": {p[0]}}], lr=0.1), TypeError, "organized in ordered collections"),
+    (lambda o, p: o.SGD([{"params": [p[0]]}, {"params": [p[0]]}]), ValueError,
+     "some parameters appear in more than one parameter group"),
+    (lambda o, p: o.SGD(p, lr=-0.1), ValueError, "Invalid learning rate: -0.1"),
+    (lambda o, p: o.SGD(p, lr=0.1, nesterov=True), ValueError, "Nesterov momentum requires a momentum"),
+    (lambda o, p: o.Adam(p, betas=(1.0, 0.9)), ValueError, "Invalid beta parameter at index 0: 1.0"),
+    (lambda o, p: o.RMSprop(p, alpha=-1), ValueError, "Invalid alpha value: -1"),
+    (lambda o, p: o.Adagrad(p, lr_decay=-1), ValueError, "Invalid lr_decay value: -1"),
+])
+def test_bad_arguments_raise_pytorchs_errors(make, error, message):
+    with pytest.raises(error, match=message):
+        make(torch.optim, _params(torch))
+    with pytest.raises(error, match=message):
+        make(optim, _params(xt))
+
+
+def test_an_adam_step_compiles_on_jax_and_matches_pytorch():
+    pytest.importorskip("jax")
+    with xt.use_backend("jax"):
+        params = _params(xt)
+        optimizer = optim.Adam(params, lr=0.05, amsgrad=True)
+
+        @xt.compile
+        def train_step():
+            optimizer.zero_grad()
+            loss = _loss(xt, *params)
+            loss.backward()
+            optimizer.step()
+            return loss
+
+        for _ in range(4):
+            train_step()
+    expected, reference = _run(torch, lambda o, p: o.Adam(p, lr=0.05, amsgrad=True), steps=4)
+    for ours, theirs in zip(params, expected):
+        _assert_close(ours, theirs)
+    _assert_state_matches(optimizer, reference)
+    assert train_step.compilations == 2  # the step that makes the state, then the steady step

@@ -1,0 +1,45 @@
+"""Adagrad (PyTorch's ``Adagrad``: learning-rate decay, weight decay, initial accumulator)."""
+from .._creation import full_like
+from .optimizer import Optimizer, _addcdiv_, _get_value, _new_step
+
+__all__ = ["Adagrad"]
+
+
+class Adagrad(Optimizer):
+    """``s += g * g``; ``p -= lr / (1 + (t - 1) * lr_decay) * g / (sqrt(s) + eps)``. Its state is made at
+    construction, as PyTorch's."""
+
+    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
+                 foreach=None, *, maximize=False, differentiable=False, fused=None):
+        for name, value in (("learning rate", lr), ("lr_decay value", lr_decay), ("weight_decay value", weight_decay),
+                            ("initial_accumulator_value value", initial_accumulator_value), ("epsilon value", eps)):
+            if not 0.0 <= value:
+                raise ValueError(f"Invalid {name}: {value}")
+        super().__init__(params, dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
+                                      initial_accumulator_value=initial_accumulator_value, foreach=foreach,
+                                      maximize=maximize, differentiable=differentiable, fused=fused))
+        for group in self.param_groups:
+            for param in group["params"]:
+                self._init_state(param, group)
+
+    def _init_state(self, param, group):
+        state = self.state[param]
+        if not state:
+            state["step"] = _new_step(param)
+            state["sum"] = full_like(param, group["initial_accumulator_value"])
+        return state
+
+    def _update(self, group):
+        lr = _get_value(group["lr"])
+        for param in group["params"]:
+            if param.grad is None:
+                continue
+            state = self._init_state(param, group)  # a group added later gets its state on its first step
+            state["step"] += 1
+            step = _get_value(state["step"])
+            grad = -param.grad if group["maximize"] else param.grad
+            if group["weight_decay"] != 0:
+                grad = grad.add(param, alpha=group["weight_decay"])
+            state["sum"].addcmul_(grad, grad, value=1)
+            std = state["sum"].sqrt().add_(group["eps"])
+            _addcdiv_(param, grad, std, -lr / (1 + (step - 1) * group["lr_decay"]))
