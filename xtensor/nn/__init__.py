@@ -5,3 +5,4 @@ from .modules import __all__ as _modules_all
 from .parameter import Parameter
 
 __all__ = ["Parameter", "functional", "init", *_modules_all]
+from . import utils  # noqa: E402,F401
