@@ -1,0 +1,445 @@
+"""``xtensor.utils.data``: datasets, samplers, ``DataLoader`` and PyTorch's default collate.
+
+Loading happens in the calling process. ``num_workers > 0`` is accepted so PyTorch code runs unchanged, and
+gives the same batches in the same order as PyTorch's (in-order) worker loading; a warning says that no
+worker processes are started (xtensor tensors are cheap to make in-process, and worker processes would
+have to re-import the backends). Shuffling draws from xtensor's generators: ``generator=`` (or the
+default generator after ``manual_seed``) makes the order reproducible on every backend.
+"""
+import bisect
+import collections.abc
+import copy
+import itertools
+import math
+import re
+import warnings
+
+import numpy as np
+
+from .. import _creation, _dtypes, stack  # stack: defined before xtensor imports utils
+from .._tensor import Tensor
+
+__all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset", "Subset", "random_split",
+           "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "BatchSampler", "DataLoader",
+           "default_collate", "default_convert", "get_worker_info"]
+
+
+# ----------------------------------------------------------------------------------------------- datasets
+class Dataset:
+    """A map-style dataset: ``__getitem__(index)`` and usually ``__len__``; ``+`` concatenates."""
+
+    def __getitem__(self, index):
+        raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
+
+    def __add__(self, other):
+        return ConcatDataset([self, other])
+
+
+class IterableDataset(Dataset):
+    """A dataset read as a stream (``__iter__``); the DataLoader batches it in order."""
+
+    def __iter__(self):
+        raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
+
+
+class TensorDataset(Dataset):
+    """Samples are the rows of tensors that share their first dimension."""
+
+    def __init__(self, *tensors):
+        if any(tensors[0].size(0) != t.size(0) for t in tensors):
+            raise AssertionError("Size mismatch between tensors")
+        self.tensors = tensors
+
+    def __getitem__(self, index):
+        return tuple(t[index] for t in self.tensors)
+
+    def __len__(self):
+        return self.tensors[0].size(0)
+
+
+class StackDataset(Dataset):
+    """Samples are tuples (positional datasets) or dicts (keyword datasets) of the datasets' samples."""
+
+    def __init__(self, *args, **kwargs):
+        if args and kwargs:
+            raise ValueError("Supported either ``tuple``- (via ``args``) or``dict``- (via ``kwargs``) like "
+                             "input/output, but both types are given.")
+        if not args and not kwargs:
+            raise ValueError("At least one dataset should be passed")
+        self.datasets = args or kwargs
+        parts = list(args or kwargs.values())
+        self._length = len(parts[0])
+        if any(self._length != len(d) for d in parts):
+            raise ValueError("Size mismatch between datasets")
+
+    def __getitem__(self, index):
+        if isinstance(self.datasets, dict):
+            return {k: d[index] for k, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def __len__(self):
+        return self._length
+
+
+class ConcatDataset(Dataset):
+    """The datasets one after the other."""
+
+    def __init__(self, datasets):
+        self.datasets = list(datasets)
+        if len(self.datasets) == 0:
+            raise AssertionError("datasets should not be an empty iterable")
+        if any(isinstance(d, IterableDataset) for d in self.datasets):
+            raise AssertionError("ConcatDataset does not support IterableDataset")
+        self.cumulative_sizes = list(itertools.accumulate(len(d) for d in self.datasets))
+
+    def __len__(self):
+        return self.cumulative_sizes[-1]
+
+    def __getitem__(self, idx):
+        if idx < 0:
+            if -idx > len(self):
+                raise ValueError("absolute value of index should not exceed dataset length")
+            idx = len(self) + idx
+        which = bisect.bisect_right(self.cumulative_sizes, idx)
+        return self.datasets[which][idx - (self.cumulative_sizes[which - 1] if which else 0)]
+
+
+class Subset(Dataset):
+    """The samples of ``dataset`` at ``indices``."""
+
+    def __init__(self, dataset, indices):
+        self.dataset = dataset
+        self.indices = indices
+
+    def __getitem__(self, idx):
+        if isinstance(idx, list):
+            return self.dataset[[self.indices[i] for i in idx]]
+        return self.dataset[self.indices[idx]]
+
+    def __getitems__(self, indices):
+        if callable(getattr(self.dataset, "__getitems__", None)):
+            return self.dataset.__getitems__([self.indices[i] for i in indices])
+        return [self.dataset[self.indices[i]] for i in indices]
+
+    def __len__(self):
+        return len(self.indices)
+
+
+def random_split(dataset, lengths, generator=None):
+    """Split ``dataset`` into non-overlapping random subsets of the given lengths (or fractions summing to 1);
+    ``generator`` (default: xtensor's default generator) makes the split reproducible."""
+    if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
+        sizes = []
+        for i, fraction in enumerate(lengths):
+            if fraction < 0 or fraction > 1:
+                raise ValueError(f"Fraction at index {i} is not between 0 and 1")
+            sizes.append(math.floor(len(dataset) * fraction))
+        for i in range(len(dataset) - sum(sizes)):
+            sizes[i % len(sizes)] += 1
+        for i, size in enumerate(sizes):
+            if size == 0:
+                warnings.warn(f"Length of split at index {i} is 0. This might result in an empty dataset.", stacklevel=2)
+        lengths = sizes
+    if sum(lengths) != len(dataset):
+        raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
+    indices = _creation.randperm(sum(lengths), generator=generator).tolist()
+    return [Subset(dataset, indices[end - length:end]) for end, length in zip(itertools.accumulate(lengths), lengths)]
+
+
+# ----------------------------------------------------------------------------------------------- samplers
+class Sampler:
+    """An iterable of dataset indices (or of lists of indices, for a batch sampler)."""
+
+    def __init__(self, data_source=None):
+        pass
+
+    def __iter__(self):
+        raise NotImplementedError
+
+
+class SequentialSampler(Sampler):
+    def __init__(self, data_source):
+        self.data_source = data_source
+
+    def __iter__(self):
+        return iter(range(len(self.data_source)))
+
+    def __len__(self):
+        return len(self.data_source)
+
+
+def _fresh_generator():
+    """A generator seeded from the default one, so an unseeded sampler still follows ``manual_seed``."""
+    generator = _creation.Generator()
+    generator.manual_seed(int(_creation.empty((), dtype=_dtypes.int64).random_().item()))
+    return generator
+
+
+class RandomSampler(Sampler):
+    """Indices in random order (a fresh permutation per epoch), or drawn with ``replacement``."""
+
+    def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
+        self.data_source = data_source
+        self.replacement = replacement
+        self._num_samples = num_samples
+        self.generator = generator
+        if not isinstance(self.replacement, bool):
+            raise TypeError(f"replacement should be a boolean value, but got replacement={self.replacement}")
+        if not isinstance(self.num_samples, int) or self.num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={self.num_samples}")
+
+    @property
+    def num_samples(self):
+        return len(self.data_source) if self._num_samples is None else self._num_samples
+
+    def __iter__(self):
+        n = len(self.data_source)
+        generator = self.generator if self.generator is not None else _fresh_generator()
+        if self.replacement:
+            for _ in range(self.num_samples // 32):
+                yield from _creation.randint(0, n, (32,), generator=generator).tolist()
+            yield from _creation.randint(0, n, (self.num_samples % 32,), generator=generator).tolist()
+        else:
+            for _ in range(self.num_samples // n):
+                yield from _creation.randperm(n, generator=generator).tolist()
+            yield from _creation.randperm(n, generator=generator).tolist()[:self.num_samples % n]
+
+    def __len__(self):
+        return self.num_samples
+
+
+class SubsetRandomSampler(Sampler):
+    """The given indices in random order."""
+
+    def __init__(self, indices, generator=None):
+        self.indices = indices
+        self.generator = generator
+
+    def __iter__(self):
+        for i in _creation.randperm(len(self.indices), generator=self.generator).tolist():
+            yield self.indices[i]
+
+    def __len__(self):
+        return len(self.indices)
+
+
+class BatchSampler(Sampler):
+    """Groups another sampler's indices into lists of ``batch_size`` (the last one shorter unless ``drop_last``)."""
+
+    def __init__(self, sampler, batch_size, drop_last):
+        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
+            raise ValueError(f"batch_size should be a positive integer value, but got batch_size={batch_size}")
+        if not isinstance(drop_last, bool):
+            raise ValueError(f"drop_last should be a boolean value, but got drop_last={drop_last}")
+        self.sampler = sampler
+        self.batch_size = batch_size
+        self.drop_last = drop_last
+
+    def __iter__(self):
+        indices = iter(self.sampler)
+        if self.drop_last:
+            yield from (list(batch) for batch in zip(*[indices] * self.batch_size))
+            return
+        batch = list(itertools.islice(indices, self.batch_size))
+        while batch:
+            yield batch
+            batch = list(itertools.islice(indices, self.batch_size))
+
+    def __len__(self):
+        if self.drop_last:
+            return len(self.sampler) // self.batch_size
+        return (len(self.sampler) + self.batch_size - 1) // self.batch_size
+
+
+# ----------------------------------------------------------------------------------------------- collate
+_STRING_OR_OBJECT_DTYPE = re.compile(r"[SaUO]")
+_COLLATE_ERROR = "default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found {}"
+
+
+def _is_numpy(value):
+    return type(value).__module__ == "numpy" and type(value).__name__ not in ("str_", "string_")
+
+
+def _rebuild(template, items):
+    """A container of ``template``'s type holding ``items`` (a plain list/dict where the type cannot be built)."""
+    if isinstance(template, collections.abc.Mapping):
+        if isinstance(template, collections.abc.MutableMapping):
+            clone = copy.copy(template)
+            clone.update(items)
+            return clone
+        try:
+            return type(template)(items)
+        except TypeError:
+            return dict(items)
+    if isinstance(template, collections.abc.MutableSequence):
+        clone = copy.copy(template)
+        clone[:] = items
+        return clone
+    try:
+        return type(template)(items)
+    except TypeError:
+        return list(items)
+
+
+def default_convert(data):
+    """Numpy arrays and scalars inside ``data`` become tensors (what ``batch_size=None`` loading applies)."""
+    if isinstance(data, Tensor):
+        return data
+    if _is_numpy(data):
+        if isinstance(data, np.ndarray) and _STRING_OR_OBJECT_DTYPE.search(data.dtype.str):
+            return data
+        return _creation.as_tensor(data)
+    if isinstance(data, collections.abc.Mapping):
+        return _rebuild(data, {key: default_convert(data[key]) for key in data})
+    if isinstance(data, tuple) and hasattr(data, "_fields"):
+        return type(data)(*(default_convert(d) for d in data))
+    if isinstance(data, tuple):
+        return [default_convert(d) for d in data]
+    if isinstance(data, collections.abc.Sequence) and not isinstance(data, (str, bytes)):
+        return _rebuild(data, [default_convert(d) for d in data])
+    return data
+
+
+def default_collate(batch):
+    """PyTorch's default collate: tensors (and numpy arrays) are stacked, Python floats become a float64
+    tensor and ints an int64 tensor, strings stay a list, and dicts, named tuples, tuples (as lists) and
+    lists are collated field by field."""
+    elem = batch[0]
+    if isinstance(elem, Tensor):
+        return stack(batch, 0)
+    if _is_numpy(elem):
+        if isinstance(elem, np.ndarray):
+            if _STRING_OR_OBJECT_DTYPE.search(elem.dtype.str):
+                raise TypeError(_COLLATE_ERROR.format(elem.dtype))
+            return stack([_creation.as_tensor(b) for b in batch], 0)
+        if isinstance(elem, (np.bool_, np.number, np.object_)):
+            return _creation.as_tensor(np.asarray(batch))
+    if isinstance(elem, float):
+        return _creation.tensor(batch, dtype=_dtypes.float64)
+    if isinstance(elem, int):
+        return _creation.tensor(batch)
+    if isinstance(elem, (str, bytes)):
+        return batch
+    if isinstance(elem, collections.abc.Mapping):
+        return _rebuild(elem, {key: default_collate([d[key] for d in batch]) for key in elem})
+    if isinstance(elem, tuple) and hasattr(elem, "_fields"):
+        return type(elem)(*(default_collate(samples) for samples in zip(*batch)))
+    if isinstance(elem, collections.abc.Sequence):
+        size = len(elem)
+        if any(len(e) != size for e in batch):
+            raise RuntimeError("each element in list of batch should be of equal size")
+        fields = [default_collate(samples) for samples in zip(*batch)]
+        return fields if isinstance(elem, tuple) else _rebuild(elem, fields)
+    raise TypeError(_COLLATE_ERROR.format(type(elem)))
+
+
+def get_worker_info():
+    """Always ``None``: data is loaded in the calling process."""
+    return None
+
+
+# ----------------------------------------------------------------------------------------------- loader
+class DataLoader:
+    """Batches of a dataset: ``batch_size``, ``shuffle`` (with ``generator``), ``drop_last``, ``sampler``,
+    ``batch_sampler``, ``collate_fn`` (default: ``default_collate``; ``batch_size=None`` converts single
+    samples with ``default_convert``). Iterating it again starts a new epoch (a new shuffle)."""
+
+    def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None, num_workers=0,
+                 collate_fn=None, pin_memory=False, drop_last=False, timeout=0, worker_init_fn=None,
+                 multiprocessing_context=None, generator=None, *, prefetch_factor=None, persistent_workers=False,
+                 pin_memory_device="", in_order=True):
+        if num_workers < 0:
+            raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable multiprocessing.")
+        if timeout < 0:
+            raise ValueError("timeout option should be non-negative")
+        if num_workers == 0 and prefetch_factor is not None:
+            raise ValueError("prefetch_factor option could only be specified in multiprocessing.let num_workers > 0 "
+                             "to enable multiprocessing, otherwise set prefetch_factor to None.")
+        if persistent_workers and num_workers == 0:
+            raise ValueError("persistent_workers option needs num_workers > 0")
+        if num_workers > 0:
+            warnings.warn(f"xtensor's DataLoader loads data in the calling process: num_workers={num_workers} starts "
+                          "no worker processes (the batches and their order are the same)"
+                          + (", and worker_init_fn is not called" if worker_init_fn is not None else ""), stacklevel=2)
+        self.dataset = dataset
+        self.num_workers = num_workers
+        self.pin_memory = pin_memory
+        self.timeout = timeout
+        self.worker_init_fn = worker_init_fn
+        self.generator = generator
+        self.prefetch_factor = prefetch_factor
+        self.persistent_workers = persistent_workers
+        if isinstance(dataset, IterableDataset):
+            if shuffle not in (False, None):
+                raise ValueError(f"DataLoader with IterableDataset: expected unspecified shuffle option, but got "
+                                 f"shuffle={shuffle}")
+            if sampler is not None:
+                raise ValueError(f"DataLoader with IterableDataset: expected unspecified sampler option, but got "
+                                 f"sampler={sampler}")
+            if batch_sampler is not None:
+                raise ValueError(f"DataLoader with IterableDataset: expected unspecified batch_sampler option, but "
+                                 f"got batch_sampler={batch_sampler}")
+        elif sampler is not None and shuffle:
+            raise ValueError("sampler option is mutually exclusive with shuffle")
+        if batch_sampler is not None:
+            if batch_size != 1 or shuffle or sampler is not None or drop_last:
+                raise ValueError("batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, and "
+                                 "drop_last")
+            batch_size, drop_last = None, False
+        elif batch_size is None and drop_last:
+            raise ValueError("batch_size=None option disables auto-batching and is mutually exclusive with drop_last")
+        if sampler is None:
+            if isinstance(dataset, IterableDataset):
+                sampler = None
+            elif shuffle:
+                sampler = RandomSampler(dataset, generator=generator)
+            else:
+                sampler = SequentialSampler(dataset)
+        if batch_size is not None and batch_sampler is None and sampler is not None:
+            batch_sampler = BatchSampler(sampler, batch_size, drop_last)
+        self.batch_size = batch_size
+        self.drop_last = drop_last
+        self.sampler = sampler
+        self.batch_sampler = batch_sampler
+        if collate_fn is None:
+            collate_fn = default_collate if self._auto_collation else default_convert
+        self.collate_fn = collate_fn
+
+    @property
+    def _auto_collation(self):
+        return self.batch_sampler is not None or (isinstance(self.dataset, IterableDataset)
+                                                  and self.batch_size is not None)
+
+    def __iter__(self):
+        if isinstance(self.dataset, IterableDataset):
+            return self._iterate_stream()
+        return self._iterate_map()
+
+    def _iterate_map(self):
+        if not self._auto_collation:
+            for index in self.sampler:
+                yield self.collate_fn(self.dataset[index])
+            return
+        fetch_many = getattr(self.dataset, "__getitems__", None)
+        for indices in self.batch_sampler:
+            samples = fetch_many(indices) if callable(fetch_many) else [self.dataset[i] for i in indices]
+            yield self.collate_fn(samples)
+
+    def _iterate_stream(self):
+        stream = iter(self.dataset)
+        if not self._auto_collation:
+            yield from (self.collate_fn(sample) for sample in stream)
+            return
+        while True:
+            batch = list(itertools.islice(stream, self.batch_size))
+            if not batch or (self.drop_last and len(batch) < self.batch_size):
+                return
+            yield self.collate_fn(batch)
+
+    def __len__(self):
+        if isinstance(self.dataset, IterableDataset):
+            length = len(self.dataset)
+            if self.batch_size is not None:
+                length = length // self.batch_size if self.drop_last else math.ceil(length / self.batch_size)
+            return length
+        return len(self.batch_sampler if self._auto_collation else self.sampler)
