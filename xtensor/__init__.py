@@ -35,6 +35,7 @@ from .array_api import from_dlpack  # noqa: E402  (the same meaning in both name
 from ._compile import compile  # noqa: E402
 from . import nn  # noqa: E402
 from . import optim, utils  # noqa: E402
+from .serialization import load, save  # noqa: E402
 
 float = float32
 double = float64
