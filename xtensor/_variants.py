@@ -14,7 +14,7 @@ from ._dispatch import _backend_error, _record, apply, detached, history_alias, 
 from ._table import TABLE
 from .ops.elementwise import api_promoted
 from .ops.indexing import index_put
-from ._tensor import Tensor
+from ._tensor import OVERLAP_ERROR, Tensor
 from .autograd import grad_mode
 
 __all__ = ["torch_functions", "api_functions", "install_methods", "check_inplace", "assign_inplace", "assign_out",
@@ -22,6 +22,15 @@ __all__ = ["torch_functions", "api_functions", "install_methods", "check_inplace
 
 _grad_state = grad_mode.state
 _copy_slices = node_class("CopySlices")
+
+
+def _refuse_overlapping_gradient(self, *grads):
+    raise RuntimeError(OVERLAP_ERROR)
+
+
+# A write through a view whose elements share memory (fill_ of an expanded view): PyTorch records it, and its
+# backward, which writes the view's gradient into that shared memory, refuses.
+_overlapping_copy_slices = type("CopySlices", (_copy_slices,), {"__slots__": (), "apply": _refuse_overlapping_gradient})
 
 
 def check_inplace(t, *values):
@@ -81,7 +90,7 @@ def rebase_history(target, result):
         target._grad_fn, target._output_nr = result._grad_fn, result._output_nr
         base = target
     else:
-        node = _copy_slices()
+        node = _overlapping_copy_slices() if target._view.overlaps() else _copy_slices()
         node.op = index_put
         node.n_outputs = 1
         node._edges = (edge_of(base), edge_of(result))
