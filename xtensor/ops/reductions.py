@@ -145,10 +145,10 @@ def _mean_fwd(xp, x, dims, keepdim, dtype):
     return xp.mean(x, axis=dims, keepdims=keepdim)
 
 
-_SUM = _reduction("sum", _sum_fwd, (lambda g, ans, x, dims, keepdim, dtype: unreduce(g, x.shape, dims, keepdim),),
+_SUM = _reduction("sum", _sum_fwd, (lambda ns, g, ans, x, dims, keepdim, dtype: ns.unreduce(g, x.shape, dims, keepdim),),
                   saves=(), cast=sum_dtype)
-_MEAN = _reduction("mean", _mean_fwd, (lambda g, ans, x, dims, keepdim, dtype:
-                                       unreduce(g, x.shape, dims, keepdim) / _count(x.shape, dims),), saves=())
+_MEAN = _reduction("mean", _mean_fwd, (lambda ns, g, ans, x, dims, keepdim, dtype:
+                                       ns.unreduce(g, x.shape, dims, keepdim) / _count(x.shape, dims),), saves=())
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):
