@@ -191,8 +191,19 @@ def _private_copy(t):
 SCALAR_EDGE = (None, -1)  # the edge of a Python-scalar argument: not listed in next_functions
 
 
+NO_EDGE = (None, 0)
+
+
 def edge_of(t):
     """The ``(node, output_nr)`` through which gradient flows back into tensor ``t``."""
+    if t._base is None:  # the common cases first: an op's result, a leaf
+        fn = t._grad_fn
+        if fn is not None:
+            return (fn, t._output_nr)
+        if t._requires_grad:
+            acc = t._grad_acc
+            return (acc if acc is not None else accumulator_of(t), 0)
+        return NO_EDGE
     if t._base is not None:
         fn = view_grad_fn(t)
         if fn is not None:
@@ -331,17 +342,22 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, capture=None, ac
                         captured[i] = grads[nr]
                 if not accumulate and (node not in wanted or type(node) is AccumulateGrad):
                     continue
-            runs_raw = raw and _takes_raw(node)
-            grad_inputs = node._run_raw(grads) if runs_raw else node._run(grads)
-            if node._hooks:
-                for hook in node._hooks:
+            hooks = node._hooks
+            if raw and node._raw_ns is not None and not hooks and not node._pre_hooks:  # _takes_raw, inlined
+                runs_raw = True
+                grad_inputs = node._run_raw(grads)
+            else:
+                runs_raw = False
+                grad_inputs = node._run(grads)
+            if hooks:
+                for hook in hooks:
                     r = hook(grad_inputs, grads)
                     if r is not None:
                         grad_inputs = r
             for (child, nr), g in zip(node._edges, grad_inputs):
                 if child is not None and g is not None:
                     if raw:  # each child gets what it takes: raw arrays, or Tensors
-                        if _takes_raw(child):
+                        if child._raw_ns is not None and not child._pre_hooks and not child._hooks:
                             if isinstance(g, Tensor):
                                 g = g._value
                         elif runs_raw:

@@ -147,10 +147,10 @@ class OpNode(Node):
         args = self._args
         if args is None:
             raise freed_error()
-        if self._saved_versions or self._out is not None:
+        out = self._out
+        if self._saved_versions or out is not None:
             self._check_saved()
         op = self.op
-        out = self._out
         if op.nout == 1:
             g = grads[0]
             if g is None:
@@ -160,24 +160,21 @@ class OpNode(Node):
         else:
             g = grads
             if out is not None:
-                out = tuple(o[0] for o in out)
+                out = tuple([o[0] for o in out])
         ns = self._raw_ns
         values = [(a._arr if a._arr is not None else a._refresh()) if isinstance(a, Tensor) else a for a in args]
         if op.vjp_all is not None:
-            raw = op.vjp_all(ns, g, out, *values)
+            raw = list(op.vjp_all(ns, g, out, *values))
         else:
             raw = [fn(ns, g, out, *values) if edge[0] is not None else None for fn, edge in zip(op.vjps, self._edges)]
-        fitted = []
-        for gi, a, v in zip(raw, args, values):
-            if gi is not None and isinstance(a, Tensor):
+        for i, gi in enumerate(raw):  # reduce broadcast gradients to their input's shape and dtype
+            if gi is not None and isinstance(args[i], Tensor):
+                v = values[i]
                 if gi.shape != v.shape:
-                    gi = ns.unbroadcast(gi, v.shape)
-                if gi.dtype != v.dtype:
-                    gi = ns.cast_like(gi, v)
-                fitted.append(gi)
-            else:
-                fitted.append(None)
-        return fitted
+                    gi = raw[i] = ns.unbroadcast(gi, v.shape)
+                if gi.dtype is not v.dtype and gi.dtype != v.dtype:
+                    raw[i] = ns.cast_like(gi, v)
+        return raw
 
     def _check_saved(self):
         """PyTorch's refusal to use saved tensors (inputs or outputs) modified in place since they were saved."""
@@ -186,7 +183,7 @@ class OpNode(Node):
             args = self._args
             for p, version in zip(self._saved_at, versions):
                 t = args[p]
-                if version is not None:
+                if isinstance(t, Tensor):
                     st = t.__dict__.get("_storage")
                     current = 0 if st is None else st.version
                     if current != version:
@@ -356,8 +353,11 @@ def _record(op, result, args, tensors, ns=None):
     node = op.node_cls() if op.names is None else node_class(op.names(*args))()
     node.op = op
     node.n_outputs = op.nout
-    if len(tensors) == 1:
+    n = len(tensors)
+    if n == 1:
         edges = node._edges = (edge_of(tensors[0]),)
+    elif n == 2 and isinstance(tensors[0], Tensor) and isinstance(tensors[1], Tensor):
+        edges = node._edges = (edge_of(tensors[0]), edge_of(tensors[1]))
     else:
         edges = [edge_of(t) if isinstance(t, Tensor) else None for t in tensors]
         if None in edges:
@@ -370,22 +370,25 @@ def _record(op, result, args, tensors, ns=None):
     node._out = None
     if op._saves_any:
         # what the VJPs that will run read: one VJP per input that needs a gradient (a variadic op's one VJP)
-        if op.vjp_all is not None or len(edges) == 1:
+        if op.vjp_all is not None or n == 1:
             positions, uses_out = op.save_plan(True)
+        elif n == 2:
+            positions, uses_out = op.save_plan((edges[0][0] is not None, edges[1][0] is not None))
         else:
             positions, uses_out = op.save_plan(tuple([e[0] is not None for e in edges]))
         if "*" in positions:
             positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
-        versions = []
-        for p in positions:
+        versions = _ZEROS[len(positions)] if len(positions) < 4 else (0,) * len(positions)
+        for i, p in enumerate(positions):
             t = args[p]
-            if isinstance(t, Tensor):
+            if isinstance(t, Tensor) and t.__dict__:  # a fresh result (empty __dict__) has neither to check
                 if t._inference:
                     raise RuntimeError(_INFERENCE_SAVED)
                 st = t.__dict__.get("_storage")
-                versions.append(0 if st is None else st.version)
-            else:
-                versions.append(None)
+                if st is not None and st.version:  # (a tensor without a storage was never written: version 0)
+                    if type(versions) is tuple:
+                        versions = list(versions)
+                    versions[i] = st.version
         node._saved_at = positions
         node._saved_versions = versions
         if uses_out:
@@ -403,6 +406,9 @@ def _record(op, result, args, tensors, ns=None):
         result._grad_fn = node
         result._requires_grad = True
     return result
+
+
+_ZEROS = ((), (0,), (0, 0), (0, 0, 0))
 
 
 def _saved_output(o):

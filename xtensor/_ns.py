@@ -39,6 +39,7 @@ class RawNamespace:
     def __init__(self, backend):
         self.backend = backend
         self.xp = backend.xp
+        self._complex = frozenset(backend.native[d] for d in backend.native if d.kind == "c")
 
     def __getattr__(self, name):
         """An elementwise op by its table name: its forward over ``xp``, bound once."""
@@ -50,14 +51,9 @@ class RawNamespace:
         setattr(self, name, fn)
         return fn
 
-    def kind(self, v):
-        """'f', 'c', 'i', 'u' or 'b' of an array's dtype."""
-        from .ops.elementwise import _dtype_kind
-        return _dtype_kind(v.dtype)
-
     def conj(self, v):
         """The conjugate of a complex array; anything else as it is."""
-        return self.xp.conj(v) if is_array(v) and self.kind(v) == "c" else v
+        return self.xp.conj(v) if getattr(v, "dtype", None) in self._complex else v
 
     def where(self, cond, a, b):
         return self.xp.where(cond, a, b)
@@ -108,6 +104,11 @@ class RawNamespace:
         from .ops.indexing import _index_put_fwd
         return _index_put_fwd(self.xp, self.zeros(shape, g), g, index, self.backend, True)
 
+    def scatter_add(self, x, dim, index, src):
+        """``x.scatter_add(dim, index, src)``."""
+        from .ops.indexing import _scatter_fwd
+        return _scatter_fwd(self.xp, x, src, index, dim, "sum", self.backend)
+
     def unreduce(self, g, shape, dims, keepdim):
         """Broadcast a reduction's gradient back over the reduced ``dims`` of ``shape``."""
         if not keepdim and dims and g.ndim:
@@ -126,30 +127,45 @@ class RawNamespace:
 
 
 class NumpyNamespace(RawNamespace):
-    """numpy's own methods where array-api-compat's wrappers cost a microsecond of Python each."""
+    """numpy's own array methods where array-api-compat's wrappers (and numpy's module functions) cost up to
+    a microsecond of Python each."""
+
+    def conj(self, v):
+        return v.conj() if getattr(v, "dtype", None) in self._complex else v
 
     def where_zero(self, cond, g):
         if not is_array(cond):
             return g if cond else g * 0
-        return np.where(cond, g, g.dtype.type(0))
+        return np.where(cond, g, np.zeros_like(g))  # (faster than a scalar 0 for random masks)
 
     def sum(self, g, dims, keepdim=False):
-        return np.add.reduce(g, axis=tuple(dims), keepdims=keepdim)
+        return np.add.reduce(g, tuple(dims), None, None, keepdim)
 
     def reshape(self, g, shape):
-        return np.reshape(g, tuple(shape))
+        return g.reshape(shape)
+
+    def expand(self, g, shape):
+        """A read-only broadcast view (as ``np.broadcast_to``, without its microseconds for a 0-d ``g``)."""
+        shape = tuple(shape)
+        if g.shape == shape:
+            return g
+        if g.ndim:
+            return np.broadcast_to(g, shape)
+        view = np.ndarray(shape, g.dtype, np.asarray(g), 0, (0,) * len(shape))
+        view.flags.writeable = False
+        return view
 
     def permute(self, g, dims):
-        return np.transpose(g, tuple(dims))
+        return g.transpose(dims)
 
     def unsqueeze(self, g, dim):
         return np.expand_dims(g, dim)
 
     def squeeze(self, g, dim):
-        return np.squeeze(g, dim)
+        return g.squeeze(dim)
 
     def mT(self, a):
-        return np.swapaxes(a, -1, -2)
+        return a.swapaxes(-1, -2)
 
     def matmul(self, a, b):
         return np.matmul(a, b)
@@ -182,10 +198,6 @@ class TensorNamespace:
             raise AttributeError(name)
         setattr(self, name, fn)
         return fn
-
-    @staticmethod
-    def kind(v):
-        return v._dtype.kind
 
     @staticmethod
     def conj(v):
@@ -248,6 +260,10 @@ class TensorNamespace:
     @staticmethod
     def index_add(shape, index, g):
         return g.new_zeros(tuple(shape)).index_put_host(index, g, accumulate=True)
+
+    @staticmethod
+    def scatter_add(x, dim, index, src):
+        return x.scatter_add(dim, index, src)
 
     @staticmethod
     def unreduce(g, shape, dims, keepdim):

@@ -266,6 +266,11 @@ def _make_method(entry, function):
             if options:
                 return function(self, other, alpha=alpha, **options)
             return fast(self, other if alpha is None else other * alpha)
+    elif kind == "composite":
+        impl = entry.sig
+
+        def method(self, *args, **kwargs):  # straight to the implementation unless out= needs the function
+            return impl(self, *args, **kwargs) if "out" not in kwargs else function(self, *args, **kwargs)
     else:
         def method(self, *args, **kwargs):
             return function(self, *args, **kwargs)

@@ -161,7 +161,7 @@ def _gather_sig(input, dim, index, *, sparse_grad=False):
 
 
 defop("gather", _gather_fwd,
-      (lambda g, ans, x, index, dim, backend: g.new_zeros(x.shape).scatter_add(dim, index, g),),
+      (lambda ns, g, ans, x, index, dim, backend: ns.scatter_add(ns.zeros(x.shape, g), dim, index, g),),
       sig=_gather_sig, out=True, saves=(1,))
 
 
@@ -357,7 +357,7 @@ def _index_select_sig(input, dim, index):
 
 
 defop("index_select", _gather_fwd,
-      (lambda g, ans, x, index, dim, backend: g.new_zeros(x.shape).scatter_add(dim, index, g),),
+      (lambda ns, g, ans, x, index, dim, backend: ns.scatter_add(ns.zeros(x.shape, g), dim, index, g),),
       sig=_index_select_sig, out=True, saves=(1,))
 
 
@@ -590,7 +590,7 @@ def _api_take_sig(x, indices, /, *, axis=None):
 
 
 defop("_api_take", _gather_fwd,
-      (lambda g, ans, x, index, dim, backend: g.new_zeros(x.shape).scatter_add(dim, index, g),),
+      (lambda ns, g, ans, x, index, dim, backend: ns.scatter_add(ns.zeros(x.shape, g), dim, index, g),),
       sig=_api_take_sig, function=False, method=False, api="take", node="IndexSelectBackward0", saves=(1,))
 
 
