@@ -18,6 +18,8 @@ Each record holds:
   independent implementation of ``c10::ResultTypeState``).
 * flags: ``differentiable``, ``supports_out``, ``supports_inplace``, ``method`` (name or
   callable), ``api`` (the ``xtensor.array_api`` spelling, name or callable), ``operators``.
+* ``error_inputs(info)``: ``ErrorInput`` records -- a bad sample and the error PyTorch raises for it
+  (type and a regex of its message); declared in ``opinfo_errors.py``, run by ``test_errors_opinfo.py``.
 """
 import dataclasses
 import functools
@@ -123,6 +125,17 @@ def replace_leaves(obj, values):
     if isinstance(obj, tuple):
         return tuple(replace_leaves(o, values) for o in obj)
     return obj
+
+
+@dataclasses.dataclass
+class ErrorInput:
+    """A bad sample and PyTorch's answer to it: ``error_type`` with a message ``re.search``-matching ``match``."""
+    sample: SampleInput
+    error_type: type
+    match: str
+
+    def __repr__(self):
+        return f"{self.sample!r}->{self.error_type.__name__}"
 
 
 # --------------------------------------------------------------------------- PyTorch's dtype rules
@@ -235,6 +248,7 @@ class OpInfo:
     mixed: Callable = None  # () -> promotion samples (operands of several dtypes)
     rtol32: float = 1.3e-6
     atol32: float = 1e-5
+    error_inputs: Callable = None  # (info) -> list[ErrorInput]
 
     @property
     def has_method(self):
@@ -263,6 +277,10 @@ class OpInfo:
         if dtype == MIXED:
             return tuple(self.mixed()) if self.mixed else ()
         return tuple(self.sample_inputs(self, dtype))
+
+    @functools.lru_cache(maxsize=None)
+    def errors(self):
+        return tuple(self.error_inputs(self)) if self.error_inputs else ()
 
     def all_dtypes(self):
         return self.dtypes + ((MIXED,) if self.mixed else ())
@@ -887,6 +905,8 @@ add(name="getitem_advanced", fn=_getitem, ref=lambda m, x, i: x[_np_index(i)], o
     method=lambda x, i: x.__getitem__(i))
 
 # more records, one module per op category (each imports the helpers above and calls ``add``)
-import opinfo_elementwise, opinfo_reductions, opinfo_linalg, opinfo_shapes, opinfo_indexing  # noqa: E402,F401
+import opinfo_elementwise, opinfo_reductions, opinfo_linalg, opinfo_shapes, opinfo_indexing, opinfo_nn  # noqa: E402,F401
 
 BY_NAME = {info.name: info for info in OPS}
+
+import opinfo_errors  # noqa: E402,F401  (attaches error_inputs to the records above, by name)

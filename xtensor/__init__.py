@@ -33,6 +33,7 @@ globals().update(_methods.FUNCTIONS)
 from . import fft, linalg  # noqa: E402  (the torch.fft and torch.linalg namespaces)
 from .array_api import from_dlpack  # noqa: E402  (the same meaning in both namespaces)
 from ._compile import compile  # noqa: E402
+from . import nn  # noqa: E402
 
 float = float32
 double = float64

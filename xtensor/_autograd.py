@@ -18,7 +18,7 @@ import weakref
 
 from ._ns import raw_ns
 from ._tensor import Tensor
-from .autograd import grad_mode
+from .autograd import anomaly_mode, grad_mode
 
 __all__ = ["Node", "AccumulateGrad", "run_backward", "edge_of", "view_grad_fn", "SCALAR_EDGE"]
 
@@ -312,7 +312,8 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, capture=None, ac
     graph that reaches a captured edge runs.
     """
     order = _topological_order([node for node, _ in roots])
-    raw = not create_graph
+    anomaly = anomaly_mode.state.enabled
+    raw = not create_graph and not anomaly  # anomaly mode checks every node's Tensors
     buffers = {}
     for (node, nr), g in zip(roots, grad_roots):
         if raw and _takes_raw(node):
@@ -348,7 +349,7 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, capture=None, ac
                 grad_inputs = node._run_raw(grads)
             else:
                 runs_raw = False
-                grad_inputs = node._run(grads)
+                grad_inputs = node._run(grads) if not anomaly else anomaly_mode.run_node(node, grads)
             if hooks:
                 for hook in hooks:
                     r = hook(grad_inputs, grads)

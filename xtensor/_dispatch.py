@@ -18,7 +18,7 @@ from ._ns import TENSOR_NS, raw_ns
 from ._tensor import Tensor, ViewMeta
 from .autograd import grad_mode
 
-__all__ = ["Op", "apply", "wrap", "make_view", "unbroadcast", "Dims", "Dims2", "overload_name"]
+__all__ = ["Op", "apply", "wrap", "make_view", "detached", "history_alias", "unbroadcast", "Dims", "Dims2", "overload_name"]
 
 _grad_state = grad_mode.state
 _new = object.__new__
@@ -110,8 +110,8 @@ _node_classes = {}
 def node_class(name):
     """The Node subclass called ``name`` (``AddBackward0``), made once."""
     cls = _node_classes.get(name)
-    if cls is None:
-        cls = _node_classes[name] = type(name, (OpNode,), {"__slots__": ()})
+    if cls is None:  # setdefault: threads racing here all get the first class made
+        cls = _node_classes.setdefault(name, type(name, (OpNode,), {"__slots__": ()}))
     return cls
 
 
@@ -445,6 +445,17 @@ def as_strided_node(base, view):
     return node
 
 
+def history_alias(t):
+    """An alias of ``t``'s storage carrying ``t``'s current history, but not ``t`` itself: what an in-place
+    write's nodes keep of the old value, so that ``t``'s new history never leads back to ``t`` (a cycle
+    that would keep the graph alive after ``t`` is freed)."""
+    d = detached(t)
+    node, nr = edge_of(t)
+    if node is not None:
+        d._grad_fn, d._output_nr, d._requires_grad = node, nr, True
+    return d
+
+
 def detached(t):
     """An alias of ``t`` sharing storage, without history: for autograd a root of its own (PyTorch's
     ``detach()``), for storage one more alias that sees every write."""
@@ -570,14 +581,19 @@ class BroadcastError(RuntimeError, ValueError):
 
 
 def _broadcast_mismatch(tensors):
+    """PyTorch's message for the first pair of sizes that do not broadcast, folding the shapes left to right."""
     shapes = [tuple(t.shape) for t in tensors if isinstance(t, Tensor)]
-    if len(shapes) != 2:
+    if len(shapes) < 2:
         return None
-    a, b = shapes
-    for i in range(1, min(len(a), len(b)) + 1):
-        if a[-i] != b[-i] and a[-i] != 1 and b[-i] != 1:
-            return (f"The size of tensor a ({a[-i]}) must match the size of tensor b ({b[-i]}) at non-singleton "
-                    f"dimension {max(len(a), len(b)) - i}")
+    a = shapes[0]
+    for b in shapes[1:]:
+        n = max(len(a), len(b))
+        a, b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
+        for i in range(n):
+            if a[i] != b[i] and a[i] != 1 and b[i] != 1:
+                return (f"The size of tensor a ({a[i]}) must match the size of tensor b ({b[i]}) at non-singleton "
+                        f"dimension {i}")
+        a = tuple(max(x, y) for x, y in zip(a, b))
     return None
 
 

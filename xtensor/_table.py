@@ -49,6 +49,23 @@ def to_float(d):
     return d if d.kind in "fc" else _dtypes.get_default_dtype()
 
 
+def refusing(name, kinds, cast=None, errors=None):
+    """A ``cast`` that first refuses the input dtypes PyTorch's kernel has no implementation for -- ``kinds``:
+    'b' bool, 'i' integers, 'c' complex -- with PyTorch's ``"name" not implemented for 'Bool'``, or with the
+    ``(type, message)`` that ``errors`` gives for a kind (``{}`` in the message: the dtype's PyTorch name), so
+    no backend answers first (numpy takes ``abs`` of bools, array_api_strict refuses in its own words). Then
+    ``cast`` (None: compute in the input dtype)."""
+    errors = errors or {}
+
+    def check(d):
+        kind = "i" if d.kind == "u" else d.kind
+        if kind in kinds:
+            error_type, message = errors.get(kind, (NotImplementedError, f'"{name}" not implemented for \'{{}}\''))
+            raise error_type(message.format(d.scalar_name))
+        return d if cast is None else cast(d)
+    return check
+
+
 def sum_dtype(d):
     return _dtypes.int64 if d.kind in "biu" else d
 

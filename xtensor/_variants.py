@@ -10,7 +10,7 @@ import numbers
 
 from . import _dtypes
 from ._autograd import edge_of, view_rebase_message
-from ._dispatch import _backend_error, _record, apply, detached, node_class
+from ._dispatch import _backend_error, _record, apply, detached, history_alias, node_class
 from ._ns import raw_ns
 from ._table import TABLE
 from .ops.elementwise import api_promoted
@@ -58,9 +58,11 @@ def assign_inplace(target, result, node_name=None, overlap_ok=False):
                            f"{list(result.shape)}")
     _check_castable(result._dtype, target)
     recorded = _grad_state.enabled and (target._requires_grad or result._requires_grad)
-    if recorded and not result._requires_grad and target._base is None:
-        # a non-leaf overwritten by a constant: its old value still gets its (zero) gradient, as in PyTorch
-        result = target.where(target.new_zeros(target.shape, dtype=_dtypes.bool), result)
+    if recorded and target._base is None and target._requires_grad and (
+            node_name is not None or not result._requires_grad):
+        # a non-leaf overwritten (fill_, copy_, or by a constant): as in PyTorch its old history stays an input
+        # of the write's node, with a zero gradient (which still checks what that history saved)
+        result = history_alias(target).where(target.new_zeros(target.shape, dtype=_dtypes.bool), result)
     target._write(result._value, overlap_ok)
     if recorded:
         if node_name is not None and target._base is None:
@@ -284,7 +286,7 @@ def _make_inplace(method, name):
         source = self
         if _grad_state.enabled and (self._requires_grad or any(
                 isinstance(a, Tensor) and a._requires_grad for a in args)):
-            source = self.clone()  # the new node keeps the old value, not the tensor it overwrites
+            source = history_alias(self).clone()  # the old value, for the new node (not self: no cycle)
         return assign_inplace(self, method(source, *args, **kwargs))
     inplace.__name__ = inplace.__qualname__ = name + "_"
     return inplace

@@ -1,12 +1,14 @@
 """xtensor.autograd: ``backward``, ``grad``, grad modes, ``Variable`` -- over xtensor's own tape."""
 import math
 
+from .anomaly_mode import detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                         set_grad_enabled)
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
            "inference_mode", "is_inference_mode_enabled", "Variable", "Function", "once_differentiable",
-           "function", "functional", "gradcheck", "gradgradcheck"]
+           "function", "functional", "gradcheck", "gradgradcheck", "detect_anomaly", "set_detect_anomaly",
+           "is_anomaly_enabled", "is_anomaly_check_nan_enabled"]
 
 
 def _load_extensions():

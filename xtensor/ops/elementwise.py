@@ -17,8 +17,8 @@ import operator
 
 from .. import _dtypes
 from .._dispatch import apply
-from .._table import TABLE, as_bool, as_uint8, defop, to_float, where_zero
 from .._ns import is_array
+from .._table import TABLE, as_bool, as_uint8, defop, refusing, to_float, where_zero
 from .._tensor import Tensor
 
 LN2, LN10 = math.log(2.0), math.log(10.0)
@@ -236,6 +236,12 @@ unary("imag", lambda xp, x: xp.imag(x) if _is_complex(x) else xp.zeros_like(x), 
       differentiable=False)
 
 
+def _round_sig(input, *, decimals=0):
+    if decimals:
+        refusing("round", "bi")(input.dtype)
+    return (input,), (decimals,) if decimals else ()
+
+
 def _round(xp, x, decimals=0):
     """Half to even; ``decimals`` scales by a power of ten first (PyTorch's ``round(decimals=)``)."""
     if decimals == 0 or _is_integral(x):
@@ -248,7 +254,7 @@ def _round(xp, x, decimals=0):
 
 
 defop("round", _round, (lambda g, ans, x, decimals=0: g * 0,), kind="custom", api=True, inplace=True, out=True,
-      sig=lambda input, *, decimals=0: ((input,), (decimals,) if decimals else ()),
+      sig=_round_sig,
       api_sig=lambda x, /: ((x,), ()), names=lambda x, decimals=0: f"RoundBackward{int(bool(decimals))}")
 
 
@@ -463,6 +469,9 @@ for _name, _ops in (("bitwise_and", ("__and__", "__rand__", "__iand__")),
 
 
 # ------------------------------------------------------------------ ternary
+def _lerp_sig(input, end, weight):
+    refusing("lerp", "bi")(input.dtype)  # the input's own dtype: a float weight would promote it
+    return (input, end, weight), ()
 def _lerp(xp, x, end, weight):
     """PyTorch's two-sided formula: exact at both ends (``weight`` 0 gives ``x``, 1 gives ``end``)."""
     diff = end - x
@@ -473,7 +482,7 @@ def _lerp(xp, x, end, weight):
 
 defop("lerp", _lerp, (lambda g, ans, x, end, w: g * (1 - w), lambda g, ans, x, end, w: g * w,
                       lambda g, ans, x, end, w: g * (end - x)),
-      kind="custom", inplace=True, out=True, sig=lambda input, end, weight: ((input, end, weight), ()),
+      kind="custom", inplace=True, out=True, sig=_lerp_sig,
       names=lambda x, end, w: "LerpBackward1" if isinstance(w, Tensor) else "LerpBackward0")
 defop("addcmul", lambda xp, x, t1, t2, value=1: x + value * t1 * t2,
       (lambda g, ans, x, t1, t2, value=1: g, lambda g, ans, x, t1, t2, value=1: g * value * t2,
@@ -567,3 +576,40 @@ for _alias, _name in (("absolute", "abs"), ("negative", "neg"), ("subtract", "su
                       ("greater_equal", "ge"), ("less", "lt"), ("less_equal", "le"), ("not_equal", "ne"),
                       ("bitwise_not", "bitwise_invert")):
     TABLE[_alias] = TABLE[_name]
+
+# Dtypes PyTorch's kernels refuse (checked by the op's ``cast``, before any backend sees them): kinds 'b' bool,
+# 'i' integers, 'c' complex; ``(type, message)`` where PyTorch words it otherwise than "not implemented for".
+_NO_COMPLEX_CLAMP = {"c": (NotImplementedError, "clamp is not supported for complex types")}
+_REFUSED = {
+    "abs": ("b", None), **{name: ("fc", None) for name in ("bitwise_and", "bitwise_or", "bitwise_xor",
+                                                           "bitwise_left_shift", "bitwise_right_shift")}, "frac": ("bic", None), "pow": ("b", None), "remainder": ("bc", None),
+    "floor_divide": ("bc", None), "fmod": ("bc", None), "hypot": ("bic", None), "logaddexp": ("bi", None),
+    "nextafter": ("bic", None), "_div_mode": ("bc", None), "addcmul": ("b", None),
+    "atan2": ("c", None), "copysign": ("c", None), "xlogy": ("c", None), "logit": ("c", None),
+    "erf": ("c", None), "erfc": ("c", None), "erfinv": ("c", None), "round": ("b", None),
+    "lt": ("c", None), "le": ("c", None), "gt": ("c", None), "ge": ("c", None),
+    "neg": ("b", {"b": (RuntimeError, "Negation, the `-` operator, on a bool tensor is not supported. If you are "
+                                      "trying to invert a mask, use the `~` or `logical_not()` operator instead.")}),
+    "sub": ("b", {"b": (RuntimeError, "Subtraction, the `-` operator, with two bool tensors is not supported. Use "
+                                      "the `^` or `logical_xor()` operator instead.")}),
+    "positive": ("b", {"b": (RuntimeError, "The `+` operator, on a bool tensor is not supported.")}),
+    "relu": ("bc", {"b": (RuntimeError, "Boolean inputs not supported for relu"), **_NO_COMPLEX_CLAMP}),
+    "addcdiv": ("bi", {k: (RuntimeError, "Integer division with addcdiv is no longer supported, and in a future "
+                                         "release addcdiv will perform a true division of tensor1 and tensor2. The "
+                                         "historic addcdiv behavior can be implemented as (input + value * "
+                                         "torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
+                                         "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv "
+                                         "behavior is just the latter implementation: (input + value * tensor1 / "
+                                         "tensor2), for all dtypes.") for k in "bi"}),
+    **{name: ("c", _NO_COMPLEX_CLAMP) for name in ("clamp", "clamp_min", "clamp_max")},
+    **{name: ("bc", {"c": (NotImplementedError, f"{name} is not supported for complex inputs")})
+       for name in ("floor", "ceil", "trunc")},
+    **{name: ("c", {"c": (RuntimeError, f"{name} not implemented for complex tensors.")})
+       for name in ("maximum", "minimum", "fmax", "fmin")},
+    "signbit": ("c", {"c": (NotImplementedError, "signbit is not implemented for complex tensors.")}),
+    **{name: ("c", {"c": (RuntimeError, f"{name} does not support complex inputs.")})
+       for name in ("isposinf", "isneginf")},
+}
+for _name, (_kinds, _errors) in _REFUSED.items():
+    _op = TABLE[_name].op
+    _op.cast = refusing(_name.strip("_"), _kinds, _op.cast, _errors)

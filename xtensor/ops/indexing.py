@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import _native, _unify
+from .._dispatch import _broadcast_mismatch, _native, _unify
 from .._index import basic_meta, check_index_range, gather_positions, index_positions, is_traced, positions_of
 from .._table import defcomposite, defop
 from .._tensor import Tensor, contiguous_strides
@@ -130,6 +130,7 @@ def _in_range(index, size, dim, error=RuntimeError):
 def _gather_args(name, input, dim, index, src=None):
     """Checks of gather/scatter arguments (PyTorch's), and ``dim`` normalized."""
     index = _int_index(name, index)
+    _adapter(input, index, src)
     d = _wrap(dim, input.ndim)
     if index.ndim != input.ndim and not (index.ndim <= 1 and input.ndim <= 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as "
@@ -387,6 +388,7 @@ def _source_along(name, input, d, index, source):
 
 def _index_write_args(name, input, dim, index, source):
     index = _vector_index(name, index, "int32 or int64")
+    _adapter(input, index, source)
     d = _wrap(dim, input.ndim)
     _source_along(name, input, d, index, source)
     _in_range(index, tuple(input.shape)[d] if input.ndim else 1, d)
@@ -419,6 +421,7 @@ defop("index_copy", _scatter_fwd, (_set_x_vjp, _set_src_vjp), sig=_index_copy_si
 
 def _index_fill_sig(input, dim, index, value):
     index = _vector_index("index_fill_", index, "int64")
+    _adapter(input, index, value)
     d = _wrap(dim, input.ndim)
     size = tuple(input.shape)[d] if input.ndim else 1
     _in_range(index, size, d, IndexError)
@@ -456,6 +459,9 @@ def _masked_fill_fwd(xp, x, value, mask, backend):
 def _masked_fill_sig(input, mask, value):
     mask = _mask_arg("masked_fill_", input, mask)
     if tuple(mask.shape) != tuple(input.shape):
+        mismatch = _broadcast_mismatch((input, mask))
+        if mismatch:
+            raise RuntimeError(mismatch)
         mask = mask.expand(input.shape)
     if isinstance(value, Tensor):
         if value.ndim:
@@ -510,6 +516,7 @@ defop("masked_scatter", _masked_scatter_fwd,
 # ------------------------------------------------------------------ flat take / put
 def _flat_index(name, input, index, error=IndexError):
     index = _int_index(name, index, "int64")
+    _adapter(input, index)
     n = input.numel()
     check_index_range(index._value, -n, n, lambda bad: error(
         f"out of range: tried to access index {bad} on a tensor of {n} elements."))

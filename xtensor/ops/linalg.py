@@ -17,8 +17,8 @@ import collections
 import math
 
 from .. import _dtypes
-from .._dispatch import apply, wrap
-from .._table import TABLE, defcomposite, defop, dims_of, unreduce, where_zero
+from .._dispatch import _unify, apply, wrap
+from .._table import TABLE, defcomposite, defop, dims_of, refusing, unreduce, where_zero
 
 
 class LinAlgError(RuntimeError, ValueError):
@@ -151,7 +151,7 @@ def _ranked_sig(name, ranks, message):
         _require_tensor(name, "other", other)
         for t, r, arg in zip((input, other), ranks, ("self", "mat2" if name != "mv" else "vec")):
             if t.ndim != r:
-                raise RuntimeError(message(arg, t))
+                raise RuntimeError(message(arg, t, input, other))
         if name == "bmm" and input.shape[0] != other.shape[0]:
             raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {input.shape[0]} and "
                                f"{other.shape[0]}")
@@ -216,14 +216,14 @@ defop("matmul", _matmul_fwd, _MATMUL_VJPS, sig=_matmul_sig, api=True,
       out=True, operators=("__matmul__", "__rmatmul__"), names=lambda x, y: _MATMUL_NODES.get(
           (x.ndim, y.ndim), "UnsafeViewBackward0"))
 defop("mm", _matmul_fwd, _MATMUL_VJPS, out=True, sig=_ranked_sig(
-    "mm", (2, 2), lambda arg, t: f"{arg} must be a matrix"))
+    "mm", (2, 2), lambda arg, t, *pair: f"{arg} must be a matrix"))
 defop("bmm", _matmul_fwd, _MATMUL_VJPS, out=True, sig=_ranked_sig(
-    "bmm", (3, 3), lambda arg, t: f"{'batch1' if arg == 'self' else 'batch2'} must be a 3D tensor"))
+    "bmm", (3, 3), lambda arg, t, *pair: f"{'batch1' if arg == 'self' else 'batch2'} must be a 3D tensor"))
 defop("mv", _matmul_fwd, _MATMUL_VJPS, out=True, sig=_ranked_sig(
-    "mv", (2, 1), lambda arg, t: f"vector + matrix @ vector expected, got 1, {2 if arg == 'vec' else t.ndim}, "
+    "mv", (2, 1), lambda arg, t, *pair: f"vector + matrix @ vector expected, got 1, {2 if arg == 'vec' else t.ndim}, "
                                  f"{t.ndim if arg == 'vec' else 1}"))
 defop("dot", _matmul_fwd, _MATMUL_VJPS, out=True, sig=_ranked_sig(
-    "dot", (1, 1), lambda arg, t: f"1D tensors expected, but got {t.ndim}D and 1D tensors"))
+    "dot", (1, 1), lambda arg, t, x, y: f"1D tensors expected, but got {x.ndim}D and {y.ndim}D tensors"))
 
 
 def _vdot_fwd(xp, x, y):
@@ -231,7 +231,7 @@ def _vdot_fwd(xp, x, y):
 
 
 defop("vdot", _vdot_fwd, (lambda g, ans, x, y: conj(g) * y, lambda g, ans, x, y: g * x), out=True, sig=_ranked_sig(
-    "vdot", (1, 1), lambda arg, t: f"1D tensors expected, but got {t.ndim}D and 1D tensors"))
+    "vdot", (1, 1), lambda arg, t, x, y: f"1D tensors expected, but got {x.ndim}D and {y.ndim}D tensors"))
 
 
 # ``beta * input + alpha * (product)``: addmm, addbmm, addmv, baddbmm, addr. ``beta == 0`` ignores input
@@ -303,7 +303,7 @@ def _cross_axis(x, y, dim, name):
         raise IndexError(f"Dimension out of range (expected to be in range of [{-len(shape)}, {len(shape) - 1}], "
                          f"but got {dim})")
     if x.shape[dim] != 3 or y.shape[dim] != 3:
-        raise RuntimeError(f"{name}: dimension {dim} does not have size 3")
+        raise RuntimeError(f"{name}: inputs dimension {dim} must have length 3. Got {x.shape[dim]} and {y.shape[dim]}")
     return dim % len(shape) - len(shape)  # negative: the standard's cross counts from the end
 
 
@@ -914,6 +914,7 @@ def solve(A, B, *, left=True, vector=None):
                            f"{A.dtype.scalar_name} and B of type {B.dtype.scalar_name} instead")
     if vector and B.ndim > 1:
         A = A.expand(*_broadcast_shape(A.shape[:-2], B.shape[:-1], "linalg.solve"), n, n)
+    _unify((A, B))  # a backend mismatch is not a singular matrix
     try:
         X = _solve_op(A, B, vector)
     except (ValueError, RuntimeError):  # numpy's LinAlgError, rewrapped by the dispatcher (arguments were checked)
@@ -1209,3 +1210,10 @@ def conj(x):
 def as_complex(x):
     """A real float tensor as complex (float32 -> complex64, float64 -> complex128)."""
     return x if x.dtype.kind == "c" else apply(TABLE["_as_complex"].op, (x if x.dtype.kind == "f" else x.float(),))
+
+
+# PyTorch has no bool kernels for products ("addmm_impl_cpu_" not implemented for 'Bool'); checked before a backend
+# multiplies bools.
+for _name in ("matmul", "mm", "bmm", "mv", "dot", "addmm", "addmv", "baddbmm", "addbmm"):
+    _op = TABLE[_name].op
+    _op.cast = refusing(_name, "b", _op.cast)

@@ -30,7 +30,8 @@ import numpy as np
 
 from .. import _dtypes
 from .._dispatch import Dims, apply, overload_name
-from .._table import TABLE, defcomposite, defop, dims_of, native_dtype, sum_dtype, to_float, unreduce, where_zero
+from .._table import (TABLE, defcomposite, defop, dims_of, native_dtype, refusing, sum_dtype, to_float, unreduce,
+                      where_zero)
 from .._tensor import Tensor
 
 
@@ -239,7 +240,9 @@ defop("nansum", _nansum_fwd, (lambda g, ans, x, dims, keepdim, dtype:
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """The mean of the non-NaN elements (NaN where there are none), as PyTorch: nansum / count."""
-    _float_only(input, "nanmean")
+    if input.dtype.kind not in "fc":
+        raise RuntimeError("nanmean(): expected input to have floating point or complex dtype but got "
+                           f"{input.dtype.scalar_name}")
     return input.nansum(dim, keepdim, dtype=dtype) / input.isnan().logical_not().sum(dim, keepdim)
 
 
@@ -247,7 +250,16 @@ defcomposite("nanmean", nanmean, out=True)
 
 
 # ------------------------------------------------------------------ var, std
+def _narrow_float(xp, x):
+    """float32/float16, whose variance is computed in float64 (PyTorch accumulates them in double on CPU):
+    squared deviations of float32 values beyond ~1e19 overflow, and below ~1e-19 underflow, in float32."""
+    return (x.dtype == xp.float32 or x.dtype == getattr(xp, "float16", None)) and hasattr(xp, "float64")
+
+
 def _var_fwd(xp, x, dims, correction, keepdim):
+    if _narrow_float(xp, x):
+        return xp.astype(xp.var(xp.astype(x, xp.float64), axis=dims, correction=correction, keepdims=keepdim),
+                         x.dtype)
     return xp.var(x, axis=dims, correction=correction, keepdims=keepdim)
 
 
@@ -268,7 +280,8 @@ def _var_sig(name):
         if isinstance(dim, bool):  # var(input, unbiased)
             dim, unbiased = None, dim
         if input.dtype.kind not in "fc":
-            raise RuntimeError(f"{name}(): std and var only support floating point and complex dtypes")
+            raise RuntimeError(f"{name} only support floating point and complex dtypes" if name.endswith("_mean")
+                               else "std and var only support floating point and complex dtypes")
         if correction is None:
             correction = 0 if unbiased is False else 1
         elif unbiased is not None:
@@ -304,6 +317,9 @@ def _stat_mean(name, stat_fwd, stat_vjp):
 
 
 def _std_fwd(xp, x, dims, correction, keepdim):
+    if _narrow_float(xp, x):  # the root of the float64 variance
+        wide = xp.var(xp.astype(x, xp.float64), axis=dims, correction=correction, keepdims=keepdim)
+        return xp.astype(xp.sqrt(wide), x.dtype)
     return xp.sqrt(_var_fwd(xp, x, dims, correction, keepdim))
 
 
@@ -663,8 +679,13 @@ _TOPK = defop("_topk", _topk_fwd, (lambda g, ans, x, k, dim, largest:
               nout=2, node="TopkBackward0", function=False, method=False)
 
 
+_NO_TOPK = refusing("topk", "bc", errors={"b": (RuntimeError, "topk does not support bool dtypes on CPU"),
+                                          "c": (RuntimeError, " topk does not support complex dtypes on CPU")})
+
+
 def topk(input, k, dim=-1, largest=True, sorted=True):
     """The ``k`` largest (smallest) along ``dim``, always in sorted order; ties keep their original order."""
+    _NO_TOPK(input.dtype)
     d = _one_dim(input, dim)
     n = input.shape[d] if input.ndim else 1
     if not 0 <= k <= n:
@@ -693,6 +714,7 @@ _KTHVALUE = defop("_kthvalue", _kth_fwd, (_pick_vjp,), nout=2, node="KthvalueBac
 
 
 def kthvalue(input, k, dim=-1, keepdim=False):
+    refusing("kthvalue", "bc")(input.dtype)
     d = _one_dim(input, dim)
     n = input.shape[d] if input.ndim else 1
     if not 1 <= k <= n:
@@ -731,6 +753,7 @@ def _median(name, ignore_nan):
 
     def median(input, dim=None, keepdim=False):
         """``median(input)``: the lower median of all elements; ``median(input, dim)``: ``(values, indices)``."""
+        refusing("median", "bc")(input.dtype)
         if dim is None:
             if input.numel() == 0:
                 return input.new_full((), math.nan)
@@ -961,3 +984,13 @@ def _api_isin(x1, x2, /, *, invert=False):
 
 
 defcomposite("isin", isin, api=True, api_impl=_api_isin, method=False)
+
+
+# Dtypes PyTorch refuses for these ops (see ``refusing``), checked before any backend sees them.
+for _name, _kinds, _errors in (("_cummax", "c", None), ("_cummin", "c", None), ("amax", "c", None),
+                               ("amin", "c", None),
+                               *((_name, "bc", {"b": (RuntimeError, f"{_name}(): does not support bool input"),
+                                                "c": (RuntimeError, f"{_name}(): does not support complex input")})
+                                 for _name in ("argmax", "argmin"))):
+    _op = TABLE[_name].op
+    _op.cast = refusing(_name.strip("_"), _kinds, _op.cast, _errors)

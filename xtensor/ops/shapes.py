@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import BroadcastError, Dims, Dims2, apply, detached, node_class, overload_name
+from .._dispatch import BroadcastError, Dims, Dims2, apply, detached, history_alias, node_class, overload_name
 from .._index import gather_positions, positions_of
 from .._ns import TENSOR_NS
 from .._table import TABLE, defcomposite, defop, dims_of
@@ -233,7 +233,7 @@ defop("unsqueeze", _unsqueeze_fwd, (lambda ns, g, ans, x, dims: ns.reshape(g, x.
 def _cat_sig(tensors, dim=0):
     tensors = tuple(tensors)
     if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     ref = next((t for t in tensors if t.ndim), tensors[0])
     if ref.ndim == 0:
         raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
@@ -766,9 +766,7 @@ def _inplace_view(name, node):
         from .._variants import check_inplace
         check_inplace(self)
         # the view op's node keeps its input: an alias with self's current history, not self (which changes)
-        before = detached(self)
-        before._grad_fn, before._output_nr, before._requires_grad = self._grad_fn, self._output_nr, \
-            self._requires_grad
+        before = history_alias(self)
         view = getattr(before, name)(*args, **kwargs)
         meta = view._view
         meta.resolve()  # computed from self's current metadata, before self takes it over

@@ -1,0 +1,200 @@
+"""Every layer of xtensor.nn against PyTorch on each backend: the torch module's parameters are copied in
+(through numpy), then outputs, input and parameter gradients, buffers, repr and state_dict keys must match."""
+import numpy as np
+import pytest
+
+import xtensor as xt
+from xtensor import nn
+
+torch = pytest.importorskip("torch")
+
+R = np.random.default_rng(0)
+
+
+def x(*shape):
+    return R.standard_normal(shape)
+
+
+def longs(high, *shape):
+    return R.integers(0, high, shape)
+
+
+# (id, constructor over a namespace, inputs as numpy arrays, keyword inputs)
+CASES = [
+    ("Identity", lambda ns: ns.Identity(), (x(2, 3),), {}),
+    ("Linear", lambda ns: ns.Linear(4, 3), (x(2, 5, 4),), {}),
+    ("Linear-nobias", lambda ns: ns.Linear(4, 3, bias=False), (x(4),), {}),
+    ("Bilinear", lambda ns: ns.Bilinear(3, 2, 4), (x(5, 3), x(5, 2)), {}),
+    ("Embedding", lambda ns: ns.Embedding(6, 3, padding_idx=1), (longs(6, 2, 4),), {}),
+    ("Conv1d", lambda ns: ns.Conv1d(4, 6, 3, stride=2, padding=1, groups=2), (x(2, 4, 9),), {}),
+    ("Conv2d", lambda ns: ns.Conv2d(3, 4, (3, 2), stride=(1, 2), padding=(1, 0), dilation=(2, 1)), (x(2, 3, 7, 6),),
+     {}),
+    ("Conv2d-same-reflect", lambda ns: ns.Conv2d(2, 3, 3, padding="same", padding_mode="reflect", bias=False),
+     (x(2, 5, 5),), {}),
+    ("Conv2d-circular", lambda ns: ns.Conv2d(2, 2, 3, padding=1, padding_mode="circular"), (x(1, 2, 4, 4),), {}),
+    ("MaxPool1d", lambda ns: ns.MaxPool1d(3, 2, padding=1), (x(2, 3, 8),), {}),
+    ("MaxPool2d", lambda ns: ns.MaxPool2d(2, ceil_mode=True), (x(2, 3, 5, 5),), {}),
+    ("AvgPool1d", lambda ns: ns.AvgPool1d(3, 2, padding=1, count_include_pad=False), (x(2, 3, 8),), {}),
+    ("AvgPool2d", lambda ns: ns.AvgPool2d(3, 2, padding=1, ceil_mode=True), (x(2, 3, 6, 5),), {}),
+    ("AdaptiveAvgPool2d", lambda ns: ns.AdaptiveAvgPool2d((2, 3)), (x(2, 3, 5, 7),), {}),
+    ("BatchNorm1d", lambda ns: ns.BatchNorm1d(3), (x(4, 3, 2),), {}),
+    ("BatchNorm2d", lambda ns: ns.BatchNorm2d(3, momentum=None), (x(2, 3, 2, 2),), {}),
+    ("LayerNorm", lambda ns: ns.LayerNorm((3, 4)), (x(2, 3, 4),), {}),
+    ("GroupNorm", lambda ns: ns.GroupNorm(2, 4), (x(2, 4, 3),), {}),
+    ("Dropout-eval", lambda ns: ns.Dropout(0.3).eval(), (x(3, 4),), {}),
+    ("Flatten", lambda ns: ns.Flatten(), (x(2, 3, 4),), {}),
+    ("Unflatten", lambda ns: ns.Unflatten(1, (2, 3)), (x(2, 6),), {}),
+    ("RNN", lambda ns: ns.RNN(3, 4, num_layers=2, nonlinearity="relu"), (x(5, 2, 3),), {}),
+    ("LSTM", lambda ns: ns.LSTM(3, 4, bidirectional=True, batch_first=True), (x(2, 5, 3),), {}),
+    ("GRU", lambda ns: ns.GRU(3, 4, num_layers=2, bidirectional=True), (x(5, 3), x(4, 4)), {}),
+    ("MultiheadAttention", lambda ns: ns.MultiheadAttention(4, 2, batch_first=True), (x(2, 3, 4), x(2, 5, 4),
+                                                                                       x(2, 5, 4)),
+     {"key_padding_mask": np.array([[False] * 4 + [True], [False] * 5])}),
+    ("MultiheadAttention-kvdim", lambda ns: ns.MultiheadAttention(4, 2, kdim=3, vdim=2, add_bias_kv=True),
+     (x(3, 2, 4), x(5, 2, 3), x(5, 2, 2)), {"attn_mask": np.triu(np.ones((3, 5), bool), 1),
+                                            "average_attn_weights": False}),
+    ("TransformerEncoderLayer", lambda ns: ns.TransformerEncoderLayer(4, 2, 8, dropout=0.0, batch_first=True),
+     (x(2, 3, 4),), {"src_mask": np.triu(np.ones((3, 3), bool), 1), "is_causal": True}),
+    ("TransformerEncoderLayer-norm-first", lambda ns: ns.TransformerEncoderLayer(4, 2, 8, dropout=0.0,
+                                                                                 activation="gelu", norm_first=True),
+     (x(3, 2, 4),), {}),
+]
+ACTIVATIONS = [
+    ("ReLU", lambda ns: ns.ReLU()), ("ReLU6", lambda ns: ns.ReLU6()), ("LeakyReLU", lambda ns: ns.LeakyReLU(0.2)),
+    ("ELU", lambda ns: ns.ELU(alpha=0.5)), ("GELU", lambda ns: ns.GELU()),
+    ("GELU-tanh", lambda ns: ns.GELU(approximate="tanh")), ("SiLU", lambda ns: ns.SiLU()),
+    ("Softplus", lambda ns: ns.Softplus(beta=2.0, threshold=3.0)), ("Tanh", lambda ns: ns.Tanh()),
+    ("Sigmoid", lambda ns: ns.Sigmoid()), ("Hardtanh", lambda ns: ns.Hardtanh(-0.5, 1.5)),
+    ("Softmax", lambda ns: ns.Softmax(dim=1)), ("LogSoftmax", lambda ns: ns.LogSoftmax(dim=0)),
+    ("SELU", lambda ns: ns.SELU()), ("CELU", lambda ns: ns.CELU(0.7)), ("Mish", lambda ns: ns.Mish()),
+    ("Hardswish", lambda ns: ns.Hardswish()), ("Hardsigmoid", lambda ns: ns.Hardsigmoid()),
+    ("LogSigmoid", lambda ns: ns.LogSigmoid()), ("Softsign", lambda ns: ns.Softsign()),
+    ("GLU", lambda ns: ns.GLU()), ("Threshold", lambda ns: ns.Threshold(0.1, 20.0)),
+]
+CASES += [(name, make, (x(3, 4) * 3,), {}) for name, make in ACTIVATIONS]
+
+
+def _flat(out):
+    if isinstance(out, (tuple, list)):
+        return [t for o in out for t in _flat(o)]
+    return [] if out is None else [out]
+
+
+def _xt_value(a, grad):
+    t = xt.tensor(a)
+    return t.requires_grad_() if grad and t.is_floating_point() else t
+
+
+def _torch_value(a, grad):
+    t = torch.tensor(a)
+    return t.requires_grad_() if grad and t.is_floating_point() else t
+
+
+def _run(module, inputs, kwargs, value):
+    args = [value(a, True) for a in inputs]
+    kw = {k: value(v, False) if isinstance(v, np.ndarray) else v for k, v in kwargs.items()}
+    return args, _flat(module(*args, **kw))
+
+
+@pytest.mark.parametrize("name, make, inputs, kwargs", CASES, ids=[c[0] for c in CASES])
+def test_layer_matches_torch(backend, name, make, inputs, kwargs):
+    theirs = make(torch.nn).double()
+    ours = make(nn).double()
+    assert repr(ours) == repr(theirs)
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    ours.load_state_dict({k: xt.tensor(v.numpy()) for k, v in theirs.state_dict().items()})
+    t_args, t_out = _run(theirs, inputs, kwargs, _torch_value)
+    args, out = _run(ours, inputs, kwargs, _xt_value)
+    assert len(out) == len(t_out)
+    cotangents = [R.standard_normal(tuple(t.shape)) for t in t_out]
+    for o, t in zip(out, t_out):
+        assert o.backend == backend and tuple(o.shape) == tuple(t.shape)
+        np.testing.assert_allclose(o.detach().numpy(), t.detach().numpy(), rtol=1e-10, atol=1e-12)
+    sum((o * xt.tensor(c)).sum() for o, c, t in zip(out, cotangents, t_out) if t.requires_grad).backward()
+    sum((t * torch.tensor(c)).sum() for c, t in zip(cotangents, t_out) if t.requires_grad).backward()
+    # PyTorch's CELU and Hardsigmoid backwards use a float32 constant (1/alpha, 1/6) on float64 too
+    rtol = 1e-6 if name in ("CELU", "Hardsigmoid") else 1e-9
+    for a, t in zip(args + list(ours.parameters()), t_args + list(theirs.parameters())):
+        if t.grad is None:
+            assert a.grad is None
+        else:
+            np.testing.assert_allclose(a.grad.numpy(), t.grad.numpy(), rtol=rtol, atol=1e-12)
+    for (n, b), (_, tb) in zip(ours.named_buffers(), theirs.named_buffers()):  # running statistics
+        np.testing.assert_allclose(b.numpy(), tb.numpy(), rtol=1e-10, err_msg=n)
+
+
+def test_batch_norm_eval_uses_running_statistics(backend):
+    ours, theirs = nn.BatchNorm2d(2).double(), torch.nn.BatchNorm2d(2).double()
+    data = x(3, 2, 2, 2)
+    for _ in range(2):
+        ours(xt.tensor(data))
+        theirs(torch.tensor(data))
+    ours.eval(), theirs.eval()
+    np.testing.assert_allclose(ours(xt.tensor(data + 1)).detach().numpy(), theirs(torch.tensor(data + 1)).detach().numpy(),
+                               rtol=1e-10)
+    assert int(ours.num_batches_tracked) == 2
+
+
+def test_default_dtype_layers_run_in_float32(backend):
+    out = nn.Sequential(nn.Conv2d(1, 2, 3), nn.ReLU(), nn.Flatten(), nn.Linear(4, 3))(xt.randn(4, 1, 4, 3))
+    assert out.dtype is xt.float32 and tuple(out.shape) == (4, 3)
+
+
+def test_dropout_zeroes_and_rescales_in_training(backend):
+    xt.manual_seed(0)
+    out = nn.Dropout(0.25)(xt.ones(2000))
+    values = out.numpy()
+    assert np.all((values == 0) | np.isclose(values, 1 / 0.75))
+    assert 0.2 < (values == 0).mean() < 0.3
+
+
+def _error(make, *inputs):
+    with pytest.raises(Exception) as info:
+        make(*inputs)
+    return type(info.value), str(info.value)
+
+
+WRONG_INPUTS = [
+    ("Linear", lambda ns: ns.Linear(3, 4), (2, 5)),
+    ("Conv2d-channels", lambda ns: ns.Conv2d(3, 4, 3), (1, 2, 5, 5)),
+    ("Conv2d-rank", lambda ns: ns.Conv2d(3, 4, 3), (5, 5)),
+    ("Conv2d-small", lambda ns: ns.Conv2d(2, 4, 3), (1, 2, 2, 2)),
+    ("Conv1d-rank", lambda ns: ns.Conv1d(4, 4, 3), (1, 4, 5, 5)),
+    ("MaxPool2d-small", lambda ns: ns.MaxPool2d(3), (1, 4, 2, 2)),
+    ("BatchNorm2d-rank", lambda ns: ns.BatchNorm2d(3), (2, 3, 4)),
+    ("BatchNorm1d-features", lambda ns: ns.BatchNorm1d(3), (2, 4)),
+    ("BatchNorm1d-one-value", lambda ns: ns.BatchNorm1d(3), (1, 3)),
+    ("LayerNorm", lambda ns: ns.LayerNorm(4), (3, 5)),
+    ("GroupNorm", lambda ns: ns.GroupNorm(2, 6), (2, 5, 4)),
+    ("LSTM-features", lambda ns: ns.LSTM(3, 4), (2, 2, 5)),
+    ("RNN-rank", lambda ns: ns.RNN(3, 4), (2, 2, 2, 3)),
+]
+
+
+@pytest.mark.parametrize("name, make, shape", WRONG_INPUTS, ids=[c[0] for c in WRONG_INPUTS])
+def test_wrong_input_shape_error_matches_torch(name, make, shape):
+    data = np.ones(shape, np.float32)
+    kind, message = _error(make(nn), xt.tensor(data))
+    t_kind, t_message = _error(make(torch.nn), torch.tensor(data))
+    assert kind is t_kind
+    assert message == t_message.replace("torch.Size", "xtensor.Size")
+
+
+def test_wrong_hidden_state_errors_match_torch():
+    data = np.ones((2, 2, 3), np.float32)
+    for make, hidden in [(lambda ns: ns.LSTM(3, 4), ((1, 3, 4), (1, 3, 4))), (lambda ns: ns.GRU(3, 4), (2, 2, 4)),
+                         (lambda ns: ns.RNN(3, 4), (2, 4))]:
+        h = tuple(np.ones(s, np.float32) for s in hidden) if isinstance(hidden[0], tuple) else np.ones(hidden, np.float32)
+        as_xt = tuple(map(xt.tensor, h)) if isinstance(h, tuple) else xt.tensor(h)
+        as_torch = tuple(map(torch.tensor, h)) if isinstance(h, tuple) else torch.tensor(h)
+        assert _error(make(nn), xt.tensor(data), as_xt) == _error(make(torch.nn), torch.tensor(data), as_torch)
+
+
+def test_embedding_index_out_of_range_raises_as_torch():
+    kind, message = _error(nn.Embedding(3, 2), xt.tensor([1, 5]))
+    assert (kind, message) == _error(torch.nn.Embedding(3, 2), torch.tensor([1, 5]))
+
+
+def test_multihead_attention_head_count_must_divide():
+    with pytest.raises(AssertionError, match="embed_dim must be divisible by num_heads"):
+        nn.MultiheadAttention(6, 4)

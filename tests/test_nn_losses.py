@@ -1,0 +1,179 @@
+"""Losses (modules and functional) against PyTorch on each backend: values and input gradients for every
+reduction, class-index and probability targets, weights, ignore_index, label smoothing, extreme logits, and
+PyTorch's errors for bad shapes, out-of-range classes and unknown reductions."""
+import re
+
+import numpy as np
+import pytest
+
+import xtensor as xt
+from xtensor import nn
+
+torch = pytest.importorskip("torch")
+
+R = np.random.default_rng(1)
+
+
+def x(*shape):
+    return R.standard_normal(shape)
+
+
+def probs(*shape):
+    p = R.random(shape) + 0.05
+    return p / p.sum(1, keepdims=True)
+
+
+def unit(*shape):
+    return R.uniform(0.05, 0.95, shape)
+
+
+def classes(high, *shape):
+    return R.integers(0, high, shape)
+
+
+WEIGHT = np.array([0.5, 1.5, 1.0, 2.0])
+
+
+def _tensor(ns, array):
+    """``array`` as a tensor of the library ``ns`` belongs to (xtensor.nn or torch.nn)."""
+    return xt.tensor(array) if ns is nn else torch.tensor(array)
+
+
+# (id, loss over a namespace, inputs: the differentiable ones first, then targets)
+CASES = [
+    ("MSELoss", lambda ns, r: ns.MSELoss(reduction=r), (x(3, 4), x(3, 4))),
+    ("L1Loss", lambda ns, r: ns.L1Loss(reduction=r), (x(3, 4), x(3, 4))),
+    ("SmoothL1Loss", lambda ns, r: ns.SmoothL1Loss(reduction=r, beta=0.5), (x(3, 4), x(3, 4))),
+    ("HuberLoss", lambda ns, r: ns.HuberLoss(reduction=r, delta=0.7), (x(3, 4), x(3, 4))),
+    ("CrossEntropyLoss", lambda ns, r: ns.CrossEntropyLoss(reduction=r), (x(5, 4), classes(4, 5))),
+    ("CrossEntropyLoss-weighted", lambda ns, r: ns.CrossEntropyLoss(weight=_tensor(ns, WEIGHT), reduction=r),
+     (x(5, 4), classes(4, 5))),
+    ("CrossEntropyLoss-weighted-smooth-ignore", lambda ns, r: ns.CrossEntropyLoss(
+        weight=_tensor(ns, WEIGHT), ignore_index=1, label_smoothing=0.3, reduction=r), (x(6, 4), classes(4, 6))),
+    ("CrossEntropyLoss-probabilities-weighted", lambda ns, r: ns.CrossEntropyLoss(weight=_tensor(ns, WEIGHT),
+                                                                                   reduction=r),
+     (x(5, 4), probs(5, 4))),
+    ("NLLLoss-weighted-spatial", lambda ns, r: ns.NLLLoss(weight=_tensor(ns, WEIGHT), reduction=r),
+     (x(2, 4, 3), classes(4, 2, 3))),
+    ("BCELoss-weighted", lambda ns, r: ns.BCELoss(weight=_tensor(ns, WEIGHT), reduction=r), (unit(3, 4), unit(3, 4))),
+    ("CrossEntropyLoss-ignore-smooth", lambda ns, r: ns.CrossEntropyLoss(ignore_index=2, label_smoothing=0.2,
+                                                                          reduction=r), (x(6, 3), classes(3, 6))),
+    ("CrossEntropyLoss-spatial", lambda ns, r: ns.CrossEntropyLoss(reduction=r), (x(2, 3, 4, 2), classes(3, 2, 4, 2))),
+    ("CrossEntropyLoss-unbatched", lambda ns, r: ns.CrossEntropyLoss(reduction=r), (x(4), np.array(2))),
+    ("CrossEntropyLoss-probabilities", lambda ns, r: ns.CrossEntropyLoss(label_smoothing=0.1, reduction=r),
+     (x(5, 4), probs(5, 4))),
+    ("NLLLoss", lambda ns, r: ns.NLLLoss(reduction=r, ignore_index=0), (x(5, 4), classes(4, 5))),
+    ("BCELoss", lambda ns, r: ns.BCELoss(reduction=r), (unit(3, 4), unit(3, 4))),
+    ("BCEWithLogitsLoss", lambda ns, r: ns.BCEWithLogitsLoss(reduction=r), (x(3, 4) * 3, unit(3, 4))),
+    ("KLDivLoss", lambda ns, r: ns.KLDivLoss(reduction=r), (np.log(probs(3, 4)), probs(3, 4))),
+    ("KLDivLoss-log-target", lambda ns, r: ns.KLDivLoss(reduction=r, log_target=True),
+     (np.log(probs(3, 4)), np.log(probs(3, 4)))),
+    ("CosineEmbeddingLoss", lambda ns, r: ns.CosineEmbeddingLoss(margin=0.2, reduction=r),
+     (x(4, 3), x(4, 3), np.array([1, -1, 1, -1]))),
+]
+
+
+def _compare(make, inputs, reduction, backend):
+    ours, theirs = make(nn, reduction), make(torch.nn, reduction)
+    assert repr(ours) == repr(theirs)
+    grads = [a.dtype.kind == "f" and i < 2 and (i == 0 or len(inputs) == 3) for i, a in enumerate(inputs)]
+    args = [xt.tensor(a, requires_grad=g) for a, g in zip(inputs, grads)]
+    t_args = [torch.tensor(a, requires_grad=g) for a, g in zip(inputs, grads)]
+    out, t_out = ours(*args), theirs(*t_args)
+    assert out.backend == backend
+    np.testing.assert_allclose(out.detach().numpy(), t_out.detach().numpy(), rtol=1e-10, atol=1e-12)
+    cotangent = R.standard_normal(tuple(t_out.shape))
+    (out * xt.tensor(cotangent)).sum().backward()
+    (t_out * torch.tensor(cotangent)).sum().backward()
+    for a, t in zip(args, t_args):
+        if t.requires_grad:
+            np.testing.assert_allclose(a.grad.numpy(), t.grad.numpy(), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore:reduction. 'mean' divides the total loss")
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("name, make, inputs", CASES, ids=[c[0] for c in CASES])
+def test_loss_matches_torch(backend, name, make, inputs, reduction):
+    _compare(make, inputs, reduction, backend)
+
+
+def test_kl_div_batchmean_matches_torch(backend):
+    _compare(lambda ns, r: ns.KLDivLoss(reduction=r), (np.log(probs(3, 4)), probs(3, 4)), "batchmean", backend)
+
+
+def test_bce_with_logits_pos_weight_and_weight_match_torch(backend):
+    logits, target, weight, pos = x(3, 4), unit(3, 4), unit(4), unit(4) * 3
+    out = nn.functional.binary_cross_entropy_with_logits(xt.tensor(logits, requires_grad=True), xt.tensor(target),
+                                                         xt.tensor(weight), pos_weight=xt.tensor(pos))
+    t_out = torch.nn.functional.binary_cross_entropy_with_logits(torch.tensor(logits), torch.tensor(target),
+                                                                 torch.tensor(weight), pos_weight=torch.tensor(pos))
+    np.testing.assert_allclose(out.detach().numpy(), t_out.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_losses_stay_finite_at_extreme_logits(backend, dtype):
+    logits = np.array([[1e4, -1e4, 0.0], [-3e38 if dtype == "float32" else -1e300, 50.0, 1e3]], dtype=dtype)
+    for loss, t_loss, target in [
+        (nn.CrossEntropyLoss(), torch.nn.CrossEntropyLoss(), np.array([1, 0])),
+        (nn.BCEWithLogitsLoss(), torch.nn.BCEWithLogitsLoss(), np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 0.0]], dtype)),
+    ]:
+        ours = xt.tensor(logits, requires_grad=True)
+        theirs = torch.tensor(logits, requires_grad=True)
+        value, t_value = loss(ours, xt.tensor(target)), t_loss(theirs, torch.tensor(target))
+        value.backward()
+        t_value.backward()
+        assert np.isfinite(value.item()) and np.isfinite(ours.grad.numpy()).all()
+        np.testing.assert_allclose(value.item(), t_value.item(), rtol=1e-6)
+        np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-6, atol=1e-7)
+
+
+def test_bce_with_logits_gradient_at_zero_logit_is_sigmoid_minus_target():
+    logits = xt.zeros(3, requires_grad=True)
+    nn.functional.binary_cross_entropy_with_logits(logits, xt.tensor([0.0, 1.0, 0.5]), reduction="sum").backward()
+    np.testing.assert_allclose(logits.grad.numpy(), [0.5, -0.5, 0.0])
+
+
+def _error(fn, *args, **kwargs):
+    with pytest.raises(Exception) as info:
+        fn(*args, **kwargs)
+    return type(info.value), str(info.value)
+
+
+BAD = [
+    ("cross_entropy-class-out-of-range", "cross_entropy", (x(3, 5), np.array([1, 2, 5])), {}),
+    ("cross_entropy-negative-class", "cross_entropy", (x(3, 5), np.array([1, -2, 3])), {}),
+    ("cross_entropy-batch", "cross_entropy", (x(3, 5), np.array([1, 2, 3, 4])), {}),
+    ("cross_entropy-probability-shape", "cross_entropy", (x(3, 5), x(3, 4)), {}),
+    ("nll_loss-float-target", "nll_loss", (x(3, 5), np.array([1.0, 2.0, 3.0])), {}),
+    ("nll_loss-spatial-target", "nll_loss", (x(3, 5, 2), np.array([[1], [2], [3]])), {}),
+    ("nll_loss-1d", "nll_loss", (x(5), np.array([1, 2])), {}),
+    ("nll_loss-weight", "nll_loss", (x(3, 5), np.array([1, 2, 3]), x(4)), {}),
+    ("mse_loss-reduction", "mse_loss", (x(3), x(3)), {"reduction": "foo"}),
+    ("bce-shape", "binary_cross_entropy", (unit(3), unit(4)), {}),
+    ("bce-range", "binary_cross_entropy", (unit(3) + 1, unit(3)), {}),
+    ("bce_with_logits-shape", "binary_cross_entropy_with_logits", (x(3), unit(4)), {}),
+    ("mse_loss-broadcast", "mse_loss", (x(3), x(4)), {}),
+]
+
+
+@pytest.mark.filterwarnings("ignore:Using a target size")
+@pytest.mark.parametrize("name, fn, inputs, kwargs", BAD, ids=[c[0] for c in BAD])
+def test_bad_loss_input_errors_match_torch(name, fn, inputs, kwargs):
+    ours = _error(getattr(nn.functional, fn), *map(xt.tensor, inputs), **kwargs)
+    theirs = _error(getattr(torch.nn.functional, fn), *map(torch.tensor, inputs), **kwargs)
+    assert issubclass(ours[0], theirs[0])
+    # xtensor names the op of a broadcast failure (``sub(): The size of tensor a ...``)
+    assert re.sub(r"^\w+\(\): ", "", ours[1]).replace("xtensor.Size", "torch.Size") == theirs[1]
+
+
+def test_mismatched_target_size_warns_as_torch():
+    with pytest.warns(UserWarning, match="Using a target size .* that is different to the input size"):
+        nn.functional.mse_loss(xt.ones(3, 1), xt.ones(3))
+
+
+def test_legacy_size_average_and_reduce_map_to_reduction():
+    with pytest.warns(UserWarning, match="size_average and reduce args will be deprecated"):
+        loss = nn.MSELoss(size_average=False)
+    assert loss.reduction == "sum"
+    with pytest.warns(UserWarning, match="please use reduction='none' instead"):
+        assert nn.L1Loss(reduce=False, size_average=True).reduction == "none"

@@ -1,0 +1,7 @@
+"""``xtensor.nn``: modules, parameters, losses, initialisation and the functional API, as PyTorch's ``torch.nn``."""
+from . import functional, init  # noqa: F401
+from .modules import *  # noqa: F401,F403
+from .modules import __all__ as _modules_all
+from .parameter import Parameter
+
+__all__ = ["Parameter", "functional", "init", *_modules_all]

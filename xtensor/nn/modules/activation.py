@@ -1,0 +1,202 @@
+"""Activation modules: each calls its ``nn.functional`` counterpart and prints PyTorch's ``extra_repr``."""
+from .. import functional as F
+from .module import Module
+
+__all__ = ["ReLU", "ReLU6", "LeakyReLU", "ELU", "SELU", "CELU", "GELU", "SiLU", "Mish", "Softplus", "Tanh", "Sigmoid",
+           "Hardtanh", "Hardsigmoid", "Hardswish", "LogSigmoid", "Softsign", "Tanhshrink", "Threshold", "GLU",
+           "Softmax", "LogSoftmax", "Softmin"]
+
+
+def _inplace_suffix(module):
+    return ", inplace=True" if module.inplace else ""
+
+
+class _Inplace(Module):
+    """An activation whose only option is ``inplace``."""
+
+    function = None
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return type(self).function(input, inplace=self.inplace)
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
+
+
+class _Stateless(Module):
+    """An activation without options."""
+
+    function = None
+
+    def forward(self, input):
+        return type(self).function(input)
+
+
+class ReLU(_Inplace):
+    function = F.relu
+
+
+class SELU(_Inplace):
+    function = F.selu
+
+
+class SiLU(_Inplace):
+    function = F.silu
+
+
+class Mish(_Inplace):
+    function = F.mish
+
+
+class Hardsigmoid(_Inplace):
+    function = F.hardsigmoid
+
+
+class Hardswish(_Inplace):
+    function = F.hardswish
+
+
+class Tanh(_Stateless):
+    function = F.tanh
+
+
+class Sigmoid(_Stateless):
+    function = F.sigmoid
+
+
+class LogSigmoid(_Stateless):
+    function = F.logsigmoid
+
+
+class Softsign(_Stateless):
+    function = F.softsign
+
+
+class Tanhshrink(_Stateless):
+    function = F.tanhshrink
+
+
+class LeakyReLU(Module):
+    def __init__(self, negative_slope=0.01, inplace=False):
+        super().__init__()
+        self.negative_slope, self.inplace = negative_slope, inplace
+
+    def forward(self, input):
+        return F.leaky_relu(input, self.negative_slope, self.inplace)
+
+    def extra_repr(self):
+        return f"negative_slope={self.negative_slope}{_inplace_suffix(self)}"
+
+
+class ELU(Module):
+    function = F.elu
+
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__()
+        self.alpha, self.inplace = alpha, inplace
+
+    def forward(self, input):
+        return type(self).function(input, self.alpha, self.inplace)
+
+    def extra_repr(self):
+        return f"alpha={self.alpha}{_inplace_suffix(self)}"
+
+
+class CELU(ELU):
+    function = F.celu
+
+
+class GELU(Module):
+    def __init__(self, approximate="none"):
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, input):
+        return F.gelu(input, approximate=self.approximate)
+
+    def extra_repr(self):
+        return f"approximate={self.approximate!r}"
+
+
+class Softplus(Module):
+    def __init__(self, beta=1.0, threshold=20.0):
+        super().__init__()
+        self.beta, self.threshold = beta, threshold
+
+    def forward(self, input):
+        return F.softplus(input, self.beta, self.threshold)
+
+    def extra_repr(self):
+        return f"beta={self.beta}, threshold={self.threshold}"
+
+
+class Hardtanh(Module):
+    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
+        super().__init__()
+        if min_val > max_val:
+            raise ValueError("min_val cannot be greater than max_val")
+        self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
+
+    def forward(self, input):
+        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
+
+    def extra_repr(self):
+        return f"min_val={self.min_val}, max_val={self.max_val}{_inplace_suffix(self)}"
+
+
+class ReLU6(Hardtanh):
+    def __init__(self, inplace=False):
+        super().__init__(0.0, 6.0, inplace)
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
+
+
+class Threshold(Module):
+    def __init__(self, threshold, value, inplace=False):
+        super().__init__()
+        self.threshold, self.value, self.inplace = threshold, value, inplace
+
+    def forward(self, input):
+        return F.threshold(input, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self):
+        return f"threshold={self.threshold}, value={self.value}{_inplace_suffix(self)}"
+
+
+class GLU(Module):
+    def __init__(self, dim=-1):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.glu(input, self.dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+class Softmax(Module):
+    function = F.softmax
+
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return type(self).function(input, self.dim, _stacklevel=5)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+class LogSoftmax(Softmax):
+    function = F.log_softmax
+
+
+class Softmin(Softmax):
+    function = F.softmin

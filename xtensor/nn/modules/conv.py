@@ -1,0 +1,89 @@
+"""``Conv1d``/``Conv2d`` (stride, padding incl. ``'same'``/``'valid'``, dilation, groups, padding modes)."""
+import math
+
+from .. import functional as F, init
+from .linear import empty_parameter, uniform_bias_
+from .module import Module
+
+__all__ = ["Conv1d", "Conv2d"]
+
+
+def _ntuple(value, n):
+    return tuple(value) if isinstance(value, (tuple, list)) else (value,) * n
+
+
+class _ConvNd(Module):
+    n = 0
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 bias=True, padding_mode="zeros", device=None, dtype=None):
+        super().__init__()
+        n = self.n
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError("out_channels must be divisible by groups")
+        if padding_mode not in ("zeros", "reflect", "replicate", "circular"):
+            raise ValueError("padding_mode must be one of ['zeros', 'reflect', 'replicate', 'circular'], but got "
+                             f"padding_mode='{padding_mode}'")
+        self.kernel_size, self.stride, self.dilation = (_ntuple(v, n) for v in (kernel_size, stride, dilation))
+        if isinstance(padding, str):
+            if padding not in ("same", "valid"):
+                raise ValueError(f"Invalid padding string {padding!r}, should be one of ['valid', 'same']")
+            if padding == "same" and any(s != 1 for s in self.stride):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+            self.padding = padding
+        else:
+            self.padding = _ntuple(padding, n)
+        self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
+        self.output_padding, self.transposed, self.padding_mode = (0,) * n, False, padding_mode
+        self.weight = empty_parameter(out_channels, in_channels // groups, *self.kernel_size, device=device,
+                                      dtype=dtype)
+        if bias:
+            self.bias = empty_parameter(out_channels, device=device, dtype=dtype)
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            if fan_in != 0:
+                uniform_bias_(self.bias, fan_in)
+
+    def forward(self, input):
+        if self.padding_mode == "zeros" or self.padding == "valid":
+            return F._conv(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups,
+                           self.n)
+        if self.padding == "same":
+            total = [d * (k - 1) for k, d in zip(self.kernel_size, self.dilation)]
+            pads = [p for t in reversed(total) for p in (t // 2, t - t // 2)]
+        else:
+            pads = [p for p in reversed(self.padding) for _ in range(2)]
+        return F._conv(F.pad(input, pads, mode=self.padding_mode), self.weight, self.bias, self.stride, 0,
+                       self.dilation, self.groups, self.n)
+
+    def extra_repr(self):
+        s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
+        if self.padding != (0,) * len(self.padding):
+            s += f", padding={self.padding}"
+        if self.dilation != (1,) * len(self.dilation):
+            s += f", dilation={self.dilation}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += f", padding_mode={self.padding_mode}"
+        return s
+
+
+class Conv1d(_ConvNd):
+    n = 1
+
+
+class Conv2d(_ConvNd):
+    n = 2

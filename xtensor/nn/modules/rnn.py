@@ -1,0 +1,195 @@
+"""``RNN``, ``LSTM``, ``GRU``: PyTorch's parameters (names, order, init) and equations, unrolled in Python.
+
+Each layer and direction runs its cell over the time steps with xtensor ops, so gradients (through time, to
+any order) and every backend come for free. The input projection of all time steps is one matmul per layer
+and direction; only the recurrent part is per step.
+"""
+import math
+
+from ... import _creation
+from .. import functional as F, init
+from .linear import empty_parameter
+from .module import Module
+
+__all__ = ["RNN", "LSTM", "GRU"]
+
+
+def _xt():
+    import xtensor
+    return xtensor
+
+
+class _RNNBase(Module):
+    gates = 1  # gate blocks stacked in each weight: RNN 1, GRU 3 (r, z, n), LSTM 4 (i, f, g, o)
+    states = 1  # hidden states per layer: 1 (h), LSTM 2 (h, c)
+    name = "RNN"
+
+    def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False, dropout=0.0,
+                 bidirectional=False, proj_size=0, device=None, dtype=None):
+        super().__init__()
+        if not isinstance(dropout, (int, float)) or not 0 <= dropout <= 1 or isinstance(dropout, bool):
+            raise ValueError("dropout should be a number in range [0, 1] representing the probability of an element "
+                             "being zeroed")
+        if not isinstance(hidden_size, int) or isinstance(hidden_size, bool):
+            raise TypeError(f"hidden_size should be of type int, got: {type(hidden_size).__name__}")
+        if hidden_size <= 0:
+            raise ValueError("hidden_size must be greater than zero")
+        if num_layers <= 0:
+            raise ValueError("num_layers must be greater than zero")
+        if proj_size:
+            raise NotImplementedError("xtensor's LSTM does not support proj_size yet")
+        self.input_size, self.hidden_size, self.num_layers = input_size, hidden_size, num_layers
+        self.bias, self.batch_first, self.dropout = bias, batch_first, float(dropout)
+        self.bidirectional, self.proj_size = bidirectional, proj_size
+        self._flat_weights_names = []
+        directions = 2 if bidirectional else 1
+        for layer in range(num_layers):
+            for direction in range(directions):
+                layer_input = input_size if layer == 0 else hidden_size * directions
+                suffix = f"_l{layer}" + ("_reverse" if direction else "")
+                shapes = [("weight_ih", (self.gates * hidden_size, layer_input)),
+                          ("weight_hh", (self.gates * hidden_size, hidden_size))]
+                if bias:
+                    shapes += [("bias_ih", (self.gates * hidden_size,)), ("bias_hh", (self.gates * hidden_size,))]
+                for kind, shape in shapes:
+                    setattr(self, kind + suffix, empty_parameter(*shape, device=device, dtype=dtype))
+                    self._flat_weights_names.append(kind + suffix)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        bound = 1.0 / math.sqrt(self.hidden_size)
+        for weight in self.parameters():
+            init.uniform_(weight, -bound, bound)
+
+    @property
+    def all_weights(self):
+        per = 4 if self.bias else 2
+        names = self._flat_weights_names
+        return [[getattr(self, n) for n in names[i:i + per]] for i in range(0, len(names), per)]
+
+    def extra_repr(self):
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.num_layers != 1:
+            s += f", num_layers={self.num_layers}"
+        if self.bias is not True:
+            s += f", bias={self.bias}"
+        if self.batch_first is not False:
+            s += f", batch_first={self.batch_first}"
+        if self.dropout != 0:
+            s += f", dropout={self.dropout}"
+        if self.bidirectional is not False:
+            s += f", bidirectional={self.bidirectional}"
+        return s
+
+    # ------------------------------------------------------------------ checks
+    def _prepare(self, input, hx):
+        """``input`` as (time, batch, features) and ``hx`` as a tuple of (layers*directions, batch, hidden)
+        states (zeros when not given), with PyTorch's checks; also whether the input was unbatched."""
+        if input.ndim not in (2, 3):
+            raise ValueError(f"{self.name}: Expected input to be 2D or 3D, got {input.ndim}D tensor instead")
+        unbatched = input.ndim == 2
+        weight = self.weight_ih_l0
+        if input.dtype is not weight.dtype:
+            raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype ({weight.dtype}). "
+                             f"Convert input: input.to({weight.dtype}), or convert model: model.to({input.dtype})")
+        if input.shape[-1] != self.input_size:
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got "
+                               f"{input.shape[-1]}")
+        if unbatched:
+            input = input.unsqueeze(1)
+        elif self.batch_first:
+            input = input.transpose(0, 1)
+        states = self.states
+        if hx is None:
+            zeros = _creation.zeros(self.num_layers * (2 if self.bidirectional else 1), input.shape[1],
+                                    self.hidden_size, dtype=input.dtype).to(input.backend)
+            return input, (zeros,) * states, unbatched
+        hx = hx if states > 1 else (hx,)
+        if len(hx) != states:
+            raise RuntimeError(f"{self.name}: expected hx to be a tuple of {states} tensors, got {len(hx)}")
+        want = 2 if unbatched else 3
+        if any(h.ndim != want for h in hx):
+            kind = "unbatched 2-D" if unbatched else "batched 3-D"
+            got = f"{hx[0].ndim}-D tensor" if states == 1 else f"({hx[0].ndim}-D, {hx[1].ndim}-D) tensors"
+            raise RuntimeError(f"For {kind} input, {'hx' if states == 1 else 'hx and cx'} should also be {want}-D "
+                               f"but got {got}")
+        if unbatched:
+            hx = tuple(h.unsqueeze(1) for h in hx)
+        expected = (self.num_layers * (2 if self.bidirectional else 1), input.shape[1], self.hidden_size)
+        for i, h in enumerate(hx):
+            if tuple(h.shape) != expected:
+                label = "hidden size" if states == 1 else f"hidden[{i}] size"
+                raise RuntimeError(f"Expected {label} {expected}, got {list(h.shape)}")
+        return input, hx, unbatched
+
+    # ------------------------------------------------------------------ forward
+    def forward(self, input, hx=None):
+        seq, hx, unbatched = self._prepare(input, hx)
+        directions = 2 if self.bidirectional else 1
+        finals = [[] for _ in range(self.states)]
+        for layer in range(self.num_layers):
+            outputs = []
+            for direction in range(directions):
+                index = layer * directions + direction
+                suffix = f"_l{layer}" + ("_reverse" if direction else "")
+                weights = [getattr(self, name + suffix, None) for name in ("weight_ih", "weight_hh", "bias_ih",
+                                                                           "bias_hh")]
+                state = tuple(h[index] for h in hx)
+                projected = F.linear(seq, weights[0], weights[2])  # every time step at once
+                steps = range(seq.shape[0] - 1, -1, -1) if direction else range(seq.shape[0])
+                out = [None] * seq.shape[0]
+                for t in steps:
+                    state = self._cell(projected[t], state, weights[1], weights[3])
+                    out[t] = state[0]
+                outputs.append(_xt().stack(out, 0))
+                for final, s in zip(finals, state):
+                    final.append(s)
+            seq = outputs[0] if directions == 1 else _xt().cat(outputs, 2)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                seq = F.dropout(seq, self.dropout)
+        output = seq.squeeze(1) if unbatched else seq.transpose(0, 1) if self.batch_first else seq
+        final = tuple(_xt().stack(f, 0).squeeze(1) if unbatched else _xt().stack(f, 0) for f in finals)
+        return output, (final if self.states > 1 else final[0])
+
+
+class RNN(_RNNBase):
+    """Elman RNN: ``h' = act(W_ih x + b_ih + W_hh h + b_hh)`` with ``nonlinearity`` tanh or relu."""
+
+    def __init__(self, *args, nonlinearity="tanh", **kwargs):
+        if len(args) > 3:  # PyTorch's positional form RNN(input_size, hidden_size, num_layers, nonlinearity, ...)
+            nonlinearity, args = args[3], args[:3] + args[4:]
+        if nonlinearity not in ("tanh", "relu"):
+            raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'.")
+        super().__init__(*args, **kwargs)
+        self.nonlinearity = nonlinearity
+
+    def _cell(self, projected, state, w_hh, b_hh):
+        pre = projected + F.linear(state[0], w_hh, b_hh)
+        return (pre.tanh() if self.nonlinearity == "tanh" else pre.relu(),)
+
+
+class LSTM(_RNNBase):
+    """Gates ``i, f, g, o`` (PyTorch's order): ``c' = f c + i g``, ``h' = o tanh(c')``."""
+
+    gates, states, name = 4, 2, "LSTM"
+
+    def _cell(self, projected, state, w_hh, b_hh):
+        h, c = state
+        i, f, g, o = (projected + F.linear(h, w_hh, b_hh)).chunk(4, -1)
+        c = f.sigmoid() * c + i.sigmoid() * g.tanh()
+        return o.sigmoid() * c.tanh(), c
+
+
+class GRU(_RNNBase):
+    """Gates ``r, z, n`` (PyTorch's order): ``n = tanh(W_in x + b_in + r (W_hn h + b_hn))``,
+    ``h' = (1 - z) n + z h``."""
+
+    gates, name = 3, "GRU"
+
+    def _cell(self, projected, state, w_hh, b_hh):
+        (h,) = state
+        xr, xz, xn = projected.chunk(3, -1)
+        hr, hz, hn = F.linear(h, w_hh, b_hh).chunk(3, -1)
+        r, z = (xr + hr).sigmoid(), (xz + hz).sigmoid()
+        n = (xn + r * hn).tanh()
+        return ((1 - z) * n + z * h,)

@@ -1,0 +1,192 @@
+"""``MultiheadAttention`` and ``TransformerEncoderLayer`` with PyTorch's parameters, masks and layouts."""
+import math
+
+from ... import _dtypes
+from .. import functional as F, init
+from .basic import Dropout
+from .linear import Linear, empty_parameter
+from .module import Module
+from .normalization import LayerNorm
+
+__all__ = ["MultiheadAttention", "TransformerEncoderLayer"]
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """The output projection of MultiheadAttention (PyTorch names it so; it is a Linear)."""
+
+
+def _additive_mask(mask, dtype):
+    """A boolean mask (True: not allowed) as -inf/0 to add to the scores; a float mask as it is."""
+    if mask is None or mask.dtype is not _dtypes.bool:
+        return mask
+    return mask.new_zeros(tuple(mask.shape), dtype=dtype).masked_fill(mask, -math.inf)
+
+
+class MultiheadAttention(Module):
+    """Attention over ``num_heads`` heads: ``softmax(q k^T / sqrt(head_dim) + mask) v``, projected in and out."""
+
+    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False, add_zero_attn=False,
+                 kdim=None, vdim=None, batch_first=False, device=None, dtype=None):
+        if embed_dim <= 0 or num_heads <= 0:
+            raise ValueError(f"embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} and "
+                             f"num_heads={num_heads} instead")
+        super().__init__()
+        kw = {"device": device, "dtype": dtype}
+        self.embed_dim, self.num_heads, self.dropout, self.batch_first = embed_dim, num_heads, dropout, batch_first
+        self.kdim = kdim if kdim is not None else embed_dim
+        self.vdim = vdim if vdim is not None else embed_dim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        self.head_dim = embed_dim // num_heads
+        if self.head_dim * num_heads != embed_dim:
+            raise AssertionError("embed_dim must be divisible by num_heads")
+        if self._qkv_same_embed_dim:
+            self.in_proj_weight = empty_parameter(3 * embed_dim, embed_dim, **kw)
+            for name in ("q_proj_weight", "k_proj_weight", "v_proj_weight"):
+                self.register_parameter(name, None)
+        else:
+            self.q_proj_weight = empty_parameter(embed_dim, embed_dim, **kw)
+            self.k_proj_weight = empty_parameter(embed_dim, self.kdim, **kw)
+            self.v_proj_weight = empty_parameter(embed_dim, self.vdim, **kw)
+            self.register_parameter("in_proj_weight", None)
+        if bias:
+            self.in_proj_bias = empty_parameter(3 * embed_dim, **kw)
+        else:
+            self.register_parameter("in_proj_bias", None)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **kw)
+        if add_bias_kv:
+            self.bias_k = empty_parameter(1, 1, embed_dim, **kw)
+            self.bias_v = empty_parameter(1, 1, embed_dim, **kw)
+        else:
+            self.bias_k = self.bias_v = None
+        self.add_zero_attn = add_zero_attn
+        self._reset_parameters()
+
+    def _reset_parameters(self):
+        if self._qkv_same_embed_dim:
+            init.xavier_uniform_(self.in_proj_weight)
+        else:
+            for weight in (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight):
+                init.xavier_uniform_(weight)
+        if self.in_proj_bias is not None:
+            init.constant_(self.in_proj_bias, 0.0)
+            init.constant_(self.out_proj.bias, 0.0)
+        if self.bias_k is not None:
+            init.xavier_normal_(self.bias_k)
+            init.xavier_normal_(self.bias_v)
+
+    def _projections(self, query, key, value):
+        e = self.embed_dim
+        if self._qkv_same_embed_dim:
+            weights = self.in_proj_weight.chunk(3)
+        else:
+            weights = (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight)
+        biases = self.in_proj_bias.split(e) if self.in_proj_bias is not None else (None,) * 3
+        return [F.linear(x, w, b) for x, w, b in zip((query, key, value), weights, biases)]
+
+    def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
+                average_attn_weights=True, is_causal=False):
+        import xtensor
+        if is_causal and attn_mask is None:
+            raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
+                               "method `generate_square_subsequent_mask` to create this mask.")
+        unbatched = query.ndim == 2
+        if query.ndim not in (2, 3):
+            raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {query.ndim}-D "
+                                 "query tensor")
+        if unbatched:
+            query, key, value = (t.unsqueeze(1) for t in (query, key, value))
+            if key_padding_mask is not None:
+                key_padding_mask = key_padding_mask.unsqueeze(0)
+        elif self.batch_first:
+            query, key, value = (t.transpose(0, 1) for t in (query, key, value))
+        length, batch, embed = query.shape
+        if embed != self.embed_dim:
+            raise AssertionError(f"was expecting embedding dimension of {self.embed_dim}, but got {embed}")
+        q, k, v = self._projections(query, key, value)  # (L, N, E), (S, N, E), (S, N, E)
+        attn_mask = _additive_mask(attn_mask, q.dtype)
+        key_padding_mask = _additive_mask(key_padding_mask, q.dtype)
+        if self.bias_k is not None:
+            k = xtensor.cat([k, self.bias_k.expand(1, batch, embed)])
+            v = xtensor.cat([v, self.bias_v.expand(1, batch, embed)])
+            attn_mask = None if attn_mask is None else F.pad(attn_mask, (0, 1))
+            key_padding_mask = None if key_padding_mask is None else F.pad(key_padding_mask, (0, 1))
+        heads, head_dim = self.num_heads, self.head_dim
+        q, k, v = (t.reshape(t.shape[0], batch * heads, head_dim).transpose(0, 1) for t in (q, k, v))
+        if self.add_zero_attn:
+            k = xtensor.cat([k, k.new_zeros((batch * heads, 1, head_dim))], 1)
+            v = xtensor.cat([v, v.new_zeros((batch * heads, 1, head_dim))], 1)
+            attn_mask = None if attn_mask is None else F.pad(attn_mask, (0, 1))
+            key_padding_mask = None if key_padding_mask is None else F.pad(key_padding_mask, (0, 1))
+        source = k.shape[1]
+        scores = q.matmul(k.transpose(1, 2)) * (1 / math.sqrt(head_dim))  # (N*H, L, S)
+        if attn_mask is not None:
+            if attn_mask.ndim == 2:
+                if tuple(attn_mask.shape) != (length, source):
+                    raise RuntimeError(f"The shape of the 2D attn_mask is {attn_mask.shape}, but should be "
+                                       f"{(length, source)}.")
+            elif tuple(attn_mask.shape) != (batch * heads, length, source):
+                raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but should be "
+                                   f"{(batch * heads, length, source)}.")
+            scores = scores + attn_mask
+        if key_padding_mask is not None:
+            scores = (scores.reshape(batch, heads, length, source) +
+                      key_padding_mask.reshape(batch, 1, 1, source)).reshape(batch * heads, length, source)
+        weights = scores.softmax(-1)
+        if self.dropout > 0.0 and self.training:
+            weights = F.dropout(weights, self.dropout)
+        out = weights.matmul(v).transpose(0, 1).reshape(length, batch, embed)
+        out = self.out_proj(out)
+        if unbatched:
+            out = out.squeeze(1)
+        elif self.batch_first:
+            out = out.transpose(0, 1)
+        if not need_weights:
+            return out, None
+        weights = weights.reshape(batch, heads, length, source)
+        if average_attn_weights:
+            weights = weights.mean(1)
+        return out, (weights.squeeze(0) if unbatched else weights)
+
+
+_ACTIVATIONS = {"relu": F.relu, "gelu": F.gelu}
+
+
+class TransformerEncoderLayer(Module):
+    """Self-attention then a feed-forward block, each with a residual and LayerNorm (after, or before with
+    ``norm_first``)."""
+
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu, layer_norm_eps=1e-5,
+                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
+        super().__init__()
+        kw = {"device": device, "dtype": dtype}
+        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
+                                            **kw)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
+        self.norm_first = norm_first
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
+        self.dropout1 = Dropout(dropout)
+        self.dropout2 = Dropout(dropout)
+        if isinstance(activation, str):
+            if activation not in _ACTIVATIONS:
+                raise RuntimeError(f"activation should be relu/gelu, not {activation}")
+            activation = _ACTIVATIONS[activation]
+        self.activation = activation
+
+    def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
+        x = src
+        if self.norm_first:
+            x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
+            return x + self._ff_block(self.norm2(x))
+        x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal))
+        return self.norm2(x + self._ff_block(x))
+
+    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal):
+        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
+                           is_causal=is_causal)[0]
+        return self.dropout1(x)
+
+    def _ff_block(self, x):
+        return self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(x)))))
