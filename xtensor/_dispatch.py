@@ -1,11 +1,13 @@
 """Op entries and the one dispatch path every call takes.
 
 An ``Op`` is one row of the op table: a forward written against the backend's array-API
-namespace ``xp`` (native arrays in, native array out), a VJP per tensor input written in
-xtensor ops (so every gradient is itself differentiable), a dtype rule, and for view ops the
-strided-metadata rule. ``apply`` runs it: promote, unify backends, run the forward, wrap the
+namespace ``xp`` (native arrays in, native array out), a VJP per tensor input, a dtype rule, and
+for view ops the strided-metadata rule. A VJP ``(ns, g, ans, *args)`` is written against a
+namespace (``_ns``): it runs on raw arrays when no graph is built and on Tensors (differentiable)
+under ``create_graph``; a VJP ``(g, ans, *args)`` not yet converted is written in xtensor ops and
+always runs on Tensors. ``apply`` runs an op: promote, unify backends, run the forward, wrap the
 result (as a view of the input's storage for view ops), and record a node when grad is needed.
-Broadcast gradients are reduced in one place (``OpNode.apply``). The function, method,
+Broadcast gradients are reduced in one place per mode (``_fit``, ``OpNode._run_raw``). The function, method,
 in-place, ``out=``, operator and array-API variants are all generated from the entry
 (``variants``).
 """
