@@ -11,6 +11,7 @@ import numbers
 from . import _dtypes
 from ._autograd import edge_of, view_rebase_message
 from ._dispatch import _backend_error, _record, apply, detached, history_alias, node_class
+from ._ns import raw_ns
 from ._table import TABLE
 from .ops.elementwise import api_promoted
 from .ops.indexing import index_put
@@ -97,6 +98,7 @@ def rebase_history(target, result):
         node._args = (detached(base), result, target._view.index_in(base), base._backend)  # not base: no cycle
         node._out = None
         node._saved_versions = None
+        node._raw_ns = None
         base._grad_fn, base._output_nr = node, 0
     if not base._requires_grad:
         spread_requires_grad(base, True)
@@ -156,7 +158,7 @@ def _fast_unary(op):
         r._arr, r._backend, r._dtype, r._requires_grad, r._grad_fn = out, backend, backend.dtypes[out.dtype], \
             False, None
         if self._requires_grad and differentiable and _grad_state.enabled:
-            return _record(op, r, (self,), (self,))
+            return _record(op, r, (self,), (self,), raw_ns(backend) if r._dtype is self._dtype else None)
         if _grad_state.inference:
             r._inference = True
         return r
@@ -196,7 +198,7 @@ def _fast_binary(op, reflected=False):
         if differentiable and (self._requires_grad or (other_type is Tensor and other._requires_grad)) and \
                 _grad_state.enabled:
             args = (other, self) if reflected else (self, other)
-            return _record(op, r, args, args)
+            return _record(op, r, args, args, raw_ns(backend) if r._dtype is self._dtype else None)
         if _grad_state.inference:
             r._inference = True
         return r
@@ -275,6 +277,11 @@ def _make_method(entry, function):
             if options:
                 return function(self, other, alpha=alpha, **options)
             return fast(self, other if alpha is None else other * alpha)
+    elif kind == "composite":
+        impl = entry.sig
+
+        def method(self, *args, **kwargs):  # straight to the implementation unless out= needs the function
+            return impl(self, *args, **kwargs) if "out" not in kwargs else function(self, *args, **kwargs)
     else:
         def method(self, *args, **kwargs):
             return function(self, *args, **kwargs)
