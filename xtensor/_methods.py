@@ -16,6 +16,7 @@ from .ops.indexing import getitem_copy, getitem_view, index_put as index_put_op
 from .ops.shapes import view_strides, _view_shape
 from ._tensor import OVERLAP_ERROR, Tensor, ViewMeta, _wrap_dim
 from ._variants import assign_inplace, check_inplace, spread_requires_grad, torch_functions
+from . import autograd
 from .autograd import grad_mode
 
 _grad_state = grad_mode.state
@@ -274,8 +275,7 @@ def _data_set(self, value):
 
 
 def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-    from .autograd import backward as autograd_backward
-    autograd_backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+    autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
 
 def register_hook(self, hook):

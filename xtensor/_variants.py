@@ -11,10 +11,11 @@ import numbers
 from . import _dtypes
 from ._autograd import edge_of, view_rebase_message
 from ._dispatch import _backend_error, _record, apply, detached, history_alias, node_class
+from ._ns import raw_ns
 from ._table import TABLE
 from .ops.elementwise import api_promoted
 from .ops.indexing import index_put
-from ._tensor import Tensor
+from ._tensor import OVERLAP_ERROR, Tensor
 from .autograd import grad_mode
 
 __all__ = ["torch_functions", "api_functions", "install_methods", "check_inplace", "assign_inplace", "assign_out",
@@ -22,6 +23,15 @@ __all__ = ["torch_functions", "api_functions", "install_methods", "check_inplace
 
 _grad_state = grad_mode.state
 _copy_slices = node_class("CopySlices")
+
+
+def _refuse_overlapping_gradient(self, *grads):
+    raise RuntimeError(OVERLAP_ERROR)
+
+
+# A write through a view whose elements share memory (fill_ of an expanded view): PyTorch records it, and its
+# backward, which writes the view's gradient into that shared memory, refuses.
+_overlapping_copy_slices = type("CopySlices", (_copy_slices,), {"__slots__": (), "apply": _refuse_overlapping_gradient})
 
 
 def check_inplace(t, *values):
@@ -81,13 +91,14 @@ def rebase_history(target, result):
         target._grad_fn, target._output_nr = result._grad_fn, result._output_nr
         base = target
     else:
-        node = _copy_slices()
+        node = _overlapping_copy_slices() if target._view.overlaps() else _copy_slices()
         node.op = index_put
         node.n_outputs = 1
         node._edges = (edge_of(base), edge_of(result))
         node._args = (detached(base), result, target._view.index_in(base), base._backend)  # not base: no cycle
         node._out = None
         node._saved_versions = None
+        node._raw_ns = None
         base._grad_fn, base._output_nr = node, 0
     if not base._requires_grad:
         spread_requires_grad(base, True)
@@ -147,7 +158,7 @@ def _fast_unary(op):
         r._arr, r._backend, r._dtype, r._requires_grad, r._grad_fn = out, backend, backend.dtypes[out.dtype], \
             False, None
         if self._requires_grad and differentiable and _grad_state.enabled:
-            return _record(op, r, (self,), (self,))
+            return _record(op, r, (self,), (self,), raw_ns(backend) if r._dtype is self._dtype else None)
         if _grad_state.inference:
             r._inference = True
         return r
@@ -187,7 +198,7 @@ def _fast_binary(op, reflected=False):
         if differentiable and (self._requires_grad or (other_type is Tensor and other._requires_grad)) and \
                 _grad_state.enabled:
             args = (other, self) if reflected else (self, other)
-            return _record(op, r, args, args)
+            return _record(op, r, args, args, raw_ns(backend) if r._dtype is self._dtype else None)
         if _grad_state.inference:
             r._inference = True
         return r
@@ -266,6 +277,11 @@ def _make_method(entry, function):
             if options:
                 return function(self, other, alpha=alpha, **options)
             return fast(self, other if alpha is None else other * alpha)
+    elif kind == "composite":
+        impl = entry.sig
+
+        def method(self, *args, **kwargs):  # straight to the implementation unless out= needs the function
+            return impl(self, *args, **kwargs) if "out" not in kwargs else function(self, *args, **kwargs)
     else:
         def method(self, *args, **kwargs):
             return function(self, *args, **kwargs)
