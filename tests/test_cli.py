@@ -1,11 +1,12 @@
 """The README's main job: ``xtensor linreg``."""
+import importlib.util
 import subprocess
 import sys
 
 import pytest
 
 import xtensor
-from xtensor.cli import linear_regression
+from xtensor.cli import digits_classifier, linear_regression
 
 
 def test_linreg_learns_the_line_it_was_trained_on():
@@ -27,3 +28,67 @@ def test_linreg_command_prints_weights_backend_and_time(tmp_path):
     out = subprocess.run([sys.executable, "-m", "xtensor", "linreg", "--steps", "20", "--plot", ""],
                          capture_output=True, text=True, check=True, cwd=tmp_path).stdout
     assert "backend: numpy" in out and "w: " in out and "b: " in out and "time: " in out
+
+
+# ------------------------------------------------------------------ the main job: xtensor demo
+needs_sklearn = pytest.mark.skipif(importlib.util.find_spec("sklearn") is None,
+                                   reason="the demo's data set ships with scikit-learn: pip install -e '.[demo]'")
+
+
+@needs_sklearn
+def test_demo_mlp_learns_the_digits_in_a_few_epochs():
+    _, history = digits_classifier(xtensor, "mlp", epochs=3)
+    assert history[-1]["loss"] < history[0]["loss"] and history[-1]["test_acc"] > 0.9
+
+
+@needs_sklearn
+def test_demo_convnet_learns_the_digits():
+    _, history = digits_classifier(xtensor, "cnn", epochs=2)
+    assert history[-1]["test_acc"] > 0.8
+
+
+@needs_sklearn
+def test_demo_gives_the_same_accuracy_on_jax_with_the_same_seed():
+    _, on_numpy = digits_classifier(xtensor, "mlp", epochs=2, seed=3)
+    with xtensor.use_backend("jax"):
+        net, on_jax = digits_classifier(xtensor, "mlp", epochs=2, seed=3)
+    assert next(net.parameters()).backend == "jax"
+    assert [r["test_acc"] for r in on_jax] == [r["test_acc"] for r in on_numpy]
+    assert on_jax[-1]["loss"] == pytest.approx(on_numpy[-1]["loss"], rel=1e-4)
+
+
+@needs_sklearn
+def test_demo_code_is_a_pytorch_training_loop():
+    torch = pytest.importorskip("torch")
+    _, history = digits_classifier(torch, "mlp", epochs=2)  # the same function, run by PyTorch itself
+    assert history[-1]["test_acc"] > 0.9
+
+
+@needs_sklearn
+def test_demo_command_reports_accuracy_backend_time_and_saves_weights_torch_can_read(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "xtensor", "demo", "--epochs", "2", "--plot", "curves.png"],
+                         capture_output=True, text=True, check=True, cwd=tmp_path).stdout
+    assert "test accuracy: 0." in out and "backend: numpy" in out and "time: " in out
+    accuracy = float(out.split("test accuracy: ")[1].split()[0])
+    assert accuracy > 0.9
+    weights = xtensor.load(tmp_path / "digits_mlp.pt")
+    assert list(weights) == ["1.weight", "1.bias", "3.weight", "3.bias", "5.weight", "5.bias"]
+    torch = pytest.importorskip("torch")
+    assert torch.load(tmp_path / "digits_mlp.pt", weights_only=True)["1.weight"].shape == (128, 64)
+    if "plot: curves.png" in out:
+        assert (tmp_path / "curves.png").stat().st_size > 0
+    else:
+        assert "plot: skipped" in out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["demo", "--backend", "no_such_backend"], "xtensor demo: error: backend 'no_such_backend' is not usable"),
+    (["demo", "--model", "rnn"], "xtensor demo: error: argument --model: invalid choice: 'rnn'"),
+    (["demo", "--epochs", "0"], "xtensor demo: error: argument --epochs: must be a positive integer, got 0"),
+    (["linreg", "--steps", "many"], "xtensor linreg: error: argument --steps: must be a positive integer"),
+    (["nonsense"], "xtensor: error: argument command: invalid choice: 'nonsense'"),
+])
+def test_user_errors_print_one_line_and_exit_2(args, message):
+    done = subprocess.run([sys.executable, "-m", "xtensor", *args], capture_output=True, text=True)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith(message) and done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
