@@ -469,7 +469,9 @@ def setitem(self, index, value):
     _check_values_fit(self, host_index, value)
     if _grad_state.enabled and (value._requires_grad or self._requires_grad):
         if basic:
-            whole = _view_node_name(index, tuple(self.shape)) == "AliasBackward0"
+            # every dimension kept whole (a lone full slice too, unlike in a read): x itself is written
+            whole = _view_node_name(index if isinstance(index, tuple) else (index,), tuple(self.shape)) == \
+                "AliasBackward0"
             target = self if whole else _basic_view(self, host_index, index)
             if value.ndim > target.ndim:  # leading ones the target lacks
                 value = value.reshape(tuple(value.shape)[value.ndim - target.ndim:])
