@@ -1,4 +1,4 @@
-"""The README's main job: ``xtensor linreg``."""
+"""The command line: the README's main job `xtensor demo`, the `linreg` example, and one-line user errors."""
 import importlib.util
 import subprocess
 import sys
