@@ -13,10 +13,11 @@ except ImportError as e:  # pragma: no cover - exercised only without the extra
 jax.config.update("jax_enable_x64", True)
 import jax.numpy as jnp  # noqa: E402
 
-from .generic import ArrayAPIAdapter  # noqa: E402
+from .generic import ArrayAPIAdapter, host_special  # noqa: E402
 
 __all__ = ["JaxAdapter"]
 
+_JAX_NAMES = {"psi": "digamma"}  # scipy.special's names, as jax.scipy.special spells them
 _PLATFORM_TO_TORCH = {"cpu": "cpu", "gpu": "cuda", "cuda": "cuda", "rocm": "cuda", "tpu": "xla"}
 
 
@@ -78,9 +79,16 @@ class JaxAdapter(ArrayAPIAdapter):
         at = flat.at[positions]
         return {"set": at.set, "sum": at.add, "prod": at.multiply, "amax": at.max, "amin": at.min}[reduce](values)
 
-    def special(self, name, arr):
+    def special(self, name, *args):
+        """jax.scipy.special's function where jax has one (differentiable by jax, traceable); the others
+        (the Bessel functions j0... k1e, airy_ai) on the host through ``jax.pure_callback``, still traceable."""
         import jax.scipy.special
-        return getattr(jax.scipy.special, name)(arr)
+        native = getattr(jax.scipy.special, _JAX_NAMES.get(name, name), None)
+        if native is not None:
+            return native(*args)
+        arrays = [a for a in args if hasattr(a, "dtype")]
+        result = jax.ShapeDtypeStruct(jnp.broadcast_shapes(*(a.shape for a in arrays)), arrays[-1].dtype)
+        return jax.pure_callback(lambda *host: host_special(name, *host), result, *args, vmap_method="expand_dims")
 
     # -- devices: PyTorch's names for jax's devices (gpu -> cuda, tpu -> xla) -------------------------
     def device_of(self, arr):
