@@ -63,9 +63,10 @@ def _polygamma_sig(n, input):
     return (input,), (n, _backend_of(input))
 
 
+# PyTorch's method takes n after self and its function before: xtensor.special installs the method and ``_`` form.
 _POLYGAMMA = defop("polygamma", lambda xp, x, n, backend: backend.special("polygamma", n, x),
                    (lambda g, ans, x, n, backend: g * polygamma(n + 1, x),), kind="custom", sig=_polygamma_sig,
-                   cast=refusing("polygamma", "c", to_float), method=False, out=True)
+                   cast=refusing("polygamma", "c", to_float), method=False, inplace=True, out=True)
 
 
 def polygamma(n, input):
@@ -207,12 +208,13 @@ def _sinc(xp, x):
 
 
 def _sinc_vjp(g, ans, x):
-    """PyTorch's: ``(cos(pi x) - sinc(x)) / x``, 0 at 0."""
+    """PyTorch's: ``(cos(pi x) - sinc(x)) / x``, 0 at 0 (conjugated for complex x)."""
     safe = x.where(x != 0, x.new_ones(()))
-    return where_zero(x != 0, g * ((math.pi * safe).cos() - ans) / safe)
+    slope = ((math.pi * safe).cos() - ans) / safe
+    return where_zero(x != 0, g * (slope.conj() if slope.dtype.kind == "c" else slope))
 
 
-defop("sinc", _sinc, (_sinc_vjp,), kind="unary", inplace=True, out=True, cast=refusing("sinc", "c", to_float))
+defop("sinc", _sinc, (_sinc_vjp,), kind="unary", inplace=True, out=True, cast=to_float)
 
 
 # ------------------------------------------------------------------ orthogonal polynomials
