@@ -53,6 +53,14 @@ def _register_pytree():
 _registered = False
 
 
+def _incomplete_gamma(native, name, a, x):
+    """jax's regularized incomplete gamma with SciPy's and PyTorch's limits where jax gives NaN: P(0, x > 0) = 1
+    and P(inf, finite x) = 0 (Q = 1 - P)."""
+    limit = jnp.where((a == 0) & (x > 0), 1.0, jnp.where(jnp.isinf(a) & jnp.isfinite(x), 0.0, jnp.nan))
+    limit = limit if name == "gammainc" else 1 - limit
+    return jnp.where(jnp.isnan(limit), native(a, x), limit.astype(jnp.result_type(a, x)))
+
+
 class JaxAdapter(ArrayAPIAdapter):
     native_indexing = True
     compiles = True
@@ -84,6 +92,8 @@ class JaxAdapter(ArrayAPIAdapter):
         (the Bessel functions j0... k1e, airy_ai) on the host through ``jax.pure_callback``, still traceable."""
         import jax.scipy.special
         native = getattr(jax.scipy.special, _JAX_NAMES.get(name, name), None)
+        if name in ("gammainc", "gammaincc"):
+            return _incomplete_gamma(native, name, *args)
         if native is not None:
             return native(*args)
         arrays = [a for a in args if hasattr(a, "dtype")]

@@ -58,7 +58,8 @@ def rel_entr(input, other):
         other = input.new_full((), other)
     both = (input > 0) & (other > 0)
     x, y = input.where(both, 1.0), other.where(both, 1.0)
-    out = (x * (x / y).log()).where(both, _fn["where"]((input == 0) & (other >= 0), 0.0, _math.inf))
+    outside = x.new_zeros(()).where((input == 0) & (other >= 0), _math.inf)
+    out = (x * (x / y).log()).where(both, outside)
     return out.where(~(input.isnan() | other.isnan()), _math.nan)
 
 

@@ -74,14 +74,9 @@ def polygamma(n, input):
 
 
 def _mvlgamma_sig(input, p):
+    """As PyTorch 2.13, any x is taken (lgamma of x - j/2 <= 0 is log|gamma|); p below 1 is refused."""
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
-    try:
-        small = bool((input <= (p - 1) / 2).any())
-    except TypeError:  # traced by jax: no value to check
-        small = False
-    if small:
-        raise RuntimeError("All elements must be greater than (p-1)/2")
     return (input,), (int(p), _backend_of(input))
 
 
@@ -237,10 +232,10 @@ def _polynomial(family):
     shifted = family.startswith("shifted_")
 
     def fwd(xp, x, n):
-        """P_n(x) for each element (``n`` broadcasts; 0 where n < 0), by the recurrence up to the largest n
-        (read on the host)."""
+        """P_n(x) for each element (``n`` broadcasts, truncated to an integer; 0 where n < 0), by the recurrence up
+        to the largest n (read on the host)."""
         x = x if hasattr(x, "dtype") else xp.asarray(x, dtype=n.dtype)
-        n = n if hasattr(n, "dtype") else xp.asarray(n, dtype=x.dtype)
+        n = xp.trunc(n) if hasattr(n, "dtype") else xp.asarray(int(n), dtype=x.dtype)  # PyTorch: n as int64
         x = 2 * x - 1 if shifted else x
         out = xp.zeros(xp.broadcast_shapes(x.shape, n.shape), dtype=x.dtype)
         prev, cur = xp.ones_like(x), first(x)
