@@ -3,8 +3,11 @@
 Every differentiable op result holds a ``Node`` (named as PyTorch names it: ``AddBackward0``)
 whose ``next_functions`` point at the nodes of its inputs; leaves that require grad are
 reached through an ``AccumulateGrad`` node. The engine walks the graph once in topological
-order, summing incoming gradients per node output. VJPs run as ordinary xtensor ops, with grad
-mode on only under ``create_graph=True`` -- so higher-order gradients need nothing special.
+order, summing incoming gradients per node output. Under ``create_graph=True`` VJPs run as ordinary
+xtensor ops with grad mode on -- so higher-order gradients need nothing special. Otherwise gradients
+flow between nodes as raw backend arrays wherever a node can take them (``Node._raw_ns``: op nodes
+whose VJPs are written against a namespace, and leaves' accumulators), and are wrapped into Tensors
+only at the edge of a node that needs them (custom Functions, hooks, ops not written that way).
 
 Memory: a node holds its inputs, never its output (the output would hold the node: a
 cycle); ops whose VJP needs the output keep a detached alias of it. A leaf owns its
@@ -13,6 +16,8 @@ cycle); ops whose VJP needs the output keep a detached alias of it. A leaf owns 
 import re
 import weakref
 
+from ._ns import raw_ns
+from ._tensor import Tensor
 from .autograd import anomaly_mode, grad_mode
 
 __all__ = ["Node", "AccumulateGrad", "run_backward", "edge_of", "view_grad_fn", "SCALAR_EDGE"]
@@ -28,6 +33,7 @@ class Node:
 
     __slots__ = ("_edges", "__dict__", "__weakref__")
     n_outputs = 1
+    _raw_ns = None  # the namespace of raw arrays this node's backward takes without a graph (None: Tensors)
     _pre_hooks = None  # [(output_nr or None, hook)]: run on incoming gradients
     _hooks = None  # [hook(grad_inputs, grad_outputs)]: run after the node
 
@@ -104,11 +110,12 @@ class AccumulateGrad(Node):
     reused in many graphs makes its accumulator once.
     """
 
-    __slots__ = ("_variable",)
+    __slots__ = ("_variable", "_raw_ns")
 
     def __init__(self, variable):
         self._variable = weakref.ref(variable)
         self._edges = ()
+        self._raw_ns = raw_ns(variable._backend)
 
     @property
     def variable(self):
@@ -125,6 +132,40 @@ class AccumulateGrad(Node):
                     grad = r
         accumulate_into(leaf, grad)
         return ()
+
+    def _run_raw(self, grads):
+        leaf = self._variable()
+        if leaf is None:
+            return ()
+        grad = grads[0]
+        if leaf._hooks:  # hooks see Tensors
+            return self.apply(grad_tensor(grad, leaf._backend))
+        backend = leaf._backend
+        value = leaf._arr if leaf._arr is not None else leaf._refresh()
+        if grad.shape != value.shape:
+            xp = backend.xp
+            grad = xp.broadcast_to(grad, value.shape) if grad.size == 1 else xp.reshape(grad, value.shape)
+        current = leaf._grad
+        if current is None:  # a private copy: ``.grad`` must never alias another gradient (immutable arrays can't)
+            leaf._grad = grad_tensor(backend.contiguous_copy(grad) if backend.mutable else grad, backend)
+        else:
+            current._write(current._value + grad)
+        return ()
+
+
+def grad_tensor(arr, backend):
+    """A raw gradient as a history-free Tensor."""
+    t = _new(Tensor)
+    t._arr, t._backend, t._dtype, t._requires_grad, t._grad_fn = arr, backend, backend.dtypes[arr.dtype], False, None
+    return t
+
+
+def as_grad_tensor(g, like):
+    """A gradient the engine returned (raw array, Tensor or None) as a Tensor on ``like``'s backend."""
+    return g if g is None or isinstance(g, Tensor) else grad_tensor(g, like._backend)
+
+
+_new = object.__new__
 
 
 def accumulate_into(tensor, grad):
@@ -143,16 +184,26 @@ def accumulate_into(tensor, grad):
 
 def _private_copy(t):
     """A history-free copy: ``.grad`` must never alias another tensor's gradient."""
-    from ._dispatch import wrap
     backend = t._backend
-    return wrap(backend.contiguous_copy(t._value), backend, t._dtype)
+    return grad_tensor(backend.contiguous_copy(t._value), backend)
 
 
 SCALAR_EDGE = (None, -1)  # the edge of a Python-scalar argument: not listed in next_functions
 
 
+NO_EDGE = (None, 0)
+
+
 def edge_of(t):
     """The ``(node, output_nr)`` through which gradient flows back into tensor ``t``."""
+    if t._base is None:  # the common cases first: an op's result, a leaf
+        fn = t._grad_fn
+        if fn is not None:
+            return (fn, t._output_nr)
+        if t._requires_grad:
+            acc = t._grad_acc
+            return (acc if acc is not None else accumulator_of(t), 0)
+        return NO_EDGE
     if t._base is not None:
         fn = view_grad_fn(t)
         if fn is not None:
@@ -248,16 +299,25 @@ def _reaching(order, targets):
     return reach
 
 
+def _takes_raw(node):
+    """Whether ``node`` gets raw arrays when no graph is built (hooks see Tensors)."""
+    return node._raw_ns is not None and not node._pre_hooks and not node._hooks
+
+
 def run_backward(roots, grad_roots, retain_graph, create_graph, capture=None, accumulate=True):
     """Propagate ``grad_roots`` from ``roots`` (edges) through the graph.
 
-    ``capture``: edges whose incoming gradient is returned (``autograd.grad``); with
-    ``accumulate=False`` leaves' ``.grad`` is left untouched and only the part of the graph that
-    reaches a captured edge runs.
+    ``capture``: edges whose incoming gradient is returned (``autograd.grad``; raw arrays or Tensors, see
+    ``as_grad_tensor``); with ``accumulate=False`` leaves' ``.grad`` is left untouched and only the part of the
+    graph that reaches a captured edge runs.
     """
     order = _topological_order([node for node, _ in roots])
+    anomaly = anomaly_mode.state.enabled
+    raw = not create_graph and not anomaly  # anomaly mode checks every node's Tensors
     buffers = {}
     for (node, nr), g in zip(roots, grad_roots):
+        if raw and _takes_raw(node):
+            g = g._value
         slot = buffers.setdefault(node, [None] * node.n_outputs)
         slot[nr] = g if slot[nr] is None else slot[nr] + g
     wanted = None
@@ -270,7 +330,6 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, capture=None, ac
             wanted = _reaching(order, [node for node, _ in capture])
     state = grad_mode.state
     previous, state.enabled = state.enabled, create_graph
-    anomaly = anomaly_mode.state.enabled
     try:
         for node in order:
             grads = buffers.pop(node, None)
@@ -284,20 +343,32 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, capture=None, ac
                         captured[i] = grads[nr]
                 if not accumulate and (node not in wanted or type(node) is AccumulateGrad):
                     continue
-            grad_inputs = node._run(grads) if not anomaly else anomaly_mode.run_node(node, grads)
-            if node._hooks:
-                for hook in node._hooks:
+            hooks = node._hooks
+            if raw and node._raw_ns is not None and not hooks and not node._pre_hooks:  # _takes_raw, inlined
+                runs_raw = True
+                grad_inputs = node._run_raw(grads)
+            else:
+                runs_raw = False
+                grad_inputs = node._run(grads) if not anomaly else anomaly_mode.run_node(node, grads)
+            if hooks:
+                for hook in hooks:
                     r = hook(grad_inputs, grads)
                     if r is not None:
                         grad_inputs = r
-            if not retain_graph:
-                node.release()
             for (child, nr), g in zip(node._edges, grad_inputs):
                 if child is not None and g is not None:
+                    if raw:  # each child gets what it takes: raw arrays, or Tensors
+                        if child._raw_ns is not None and not child._pre_hooks and not child._hooks:
+                            if isinstance(g, Tensor):
+                                g = g._value
+                        elif runs_raw:
+                            g = grad_tensor(g, node._raw_ns.backend)
                     slot = buffers.get(child)
                     if slot is None:
                         slot = buffers[child] = [None] * child.n_outputs
                     slot[nr] = g if slot[nr] is None else slot[nr] + g
+            if not retain_graph:
+                node.release()
     finally:
         state.enabled = previous
     return captured if capture is not None else None

@@ -1,11 +1,13 @@
 """Op entries and the one dispatch path every call takes.
 
 An ``Op`` is one row of the op table: a forward written against the backend's array-API
-namespace ``xp`` (native arrays in, native array out), a VJP per tensor input written in
-xtensor ops (so every gradient is itself differentiable), a dtype rule, and for view ops the
-strided-metadata rule. ``apply`` runs it: promote, unify backends, run the forward, wrap the
+namespace ``xp`` (native arrays in, native array out), a VJP per tensor input, a dtype rule, and
+for view ops the strided-metadata rule. A VJP ``(ns, g, ans, *args)`` is written against a
+namespace (``_ns``): it runs on raw arrays when no graph is built and on Tensors (differentiable)
+under ``create_graph``; a VJP ``(g, ans, *args)`` not yet converted is written in xtensor ops and
+always runs on Tensors. ``apply`` runs an op: promote, unify backends, run the forward, wrap the
 result (as a view of the input's storage for view ops), and record a node when grad is needed.
-Broadcast gradients are reduced in one place (``OpNode.apply``). The function, method,
+Broadcast gradients are reduced in one place per mode (``_fit``, ``OpNode._run_raw``). The function, method,
 in-place, ``out=``, operator and array-API variants are all generated from the entry
 (``variants``).
 """
@@ -14,6 +16,7 @@ import re
 
 from . import _dtypes
 from ._autograd import SCALAR_EDGE, Node, edge_of, freed_error
+from ._ns import TENSOR_NS, raw_ns
 from ._tensor import Tensor, ViewMeta
 from .autograd import grad_mode
 
@@ -27,6 +30,12 @@ def _camel(name):
     return "".join(part.capitalize() for part in name.strip("_").split("_"))
 
 
+def _takes_ns(fn):
+    """Whether a VJP is written against a namespace: its first parameter is ``ns``."""
+    code = fn.__code__
+    return code.co_argcount > 0 and code.co_varnames[0] == "ns"
+
+
 def _used_names(fn):
     """Names a VJP reads: decides which inputs its node must keep (and version-check)."""
     return {ins.argval for ins in dis.get_instructions(fn) if ins.opname.startswith("LOAD_FAST")}
@@ -36,7 +45,8 @@ class Op:
     """One op table entry."""
 
     def __init__(self, name, fwd, vjps=None, *, vjp_all=None, cast=None, view=None, node=None,
-                 differentiable=True, nout=1, saves=None, names=None, scalar_edges=True, bool_fwd=None):
+                 differentiable=True, nout=1, saves=None, names=None, scalar_edges=True, bool_fwd=None,
+                 raw_any_dtype=()):
         self.name = name
         self.fwd = fwd
         self.bool_fwd = bool_fwd  # the forward when computing in bool (the array API lacks bool + bool)
@@ -52,8 +62,32 @@ class Op:
         # scalars into tensors for add/sub/mul/div, but pow and rsub take them as plain scalars.
         self.scalar_edges = scalar_edges
         fns = self.vjps + ((vjp_all,) if vjp_all else ())
+        # VJPs written against a namespace ``(ns, g, ans, *args)`` (see ``_ns``) also run on raw arrays
+        written = [fn for fn in fns if fn is not None]
+        self.ns_vjps = bool(written) and all(_takes_ns(fn) for fn in written)
+        if not self.ns_vjps and any(_takes_ns(fn) for fn in written):
+            raise TypeError(f"op {name}: every VJP must take the namespace, or none")
+        # argument positions whose dtype a VJP does not compute with (a condition, a cast's source)
+        self.raw_any_dtype = raw_any_dtype
         # ``saves=()`` declares a VJP that reads only its inputs' shapes: nothing to version-check or free
         self._needs = [self._saved_positions(fn) if saves is None else (saves, False) for fn in fns]
+        # what _record decides per op rather than per call
+        self._saves_any = any(positions or uses_out for positions, uses_out in self._needs)
+        self._plans = {}
+
+    def save_plan(self, runs):
+        """``(argument positions, whether the output)`` the VJPs read when the ones marked in ``runs`` run
+        (``True``: all of them); worked out once per combination."""
+        plan = self._plans.get(runs)
+        if plan is None:
+            flags = (True,) * len(self._needs) if runs is True else runs
+            positions, uses_out = [], False
+            for (read, out), run in zip(self._needs, flags):
+                if run:
+                    positions += [p for p in read if p not in positions]
+                    uses_out = uses_out or out
+            plan = self._plans[runs] = (tuple(positions), uses_out)
+        return plan
 
     @staticmethod
     def _saved_positions(fn):
@@ -61,7 +95,8 @@ class Op:
         if fn is None:
             return ((), False)
         code = fn.__code__
-        params = code.co_varnames[:code.co_argcount]
+        skip = 1 if _takes_ns(fn) else 0
+        params = code.co_varnames[skip:code.co_argcount]
         used = _used_names(fn)
         positions = tuple(i - 2 for i, p in enumerate(params) if i >= 2 and p in used)
         star = code.co_flags & 0x04 and code.co_varnames[code.co_argcount] in used
@@ -83,41 +118,98 @@ def node_class(name):
 
 
 class OpNode(Node):
-    """A node of an op-table op: keeps the op's arguments (tensors as given) for its VJPs."""
+    """A node of an op-table op: keeps the op's arguments (tensors as given) for its VJPs, and each output its
+    VJPs read as ``(array, storage, version, backend, dtype)`` -- never the output tensor, which holds the node.
 
-    __slots__ = ("op", "n_outputs", "_args", "_out", "_saved_versions")
+    ``_raw_ns``: the raw namespace its VJPs run on when no graph is being built (see ``_ns``), or None when
+    they need Tensors (an op not written against a namespace, or arguments of mixed backends or dtypes)."""
+
+    __slots__ = ("op", "n_outputs", "_args", "_out", "_saved_at", "_saved_versions", "_raw_ns")
 
     def apply(self, *grads):
+        """The VJPs on Tensors (the engine under ``create_graph``, and ``grad_fn.apply(g)`` / ``grad_fn(g)``)."""
         args = self._args
         if args is None:
             raise freed_error()
-        if self._saved_versions:
-            _check_versions(self, self._out if self.op.nout > 1 else (self._out,))
+        self._check_saved()
         op = self.op
-        out = self._out
-        if out is not None and _grad_state.enabled:
-            out = self._output_with_history(out)
         g = grads[0] if op.nout == 1 else grads
         if op.nout == 1 and g is None:
             return (None,) * len(self._edges)
+        out = self._saved_outputs()
+        lead = (TENSOR_NS, g, out) if op.ns_vjps else (g, out)
         if op.vjp_all is not None:
-            raw = op.vjp_all(g, out, *args)
+            raw = op.vjp_all(*lead, *args)
         else:
-            raw = [fn(g, out, *args) if edge[0] is not None else None
-                   for fn, edge in zip(op.vjps, self._edges)]
+            raw = [fn(*lead, *args) if edge[0] is not None else None for fn, edge in zip(op.vjps, self._edges)]
         return [_fit(gi, x) for gi, x in zip(raw, args)]
 
-    def _output_with_history(self, out):
-        """Under ``create_graph``, the saved output as it was: an output of this very node (PyTorch's
-        SavedVariable), so VJPs that read it are differentiated through it."""
-        outs = out if self.op.nout > 1 else (out,)
+    def _run_raw(self, grads):
+        """The same VJPs on backend arrays (``grads`` raw): no Tensor, no dispatch, no node."""
+        args = self._args
+        if args is None:
+            raise freed_error()
+        out = self._out
+        if self._saved_versions or out is not None:
+            self._check_saved()
+        op = self.op
+        if op.nout == 1:
+            g = grads[0]
+            if g is None:
+                return (None,) * len(self._edges)
+            if out is not None:
+                out = out[0]
+        else:
+            g = grads
+            if out is not None:
+                out = tuple([o[0] for o in out])
+        ns = self._raw_ns
+        values = [(a._arr if a._arr is not None else a._refresh()) if isinstance(a, Tensor) else a for a in args]
+        if op.vjp_all is not None:
+            raw = list(op.vjp_all(ns, g, out, *values))
+        else:
+            raw = [fn(ns, g, out, *values) if edge[0] is not None else None for fn, edge in zip(op.vjps, self._edges)]
+        for i, gi in enumerate(raw):  # reduce broadcast gradients to their input's shape and dtype
+            if gi is not None and isinstance(args[i], Tensor):
+                v = values[i]
+                if gi.shape != v.shape:
+                    gi = raw[i] = ns.unbroadcast(gi, v.shape)
+                if gi.dtype is not v.dtype and gi.dtype != v.dtype:
+                    raw[i] = ns.cast_like(gi, v)
+        return raw
+
+    def _check_saved(self):
+        """PyTorch's refusal to use saved tensors (inputs or outputs) modified in place since they were saved."""
+        versions = self._saved_versions
+        if versions:
+            args = self._args
+            for p, version in zip(self._saved_at, versions):
+                t = args[p]
+                if isinstance(t, Tensor):
+                    st = t.__dict__.get("_storage")
+                    current = 0 if st is None else st.version
+                    if current != version:
+                        raise _modified_error(t._dtype, t.shape, current, version, t._grad_fn, t._output_nr)
+        out = self._out
+        if out is not None:
+            for nr, (arr, storage, version, backend, dtype) in enumerate(out if self.op.nout > 1 else (out,)):
+                if storage.version != version:
+                    raise _modified_error(dtype, arr.shape, storage.version, version, self, nr)
+
+    def _saved_outputs(self):
+        """The saved outputs as Tensors; under ``create_graph`` as outputs of this very node (PyTorch's
+        SavedVariable), so VJPs that read them are differentiated through them."""
+        out = self._out
+        if out is None:
+            return None
+        history = _grad_state.enabled
         rebuilt = []
-        for i, o in enumerate(outs):
-            r = detached(o)
-            if o._dtype.kind in "fc":
+        for nr, (arr, storage, version, backend, dtype) in enumerate(out if self.op.nout > 1 else (out,)):
+            r = wrap(arr, backend, dtype)
+            if history and dtype.kind in "fc":
                 r._grad_fn, r._requires_grad = self, True
-                if i:
-                    r._output_nr = i
+                if nr:
+                    r._output_nr = nr
             rebuilt.append(r)
         return tuple(rebuilt) if self.op.nout > 1 else rebuilt[0]
 
@@ -189,16 +281,27 @@ def _check_versions(node, outputs=()):
     """PyTorch's refusal to use a saved tensor that was modified in place since it was saved. ``outputs``: the
     node's saved outputs (history-free aliases), named as outputs of ``node`` itself."""
     for t, version in node._saved_versions:
-        if t._storage.version != version:
+        current = saved_version(t)
+        if current != version:
             nr = next((i for i, o in enumerate(outputs) if o is t), None)
             producer, nr = (node, nr) if nr is not None else (t._grad_fn, t._output_nr)
-            which = "" if producer is None else \
-                f", which is output {nr} of {re.sub(r'Backward[0-9]*$', '', type(producer).__name__)},"
-            raise RuntimeError(
-                "one of the variables needed for gradient computation has been modified by an inplace "
-                f"operation: [xtensor.{t.dtype.scalar_name}Tensor {list(t.shape)}]{which} is at version "
-                f"{t._storage.version}; expected version {version} instead. Hint: the backtrace further above "
-                "can point to the operation that failed to compute its gradient.")
+            raise _modified_error(t._dtype, t.shape, current, version, producer, nr)
+
+
+def saved_version(t):
+    """``t``'s storage version; 0 while it has none (a storage is made on the first alias or write)."""
+    st = t.__dict__.get("_storage")
+    return 0 if st is None else st.version
+
+
+def _modified_error(dtype, shape, current, version, producer, nr):
+    which = "" if producer is None else \
+        f", which is output {nr} of {re.sub(r'Backward[0-9]*$', '', type(producer).__name__)},"
+    return RuntimeError(
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        f"operation: [xtensor.{dtype.scalar_name}Tensor {list(shape)}]{which} is at version "
+        f"{current}; expected version {version} instead. Hint: the backtrace further above "
+        "can point to the operation that failed to compute its gradient.")
 
 
 # --------------------------------------------------------------------------- results
@@ -246,48 +349,86 @@ _NO_GRAD_VIEW = ("no_grad",)
 _INFERENCE_VIEW = ("inference",)
 
 
-def _record(op, result, args, tensors):
-    """Attach a node for ``op`` to ``result`` (a tensor or tuple of tensors)."""
+def _record(op, result, args, tensors, ns=None):
+    """Attach a node for ``op`` to ``result`` (a tensor or tuple of tensors). ``ns``: the raw namespace, when the
+    caller knows the tensor arguments share the result's backend and dtype."""
     node = op.node_cls() if op.names is None else node_class(op.names(*args))()
     node.op = op
     node.n_outputs = op.nout
-    if len(tensors) == 1:
-        node._edges = (edge_of(tensors[0]),)
+    n = len(tensors)
+    if n == 1:
+        edges = node._edges = (edge_of(tensors[0]),)
+    elif n == 2 and isinstance(tensors[0], Tensor) and isinstance(tensors[1], Tensor):
+        edges = node._edges = (edge_of(tensors[0]), edge_of(tensors[1]))
     else:
-        shows = op.scalar_edges
-        scalar_edge = (None, 0) if (shows(*tensors) if callable(shows) else shows) else SCALAR_EDGE
-        node._edges = tuple(edge_of(t) if isinstance(t, Tensor) else scalar_edge for t in tensors)
+        edges = [edge_of(t) if isinstance(t, Tensor) else None for t in tensors]
+        if None in edges:
+            shows = op.scalar_edges
+            scalar_edge = (None, 0) if (shows(*tensors) if callable(shows) else shows) else SCALAR_EDGE
+            edges = [scalar_edge if e is None else e for e in edges]
+        edges = node._edges = tuple(edges)
     node._args = args
-    needs_out = False
-    saved = None
-    # which VJPs will run: one per input that needs a gradient (a variadic op's single VJP always)
-    runs = [node_ is not None for node_, _ in node._edges] if op.vjp_all is None else [True]
-    for (positions, uses_out), run in zip(op._needs, runs):
-        if not run:
-            continue
-        needs_out = needs_out or uses_out
-        for p in positions:
-            for t in (args if p == "*" else (args[p],)):
-                if isinstance(t, Tensor):
-                    if t._inference:
-                        raise RuntimeError(_INFERENCE_SAVED)
-                    saved = saved or []
-                    saved.append((t, t._storage.version))
-    outs = result if op.nout > 1 else (result,)
-    if needs_out:
-        aliases = tuple(detached(o) for o in outs)
-        node._out = aliases if op.nout > 1 else aliases[0]
-        saved = (saved or []) + [(o, o._storage.version) for o in aliases]
+    node._raw_ns = (ns or _uniform_ns(op, result, tensors)) if op.ns_vjps else None
+    node._out = None
+    if op._saves_any:
+        # what the VJPs that will run read: one VJP per input that needs a gradient (a variadic op's one VJP)
+        if op.vjp_all is not None or n == 1:
+            positions, uses_out = op.save_plan(True)
+        elif n == 2:
+            positions, uses_out = op.save_plan((edges[0][0] is not None, edges[1][0] is not None))
+        else:
+            positions, uses_out = op.save_plan(tuple([e[0] is not None for e in edges]))
+        if "*" in positions:
+            positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
+        versions = _ZEROS[len(positions)] if len(positions) < 4 else (0,) * len(positions)
+        for i, p in enumerate(positions):
+            t = args[p]
+            if isinstance(t, Tensor) and t.__dict__:  # a fresh result (empty __dict__) has neither to check
+                if t._inference:
+                    raise RuntimeError(_INFERENCE_SAVED)
+                st = t.__dict__.get("_storage")
+                if st is not None and st.version:  # (a tensor without a storage was never written: version 0)
+                    if type(versions) is tuple:
+                        versions = list(versions)
+                    versions[i] = st.version
+        node._saved_at = positions
+        node._saved_versions = versions
+        if uses_out:
+            node._out = tuple(_saved_output(o) for o in result) if op.nout > 1 else _saved_output(result)
     else:
-        node._out = None
-    node._saved_versions = saved
-    for i, o in enumerate(outs):
-        if o._dtype.kind in "fc":
-            o._grad_fn = node
-            o._requires_grad = True
-            if i:
-                o._output_nr = i
+        node._saved_versions = None
+    if op.nout > 1:
+        for i, o in enumerate(result):
+            if o._dtype.kind in "fc":
+                o._grad_fn = node
+                o._requires_grad = True
+                if i:
+                    o._output_nr = i
+    elif result._dtype.kind in "fc":
+        result._grad_fn = node
+        result._requires_grad = True
     return result
+
+
+_ZEROS = ((), (0,), (0, 0), (0, 0, 0))
+
+
+def _saved_output(o):
+    """What a node keeps of an output its VJPs read: the array and the storage version, not the tensor."""
+    st = o.__dict__.get("_storage") or Tensor.__getattr__(o, "_storage")  # made now: later writes are seen
+    return (o._arr, st, st.version, o._backend, o._dtype)
+
+
+def _uniform_ns(op, result, tensors):
+    """The raw namespace when every tensor argument is on the result's backend in its dtype (or in a position
+    whose dtype the VJPs do not compute with); None otherwise."""
+    first = result[0] if op.nout > 1 else result
+    backend, dtype = first._backend, first._dtype
+    for i, t in enumerate(tensors):
+        if isinstance(t, Tensor) and (t._backend is not backend or (
+                t._dtype is not dtype and i not in op.raw_any_dtype)):
+            return None
+    return raw_ns(backend)
 
 
 def as_strided_node(base, view):
@@ -302,6 +443,7 @@ def as_strided_node(base, view):
     node._args = (detached(base), shape, stride, offset, view._view.index_in(base), None)  # no cycle via base
     node._out = None
     node._saved_versions = None
+    node._raw_ns = None
     return node
 
 

@@ -62,7 +62,7 @@ def normalize_index(index, shape, backend=None):
                 arr = arr.astype(np.int64)
         out.append(arr if arr.dtype.kind == "b" else arr.astype(np.int64, copy=False))
         basic = False
-    _check_bounds(out, shape)
+    out = _checked(out, shape)
     if not any(i is Ellipsis for i in out):  # the standard requires every dimension to be indexed
         out.append(Ellipsis)
     return tuple(out), basic
@@ -97,18 +97,23 @@ def check_index_range(arr, low, high, error):
         raise error(lo)
 
 
-def _check_bounds(index, shape):
+def _checked(index, shape):
+    """``index`` checked against ``shape`` with PyTorch's errors, forward slices clamped into range (PyTorch and
+    numpy clamp them; the array API leaves out-of-range slice bounds unspecified)."""
     n_consumed = sum(i.ndim if isinstance(i, np.ndarray) and i.dtype.kind == "b" else 1
                      for i in index if i is not None and i is not Ellipsis)
     if n_consumed > len(shape):
         raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
     dim = 0
-    for item in index:
+    out = list(index)
+    for pos, item in enumerate(index):
         if item is None:
             continue
         if item is Ellipsis:
             dim += len(shape) - n_consumed
             continue
+        if isinstance(item, slice) and (item.step is None or item.step > 0):
+            out[pos] = slice(*item.indices(shape[dim]))
         if isinstance(item, np.ndarray) and item.dtype.kind == "b":
             consumed = item.ndim
             for k in range(item.ndim):
@@ -125,6 +130,7 @@ def _check_bounds(index, shape):
             check_index_range(item, -size, size, lambda bad: IndexError(
                 f"index {bad} is out of bounds for dimension {dim} with size {size}"))
         dim += 1
+    return out
 
 
 def basic_meta(shape, stride, offset, index):

@@ -10,12 +10,13 @@ from . import _dtypes, _creation
 from ._autograd import _RemovableHandle, view_grad_fn
 from ._backend import get_backend
 from ._dispatch import apply, detached, history_alias, wrap
-from ._index import normalize_index
+from ._index import basic_meta, normalize_index
 from ._table import TABLE
 from .ops.indexing import getitem_copy, getitem_view, index_put as index_put_op
 from .ops.shapes import view_strides, _view_shape
-from ._tensor import Tensor, _wrap_dim
+from ._tensor import OVERLAP_ERROR, Tensor, ViewMeta, _wrap_dim
 from ._variants import assign_inplace, check_inplace, spread_requires_grad, torch_functions
+from . import autograd
 from .autograd import grad_mode
 
 _grad_state = grad_mode.state
@@ -68,7 +69,10 @@ def reshape(input, *shape):
     shape = _view_shape(shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape, input.numel())
     s, st, _ = input._meta()
     if view_strides(s, st, shape) is not None:
-        return apply(_op["view"], (input,), (shape,))
+        r = apply(_op["view"], (input,), (shape,))
+        if r._grad_fn is not None and not input.is_contiguous():
+            _renamed(r._grad_fn, "ReshapeAliasBackward0")  # PyTorch's _reshape_alias
+        return r
     return apply(_op["_reshape_copy"], (input,), (shape,))
 
 
@@ -96,7 +100,10 @@ def narrow(input, dim, start, length):
         raise RuntimeError("narrow(): length must be non-negative.")
     if start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
-    return input[(slice(None),) * d + (slice(start, start + length),)]
+    r = input[(slice(None),) * d + (slice(start, start + length),)]
+    if r._grad_fn is not None:
+        _renamed(r._grad_fn, "SliceBackward0")  # PyTorch's narrow is a slice, even of the whole dimension
+    return r
 
 
 def select(input, dim, index):
@@ -268,8 +275,7 @@ def _data_set(self, value):
 
 
 def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-    from .autograd import backward as autograd_backward
-    autograd_backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+    autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
 
 def register_hook(self, hook):
@@ -402,26 +408,46 @@ def contiguous(self, memory_format=None):
 # --------------------------------------------------------------------------- indexing
 def getitem(self, index):
     host_index, basic = normalize_index(index, tuple(self.shape), self._backend)
-    return getitem_host(self, host_index, basic)
+    return _basic_view(self, host_index, index) if basic else apply(getitem_copy, (self,), (host_index, self._backend))
 
 
 def getitem_host(self, host_index, basic=False):
-    op = getitem_view if basic else getitem_copy
-    r = apply(op, (self,), (host_index, self._backend))
-    if basic and r._grad_fn is not None:
-        r._grad_fn = _renamed(r._grad_fn, _index_node_name(host_index))
+    return apply(getitem_view if basic else getitem_copy, (self,), (host_index, self._backend))
+
+
+def _basic_view(self, host_index, index):
+    r = apply(getitem_view, (self,), (host_index, self._backend))
+    if r._grad_fn is not None:
+        r._grad_fn = _renamed(r._grad_fn, _view_node_name(index, tuple(self.shape)))
     return r
 
 
-def _index_node_name(index):
-    for item in reversed(index):
-        if isinstance(item, int):
-            return "SelectBackward0"
-        if isinstance(item, slice) and item != slice(None):
-            return "SliceBackward0"
+def _view_node_name(index, shape):
+    """PyTorch's node name for ``x[index]``, a basic index: the last view op its indexing applies. A lone slice
+    always slices; inside a tuple, slices that keep the whole dimension are skipped; nothing applied is an
+    alias."""
+    if isinstance(index, slice):
+        return "SliceBackward0"
+    if not isinstance(index, tuple):
+        index = (index,)
+    name = "AliasBackward0"
+    consumed = sum(1 for item in index if item is not None and item is not Ellipsis)
+    dim = 0
+    for item in index:
         if item is None:
-            return "UnsqueezeBackward0"
-    return "AliasBackward0"
+            name = "UnsqueezeBackward0"
+            continue
+        if item is Ellipsis:
+            dim += len(shape) - consumed
+            continue
+        if isinstance(item, slice):
+            start, stop, step = (None if v is None else v.__index__() for v in (item.start, item.stop, item.step))
+            if not (start in (None, 0) and step in (None, 1) and (stop is None or stop >= shape[dim])):
+                name = "SliceBackward0"
+        else:
+            name = "SelectBackward0"
+        dim += 1
+    return name
 
 
 def index_put_host(self, host_index, values, accumulate=False):
@@ -431,8 +457,9 @@ def index_put_host(self, host_index, values, accumulate=False):
 
 
 def setitem(self, index, value):
-    """``x[index] = value``: with a basic index ``x[index].copy_(value)``, otherwise ``x.index_put_``, as in
-    PyTorch (so autograd sees a write through a view, or an IndexPut)."""
+    """``x[index] = value`` as PyTorch does it: with a basic index, the indexed view (``x`` itself when the index
+    keeps everything) is written by ``copy_`` (``fill_`` for a 0-d value), otherwise ``x.index_put_``; so
+    autograd sees a write through a view, or an IndexPut."""
     host_index, basic = normalize_index(index, tuple(self.shape), self._backend)
     if isinstance(value, Tensor):
         if value._backend is not self._backend:
@@ -442,14 +469,21 @@ def setitem(self, index, value):
     _check_values_fit(self, host_index, value)
     if _grad_state.enabled and (value._requires_grad or self._requires_grad):
         if basic:
-            target = getitem_host(self, host_index, basic)
+            whole = _view_node_name(index, tuple(self.shape)) == "AliasBackward0"
+            target = self if whole else _basic_view(self, host_index, index)
             if value.ndim > target.ndim:  # leading ones the target lacks
                 value = value.reshape(tuple(value.shape)[value.ndim - target.ndim:])
-            copy_(target, value)
+            if value.ndim == 0 and target.ndim:
+                fill_(target, value)
+            else:
+                copy_(target, value)
         else:
             check_inplace(self, value)
             assign_inplace(self, index_put_host(history_alias(self).clone(), host_index, value))
         return
+    if self._view is not None and self._view.overlaps() and (
+            not basic or ViewMeta.of(*basic_meta(*self._meta(), host_index)).overlaps()):
+        raise RuntimeError(OVERLAP_ERROR)
     if not self._backend.mutable and any(hasattr(i, "shape") and not isinstance(i, np.ndarray) for i in host_index):
         self._write(apply(index_put_op, (self, value), (host_index, self._backend))._value)  # device index: traceable
         return

@@ -1,8 +1,9 @@
 """The op table: one entry per op.
 
 Each entry gives the forward over the backend namespace ``xp``, the VJPs -- one line per
-input, ``(g, ans, *args) -> gradient``, written in xtensor ops so that they are themselves
-differentiable -- and how the op is spelled: its torch signature (``sig``: arguments ->
+input, ``(ns, g, ans, *args) -> gradient`` written against the namespace ``ns`` (``xtensor/_ns.py``:
+raw backend arrays when no graph is built, differentiable xtensor ops under ``create_graph``), or,
+for ops not yet converted, ``(g, ans, *args)`` in xtensor ops -- and how the op is spelled: its torch signature (``sig``: arguments ->
 ``(tensors, params)``), its array-API name and signature, and which variants exist. The
 namespaces, Tensor methods, ``_`` in-place forms, ``out=`` forms and operators are generated
 from these entries by ``_variants``.

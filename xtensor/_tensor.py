@@ -58,7 +58,7 @@ import numpy as np
 
 from . import _dtypes
 
-__all__ = ["Tensor", "Size", "device", "Storage"]
+__all__ = ["Tensor", "Size", "device", "Storage", "OVERLAP_ERROR"]
 
 
 class Size(tuple):
@@ -153,6 +153,10 @@ class Storage:
                 yield t
 
 
+OVERLAP_ERROR = ("unsupported operation: more than one element of the written-to tensor refers to a single memory "
+                 "location. Please clone() the tensor before performing the operation.")
+
+
 def contiguous_strides(shape):
     strides, acc = [], 1
     for s in reversed(shape):
@@ -220,8 +224,9 @@ class ViewMeta:
         return tuple(np.asarray(i) for i in np.unravel_index(flat, tuple(tensor.shape)))
 
     def overlaps(self):
-        """True when two elements share one memory location (an expanded view)."""
-        return any(st == 0 and n > 1 for n, st in zip(self.shape, self.stride))
+        """True when two elements share one memory location (an expanded view that is not empty)."""
+        shape = self.shape
+        return 0 not in shape and any(st == 0 and n > 1 for n, st in zip(shape, self.stride))
 
 
 def elements_at(tensor, positions):
@@ -305,9 +310,7 @@ class Tensor:
         """Replace this tensor's whole value by backend array ``value`` (same shape, any dtype). Elements that
         share memory (an expanded view) refuse it, unless ``overlap_ok`` (every element gets one value: fill_)."""
         if not overlap_ok and self._view is not None and self._view.overlaps():
-            raise RuntimeError(
-                "unsupported operation: more than one element of the written-to tensor refers to a single "
-                "memory location. Please clone() the tensor before performing the operation.")
+            raise RuntimeError(OVERLAP_ERROR)
         backend = self._backend
         xp = backend.xp
         native = backend.native[self._dtype]

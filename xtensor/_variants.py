@@ -11,10 +11,11 @@ import numbers
 from . import _dtypes
 from ._autograd import edge_of, view_rebase_message
 from ._dispatch import _backend_error, _record, apply, detached, history_alias, node_class
+from ._ns import raw_ns
 from ._table import TABLE
 from .ops.elementwise import api_promoted
 from .ops.indexing import index_put
-from ._tensor import Tensor
+from ._tensor import OVERLAP_ERROR, Tensor
 from .autograd import grad_mode
 
 __all__ = ["torch_functions", "api_functions", "install_methods", "check_inplace", "assign_inplace", "assign_out",
@@ -22,6 +23,15 @@ __all__ = ["torch_functions", "api_functions", "install_methods", "check_inplace
 
 _grad_state = grad_mode.state
 _copy_slices = node_class("CopySlices")
+
+
+def _refuse_overlapping_gradient(self, *grads):
+    raise RuntimeError(OVERLAP_ERROR)
+
+
+# A write through a view whose elements share memory (fill_ of an expanded view): PyTorch records it, and its
+# backward, which writes the view's gradient into that shared memory, refuses.
+_overlapping_copy_slices = type("CopySlices", (_copy_slices,), {"__slots__": (), "apply": _refuse_overlapping_gradient})
 
 
 def check_inplace(t, *values):
@@ -57,9 +67,11 @@ def assign_inplace(target, result, node_name=None, overlap_ok=False):
                            f"{list(result.shape)}")
     _check_castable(result._dtype, target)
     recorded = _grad_state.enabled and (target._requires_grad or result._requires_grad)
-    if recorded and not result._requires_grad and target._base is None:
-        # a non-leaf overwritten by a constant: its old value still gets its (zero) gradient, as in PyTorch
-        result = target.where(target.new_zeros(target.shape, dtype=_dtypes.bool), result)
+    if recorded and target._base is None and target._requires_grad and (
+            node_name is not None or not result._requires_grad):
+        # a non-leaf overwritten (fill_, copy_, or by a constant): as in PyTorch its old history stays an input
+        # of the write's node, with a zero gradient (which still checks what that history saved)
+        result = history_alias(target).where(target.new_zeros(target.shape, dtype=_dtypes.bool), result)
     target._write(result._value, overlap_ok)
     if recorded:
         if node_name is not None and target._base is None:
@@ -79,13 +91,14 @@ def rebase_history(target, result):
         target._grad_fn, target._output_nr = result._grad_fn, result._output_nr
         base = target
     else:
-        node = _copy_slices()
+        node = _overlapping_copy_slices() if target._view.overlaps() else _copy_slices()
         node.op = index_put
         node.n_outputs = 1
         node._edges = (edge_of(base), edge_of(result))
         node._args = (detached(base), result, target._view.index_in(base), base._backend)  # not base: no cycle
         node._out = None
         node._saved_versions = None
+        node._raw_ns = None
         base._grad_fn, base._output_nr = node, 0
     if not base._requires_grad:
         spread_requires_grad(base, True)
@@ -145,7 +158,7 @@ def _fast_unary(op):
         r._arr, r._backend, r._dtype, r._requires_grad, r._grad_fn = out, backend, backend.dtypes[out.dtype], \
             False, None
         if self._requires_grad and differentiable and _grad_state.enabled:
-            return _record(op, r, (self,), (self,))
+            return _record(op, r, (self,), (self,), raw_ns(backend) if r._dtype is self._dtype else None)
         if _grad_state.inference:
             r._inference = True
         return r
@@ -185,7 +198,7 @@ def _fast_binary(op, reflected=False):
         if differentiable and (self._requires_grad or (other_type is Tensor and other._requires_grad)) and \
                 _grad_state.enabled:
             args = (other, self) if reflected else (self, other)
-            return _record(op, r, args, args)
+            return _record(op, r, args, args, raw_ns(backend) if r._dtype is self._dtype else None)
         if _grad_state.inference:
             r._inference = True
         return r
@@ -264,6 +277,11 @@ def _make_method(entry, function):
             if options:
                 return function(self, other, alpha=alpha, **options)
             return fast(self, other if alpha is None else other * alpha)
+    elif kind == "composite":
+        impl = entry.sig
+
+        def method(self, *args, **kwargs):  # straight to the implementation unless out= needs the function
+            return impl(self, *args, **kwargs) if "out" not in kwargs else function(self, *args, **kwargs)
     else:
         def method(self, *args, **kwargs):
             return function(self, *args, **kwargs)

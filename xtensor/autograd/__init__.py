@@ -26,8 +26,19 @@ def _as_tuple(x):
     return tuple(x) if isinstance(x, (list, tuple)) else (x,)
 
 
+def _tape():
+    """The tape module (it imports this package first, so it is looked up on first use, then kept)."""
+    global _tape_module
+    if _tape_module is None:
+        from .. import _autograd
+        _tape_module = _autograd
+    return _tape_module
+
+
+_tape_module = None
+
+
 def _root_grads(tensors, grad_tensors):
-    from .._dispatch import wrap
     grads = []
     for i, t in enumerate(tensors):
         g = grad_tensors[i] if grad_tensors is not None and i < len(grad_tensors) else None
@@ -39,7 +50,7 @@ def _root_grads(tensors, grad_tensors):
                 raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got "
                                    f"{t.dtype}")
             backend = t._backend
-            g = wrap(backend.xp.ones(shape, dtype=backend.native[t._dtype]), backend, t._dtype)
+            g = _tape().grad_tensor(backend.xp.ones(shape, dtype=backend.native[t._dtype]), backend)
         elif not hasattr(g, "_dtype"):
             g = t.new_tensor(g)
         elif g.shape != t.shape:
@@ -50,7 +61,7 @@ def _root_grads(tensors, grad_tensors):
 
 
 def _roots(tensors):
-    from .._autograd import edge_of
+    edge_of = _tape().edge_of
     edges = []
     for i, t in enumerate(tensors):
         if not t.requires_grad:
@@ -62,7 +73,7 @@ def _roots(tensors):
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None,
              inputs=None):
     """Accumulate gradients of ``tensors`` into the ``.grad`` of the leaves they depend on."""
-    from .._autograd import run_backward, edge_of
+    tape = _tape()
     tensors = _as_tuple(tensors)
     grad_tensors = _as_tuple(grad_tensors if grad_tensors is not None else grad_variables)
     if retain_graph is None:
@@ -71,20 +82,19 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     grads = _root_grads(tensors, grad_tensors)
     if inputs is not None:
         inputs = _as_tuple(inputs)
-        captured = run_backward(roots, grads, retain_graph, create_graph,
-                                capture=[edge_of(x) for x in inputs], accumulate=False)
-        from .._autograd import accumulate_into
+        captured = tape.run_backward(roots, grads, retain_graph, create_graph,
+                                     capture=[tape.edge_of(x) for x in inputs], accumulate=False)
         for x, g in zip(inputs, captured):
             if g is not None:
-                accumulate_into(x, g)
+                tape.accumulate_into(x, tape.as_grad_tensor(g, x))
         return
-    run_backward(roots, grads, retain_graph, create_graph)
+    tape.run_backward(roots, grads, retain_graph, create_graph)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
          allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """Gradients of ``outputs`` with respect to ``inputs``, returned (``.grad`` is left untouched)."""
-    from .._autograd import run_backward, edge_of
+    tape = _tape()
     outputs = _as_tuple(outputs)
     inputs = _as_tuple(inputs)
     if retain_graph is None:
@@ -94,10 +104,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     roots = _roots(outputs)
     grads = _root_grads(outputs, _as_tuple(grad_outputs))
-    captured = run_backward(roots, grads, retain_graph, create_graph,
-                            capture=[edge_of(x) for x in inputs], accumulate=False)
+    captured = tape.run_backward(roots, grads, retain_graph, create_graph,
+                                 capture=[tape.edge_of(x) for x in inputs], accumulate=False)
     result = []
     for i, (x, g) in enumerate(zip(inputs, captured)):
+        g = tape.as_grad_tensor(g, x)
         if g is None:
             if materialize_grads:
                 from .._creation import zeros_like

@@ -17,6 +17,7 @@ import operator
 
 from .. import _dtypes
 from .._dispatch import apply
+from .._ns import is_array
 from .._table import TABLE, as_bool, as_uint8, defop, refusing, to_float, where_zero
 from .._tensor import Tensor
 
@@ -167,44 +168,44 @@ def predicate(name, fwd, api=None):
     return unary(name, fwd, None, differentiable=False, inplace=False, api=api)
 
 
-unary("exp", _complex_exp, lambda g, ans, x: g * ans, float_only=True)
-unary("exp2", lambda xp, x: 2.0 ** x, lambda g, ans, x: g * ans * LN2, float_only=True, api=None)
-unary("log", _complex_log(lambda xp, x: xp.log(x)), lambda g, ans, x: g / x, float_only=True)
-unary("log2", lambda xp, x: xp.log2(x), lambda g, ans, x: g / (x * LN2), float_only=True)
-unary("log10", lambda xp, x: xp.log10(x), lambda g, ans, x: g / (x * LN10), float_only=True)
-unary("log1p", _complex_log(lambda xp, x: xp.log1p(x)), lambda g, ans, x: g / (x + 1), float_only=True,
+unary("exp", _complex_exp, lambda ns, g, ans, x: g * ans, float_only=True)
+unary("exp2", lambda xp, x: 2.0 ** x, lambda ns, g, ans, x: g * ans * LN2, float_only=True, api=None)
+unary("log", _complex_log(lambda xp, x: xp.log(x)), lambda ns, g, ans, x: g / x, float_only=True)
+unary("log2", lambda xp, x: xp.log2(x), lambda ns, g, ans, x: g / (x * LN2), float_only=True)
+unary("log10", lambda xp, x: xp.log10(x), lambda ns, g, ans, x: g / (x * LN10), float_only=True)
+unary("log1p", _complex_log(lambda xp, x: xp.log1p(x)), lambda ns, g, ans, x: g / (x + 1), float_only=True,
       node="Log1PBackward0")
-unary("expm1", lambda xp, x: _expm1(xp, x), lambda g, ans, x: g * (ans + 1), float_only=True)
-unary("sin", lambda xp, x: xp.sin(x), lambda g, ans, x: g * x.cos(), float_only=True)
-unary("cos", lambda xp, x: xp.cos(x), lambda g, ans, x: -g * x.sin(), float_only=True)
-unary("tan", lambda xp, x: xp.tan(x), lambda g, ans, x: g * (ans * ans + 1), float_only=True)
-unary("asin", lambda xp, x: xp.asin(x), lambda g, ans, x: g * (1 - x * x).rsqrt(), float_only=True)
-unary("acos", _with_complex_cases("acos"), lambda g, ans, x: -g * (1 - x * x).rsqrt(), float_only=True)
-unary("atan", lambda xp, x: xp.atan(x), lambda g, ans, x: g / (x * x + 1), float_only=True)
-unary("sinh", _with_complex_cases("sinh"), lambda g, ans, x: g * x.cosh(), float_only=True)
-unary("cosh", _with_complex_cases("cosh"), lambda g, ans, x: g * x.sinh(), float_only=True)
-unary("tanh", _with_complex_cases("tanh"), lambda g, ans, x: g * (1 - ans * ans), float_only=True)
-unary("asinh", _with_complex_cases("asinh"), lambda g, ans, x: g * (x * x + 1).rsqrt(), float_only=True)
-unary("acosh", _with_complex_cases("acosh"), lambda g, ans, x: g * (x * x - 1).rsqrt(), float_only=True)
-unary("atanh", _with_complex_cases("atanh"), lambda g, ans, x: g / (1 - x * x), float_only=True)
-unary("sigmoid", lambda xp, x: 1 / (1 + xp.exp(-x)), lambda g, ans, x: g * ans * (1 - ans),
+unary("expm1", lambda xp, x: _expm1(xp, x), lambda ns, g, ans, x: g * (ans + 1), float_only=True)
+unary("sin", lambda xp, x: xp.sin(x), lambda ns, g, ans, x: g * ns.cos(x), float_only=True)
+unary("cos", lambda xp, x: xp.cos(x), lambda ns, g, ans, x: -g * ns.sin(x), float_only=True)
+unary("tan", lambda xp, x: xp.tan(x), lambda ns, g, ans, x: g * (ans * ans + 1), float_only=True)
+unary("asin", lambda xp, x: xp.asin(x), lambda ns, g, ans, x: g * ns.rsqrt(1 - x * x), float_only=True)
+unary("acos", _with_complex_cases("acos"), lambda ns, g, ans, x: -g * ns.rsqrt(1 - x * x), float_only=True)
+unary("atan", lambda xp, x: xp.atan(x), lambda ns, g, ans, x: g / (x * x + 1), float_only=True)
+unary("sinh", _with_complex_cases("sinh"), lambda ns, g, ans, x: g * ns.cosh(x), float_only=True)
+unary("cosh", _with_complex_cases("cosh"), lambda ns, g, ans, x: g * ns.sinh(x), float_only=True)
+unary("tanh", _with_complex_cases("tanh"), lambda ns, g, ans, x: g * (1 - ans * ans), float_only=True)
+unary("asinh", _with_complex_cases("asinh"), lambda ns, g, ans, x: g * ns.rsqrt(x * x + 1), float_only=True)
+unary("acosh", _with_complex_cases("acosh"), lambda ns, g, ans, x: g * ns.rsqrt(x * x - 1), float_only=True)
+unary("atanh", _with_complex_cases("atanh"), lambda ns, g, ans, x: g / (1 - x * x), float_only=True)
+unary("sigmoid", lambda xp, x: 1 / (1 + xp.exp(-x)), lambda ns, g, ans, x: g * ans * (1 - ans),
       float_only=True, api=None)
-unary("sqrt", _with_complex_cases("sqrt"), lambda g, ans, x: g / (2 * ans), float_only=True)
-unary("rsqrt", lambda xp, x: 1 / xp.sqrt(x), lambda g, ans, x: -0.5 * g * ans * ans * ans,
+unary("sqrt", _with_complex_cases("sqrt"), lambda ns, g, ans, x: g / (2 * ans), float_only=True)
+unary("rsqrt", lambda xp, x: 1 / xp.sqrt(x), lambda ns, g, ans, x: -0.5 * g * ans * ans * ans,
       float_only=True, api=None)
-unary("relu", lambda xp, x: xp.where(x > 0, x, xp.zeros_like(x)), lambda g, ans, x: where_zero(ans > 0, g),
+unary("relu", lambda xp, x: xp.where(x > 0, x, xp.zeros_like(x)), lambda ns, g, ans, x: ns.where_zero(ans > 0, g),
       api=None)
-unary("abs", lambda xp, x: xp.abs(x), lambda g, ans, x: g * x.sign(), operators=("__abs__",))
-unary("neg", lambda xp, x: -x, lambda g, ans, x: -g, api="negative", operators=("__neg__",))
-unary("sign", lambda xp, x: _sign(xp, x, nan=0), lambda g, ans, x: g * 0, api=None)
-unary("_api_sign", _sign, lambda g, ans, x: g * 0, api="sign", function=False, method=False, inplace=False,
+unary("abs", lambda xp, x: xp.abs(x), lambda ns, g, ans, x: g * ns.sign(x), operators=("__abs__",))
+unary("neg", lambda xp, x: -x, lambda ns, g, ans, x: -g, api="negative", operators=("__neg__",))
+unary("sign", lambda xp, x: _sign(xp, x, nan=0), lambda ns, g, ans, x: g * 0, api=None)
+unary("_api_sign", _sign, lambda ns, g, ans, x: g * 0, api="sign", function=False, method=False, inplace=False,
       out=False, node="SignBackward0")
-unary("square", lambda xp, x: x * x, lambda g, ans, x: 2 * g * x, node="PowBackward0")  # PyTorch: pow(x, 2)
-unary("reciprocal", lambda xp, x: 1 / x, lambda g, ans, x: -g * ans * ans, float_only=True)
-unary("floor", lambda xp, x: xp.floor(x), lambda g, ans, x: g * 0)
-unary("ceil", lambda xp, x: xp.ceil(x), lambda g, ans, x: g * 0)
-unary("trunc", lambda xp, x: xp.trunc(x), lambda g, ans, x: g * 0)
-unary("frac", lambda xp, x: x - xp.trunc(x), lambda g, ans, x: g, api=None)
+unary("square", lambda xp, x: x * x, lambda ns, g, ans, x: 2 * g * x, node="PowBackward0")  # PyTorch: pow(x, 2)
+unary("reciprocal", lambda xp, x: 1 / x, lambda ns, g, ans, x: -g * ans * ans, float_only=True)
+unary("floor", lambda xp, x: xp.floor(x), lambda ns, g, ans, x: g * 0)
+unary("ceil", lambda xp, x: xp.ceil(x), lambda ns, g, ans, x: g * 0)
+unary("trunc", lambda xp, x: xp.trunc(x), lambda ns, g, ans, x: g * 0)
+unary("frac", lambda xp, x: x - xp.trunc(x), lambda ns, g, ans, x: g, api=None)
 unary("logical_not", lambda xp, x: xp.logical_not(xp.astype(x, xp.bool)), None, differentiable=False)
 predicate("isnan", lambda xp, x: xp.isnan(x), api=True)
 predicate("isinf", lambda xp, x: xp.isinf(x), api=True)
@@ -212,16 +213,16 @@ predicate("isfinite", lambda xp, x: xp.isfinite(x), api=True)
 predicate("isposinf", lambda xp, x: x == math.inf if _is_float(x) else xp.zeros(x.shape, dtype=xp.bool))
 predicate("isneginf", lambda xp, x: x == -math.inf if _is_float(x) else xp.zeros(x.shape, dtype=xp.bool))
 predicate("signbit", lambda xp, x: xp.signbit(x) if _is_float(x) else x < 0, api=True)
-unary("clone", lambda xp, x: xp.asarray(x, copy=True), lambda g, ans, x: g, api=None)
-defop("_contiguous", lambda xp, x, backend: backend.contiguous_copy(x), (lambda g, ans, x, backend: g,),
+unary("clone", lambda xp, x: xp.asarray(x, copy=True), lambda ns, g, ans, x: g, api=None)
+defop("_contiguous", lambda xp, x, backend: backend.contiguous_copy(x), (lambda ns, g, ans, x, backend: g,),
       node="CloneBackward0", saves=(), function=False, method=False)
 unary("bitwise_invert", lambda xp, x: xp.logical_not(x) if x.dtype == xp.bool else xp.bitwise_invert(x), None,
       differentiable=False, operators=("__invert__",))
-unary("positive", lambda xp, x: xp.asarray(x, copy=True), lambda g, ans, x: g, operators=("__pos__",))
+unary("positive", lambda xp, x: xp.asarray(x, copy=True), lambda ns, g, ans, x: g, operators=("__pos__",))
 # Complex parts: a copy (conj, real) and zeros (imag) of a real tensor, as the array API asks.
-unary("conj", lambda xp, x: xp.conj(x) if _is_complex(x) else xp.asarray(x, copy=True), lambda g, ans, x: g.conj(),
+unary("conj", lambda xp, x: xp.conj(x) if _is_complex(x) else xp.asarray(x, copy=True), lambda ns, g, ans, x: ns.conj(g),
       inplace=False)
-unary("real", lambda xp, x: xp.real(x) if _is_complex(x) else xp.asarray(x, copy=True), lambda g, ans, x: g,
+unary("real", lambda xp, x: xp.real(x) if _is_complex(x) else xp.asarray(x, copy=True), lambda ns, g, ans, x: g,
       inplace=False)
 unary("imag", lambda xp, x: xp.imag(x) if _is_complex(x) else xp.zeros_like(x), None, inplace=False,
       differentiable=False)
@@ -286,13 +287,13 @@ def binary(name, fwd, vjps, *, api=True, operators=(), cast=None, **kw):
     return defop(name, fwd, vjps, **{**options, **kw})
 
 
-def _pow_vjp_base(g, ans, x, y):
-    return where_zero(y != 0, g * y * x ** (y - 1))
+def _pow_vjp_base(ns, g, ans, x, y):
+    return ns.where_zero(y != 0, g * y * x ** (y - 1))
 
 
-def _pow_vjp_exponent(g, ans, x, y):
-    base = x if hasattr(x, "log") else ans.new_full((), x)
-    return where_zero((base != 0) | (y < 0), g * ans * base.log())
+def _pow_vjp_exponent(ns, g, ans, x, y):
+    base = x if is_array(x) else ns.full_like(ans, x)
+    return ns.where_zero((base != 0) | (y < 0), g * ans * ns.log(base))
 
 
 def _floor_divide(xp, x, y):
@@ -379,45 +380,42 @@ def _as_arrays(xp, x, y):
     return x, y
 
 
-binary("add", lambda xp, x, y: x + y, (lambda g, ans, x, y: g, lambda g, ans, x, y: g),
+binary("add", lambda xp, x, y: x + y, (lambda ns, g, ans, x, y: g, lambda ns, g, ans, x, y: g),
        operators=("__add__", "__radd__", "__iadd__"), saves=(),
        bool_fwd=lambda xp, x, y: xp.logical_or(as_bool(xp, x), as_bool(xp, y)))
-binary("sub", lambda xp, x, y: x - y, (lambda g, ans, x, y: g, lambda g, ans, x, y: -g), api="subtract",
+binary("sub", lambda xp, x, y: x - y, (lambda ns, g, ans, x, y: g, lambda ns, g, ans, x, y: -g), api="subtract",
        operators=("__sub__", "__rsub__", "__isub__"), saves=(),
        names=lambda x, y: "SubBackward0" if isinstance(x, Tensor) else "RsubBackward1",
        scalar_edges=lambda x, y: isinstance(x, Tensor))
-def _conj(v):
-    """The conjugate of a complex tensor; anything else as it is (PyTorch's VJPs conjugate the other operand)."""
-    return v.conj() if isinstance(v, Tensor) and v._dtype.kind == "c" else v
-
-
-binary("mul", lambda xp, x, y: x * y, (lambda g, ans, x, y: g * _conj(y), lambda g, ans, x, y: g * _conj(x)),
+# complex products: PyTorch's VJPs conjugate the other operand
+binary("mul", lambda xp, x, y: x * y, (lambda ns, g, ans, x, y: g * ns.conj(y), lambda ns, g, ans, x, y: g * ns.conj(x)),
        api="multiply", operators=("__mul__", "__rmul__", "__imul__"),
        bool_fwd=lambda xp, x, y: xp.logical_and(as_bool(xp, x), as_bool(xp, y)))
 binary("div", lambda xp, x, y: x / y,
-       (lambda g, ans, x, y: g / _conj(y), lambda g, ans, x, y: -g * _conj(ans / y)),
+       (lambda ns, g, ans, x, y: g / ns.conj(y), lambda ns, g, ans, x, y: -g * ns.conj(ans / y)),
        api="divide", operators=("__truediv__", "__rtruediv__", "__itruediv__"), cast=to_float, sig=_div)
 binary("pow", lambda xp, x, y: x ** y, (_pow_vjp_base, _pow_vjp_exponent),
        operators=("__pow__", "__rpow__", "__ipow__"),
        names=lambda x, y: "PowBackward2" if not isinstance(x, Tensor) else
        "PowBackward1" if isinstance(y, Tensor) else "PowBackward0", scalar_edges=False)
 binary("maximum", lambda xp, x, y: xp.maximum(x, y),
-       (lambda g, ans, x, y: where_zero(x >= y, g.where(x != y, g / 2)),
-        lambda g, ans, x, y: where_zero(y >= x, g.where(x != y, g / 2))))
+       (lambda ns, g, ans, x, y: ns.where_zero(x >= y, ns.where(x != y, g, g / 2)),
+        lambda ns, g, ans, x, y: ns.where_zero(y >= x, ns.where(x != y, g, g / 2))))
 binary("minimum", lambda xp, x, y: xp.minimum(x, y),
-       (lambda g, ans, x, y: where_zero(x <= y, g.where(x != y, g / 2)),
-        lambda g, ans, x, y: where_zero(y <= x, g.where(x != y, g / 2))))
+       (lambda ns, g, ans, x, y: ns.where_zero(x <= y, ns.where(x != y, g, g / 2)),
+        lambda ns, g, ans, x, y: ns.where_zero(y <= x, ns.where(x != y, g, g / 2))))
 binary("fmax", _fmax, (lambda g, ans, x, y: where_zero((x >= y) | y.isnan(), g),
                        lambda g, ans, x, y: where_zero(~((x >= y) | y.isnan()), g)), api=None)
 binary("fmin", _fmin, (lambda g, ans, x, y: where_zero((x <= y) | y.isnan(), g),
                        lambda g, ans, x, y: where_zero(~((x <= y) | y.isnan()), g)), api=None)
 binary("atan2", lambda xp, x, y: xp.atan2(x, y),
-       (lambda g, ans, x, y: g * y / (x * x + y * y), lambda g, ans, x, y: -g * x / (x * x + y * y)),
+       (lambda ns, g, ans, x, y: g * y / (x * x + y * y), lambda ns, g, ans, x, y: -g * x / (x * x + y * y)),
        cast=to_float)
-binary("hypot", lambda xp, x, y: xp.hypot(x, y), (lambda g, ans, x, y: g * x / ans, lambda g, ans, x, y: g * y / ans),
+binary("hypot", lambda xp, x, y: xp.hypot(x, y),
+       (lambda ns, g, ans, x, y: g * x / ans, lambda ns, g, ans, x, y: g * y / ans),
        cast=to_float)
 binary("logaddexp", lambda xp, x, y: xp.logaddexp(x, y),
-       (lambda g, ans, x, y: g * (x - ans).exp(), lambda g, ans, x, y: g * (y - ans).exp()), cast=to_float)
+       (lambda ns, g, ans, x, y: g * ns.exp(x - ans), lambda ns, g, ans, x, y: g * ns.exp(y - ans)), cast=to_float)
 binary("copysign", lambda xp, x, y: xp.copysign(x, y), (_copysign_vjp, lambda g, ans, x, y: g * 0), cast=to_float,
        names=lambda x, y: "CopysignBackward0" if isinstance(y, Tensor) else "CopysignBackward1")
 binary("xlogy", _xlogy, (lambda g, ans, x, y: g * (x != 0).to(g.dtype).xlogy(y), lambda g, ans, x, y: g * x / y),
@@ -479,8 +477,8 @@ defop("addcdiv", lambda xp, x, t1, t2, value=1: x + value * t1 / t2,
       sig=lambda input, tensor1, tensor2, *, value=1: ((input, tensor1, tensor2), (value,)))
 
 defop("where", lambda xp, c, x, y: xp.where(c if c.dtype == xp.bool else c != 0, x, y),  # c may come promoted
-      (None, lambda g, ans, c, x, y: where_zero(c, g), lambda g, ans, c, x, y: g.new_zeros(()).where(c, g)),
-      kind="where", api=True, sig=lambda condition, input, other: ((condition, input, other), ()),
+      (None, lambda ns, g, ans, c, x, y: ns.where_zero(c, g),
+       lambda ns, g, ans, c, x, y: ns.where(c, ns.full_like(g, 0), g)), raw_any_dtype=(0,), kind="where", api=True, sig=lambda condition, input, other: ((condition, input, other), ()),
       api_sig=lambda condition, x1, x2, /: ((condition, *api_promoted(x1, x2)), ()), method=False)
 
 

@@ -33,9 +33,9 @@ def _reverses(index):
     return any(isinstance(i, slice) and i.step is not None and i.step < 0 for i in index)
 
 
-def _getitem_vjp(g, ans, x, index, backend):
+def _getitem_vjp(ns, g, ans, x, index, backend):
     """Gradients of repeated elements add up: an accumulating index_put."""
-    return g.new_zeros(x.shape).index_put_host(index, g, accumulate=True)
+    return ns.index_add(x.shape, index, g)
 
 
 def _getitem_meta(shape, stride, offset, index, backend):
@@ -162,7 +162,7 @@ def _gather_sig(input, dim, index, *, sparse_grad=False):
 
 
 defop("gather", _gather_fwd,
-      (lambda g, ans, x, index, dim, backend: g.new_zeros(x.shape).scatter_add(dim, index, g),),
+      (lambda ns, g, ans, x, index, dim, backend: ns.scatter_add(ns.zeros(x.shape, g), dim, index, g),),
       sig=_gather_sig, out=True, saves=(1,))
 
 
@@ -358,7 +358,7 @@ def _index_select_sig(input, dim, index):
 
 
 defop("index_select", _gather_fwd,
-      (lambda g, ans, x, index, dim, backend: g.new_zeros(x.shape).scatter_add(dim, index, g),),
+      (lambda ns, g, ans, x, index, dim, backend: ns.scatter_add(ns.zeros(x.shape, g), dim, index, g),),
       sig=_index_select_sig, out=True, saves=(1,))
 
 
@@ -597,7 +597,7 @@ def _api_take_sig(x, indices, /, *, axis=None):
 
 
 defop("_api_take", _gather_fwd,
-      (lambda g, ans, x, index, dim, backend: g.new_zeros(x.shape).scatter_add(dim, index, g),),
+      (lambda ns, g, ans, x, index, dim, backend: ns.scatter_add(ns.zeros(x.shape, g), dim, index, g),),
       sig=_api_take_sig, function=False, method=False, api="take", node="IndexSelectBackward0", saves=(1,))
 
 
@@ -624,8 +624,8 @@ def _to_dtype_fwd(xp, x, dtype):
 
 
 defop("to_dtype", _to_dtype_fwd,
-      (lambda g, ans, x, dtype: g.to(x.dtype),), node="ToCopyBackward0", saves=(), function=False,
-      method=False)
+      (lambda ns, g, ans, x, dtype: ns.cast_like(g, x),), node="ToCopyBackward0", saves=(), function=False,
+      method=False, raw_any_dtype=(0,))
 defop("_to_device", lambda xp, x, adapter, device: adapter.to_device(x, device),
       (lambda g, ans, x, adapter, device: g.to(x.device),), node="ToCopyBackward0", saves=(), function=False,
       method=False)

@@ -181,30 +181,30 @@ def _mH(t):
     return conj(t).mT
 
 
-def _as_matrices(x, y):
+def _as_matrices(ns, x, y):
     """Vectors as matrices, the way matmul reads them: x (n,) -> (1, n), y (n,) -> (n, 1)."""
-    return (x.unsqueeze(-2) if x.ndim == 1 else x), (y.unsqueeze(-1) if y.ndim == 1 else y)
+    return (ns.unsqueeze(x, -2) if x.ndim == 1 else x), (ns.unsqueeze(y, -1) if y.ndim == 1 else y)
 
 
-def _as_matrix_grad(g, x, y):
-    g = g.unsqueeze(-1) if y.ndim == 1 else g
-    return g.unsqueeze(-2) if x.ndim == 1 else g
+def _as_matrix_grad(ns, g, x, y):
+    g = ns.unsqueeze(g, -1) if y.ndim == 1 else g
+    return ns.unsqueeze(g, -2) if x.ndim == 1 else g
 
 
-def _matmul_vjp_x(g, ans, x, y):
+def _matmul_vjp_x(ns, g, ans, x, y):
     if x.ndim == 1 and y.ndim == 1:
-        return g * conj(y)
-    xm, ym = _as_matrices(x, y)
-    gx = _as_matrix_grad(g, x, y) @ _mH(ym)
-    return gx.squeeze(-2) if x.ndim == 1 else gx
+        return g * ns.conj(y)
+    xm, ym = _as_matrices(ns, x, y)
+    gx = ns.matmul(_as_matrix_grad(ns, g, x, y), ns.conj(ns.mT(ym)))
+    return ns.squeeze(gx, -2) if x.ndim == 1 else gx
 
 
-def _matmul_vjp_y(g, ans, x, y):
+def _matmul_vjp_y(ns, g, ans, x, y):
     if x.ndim == 1 and y.ndim == 1:
-        return g * conj(x)
-    xm, ym = _as_matrices(x, y)
-    gy = _mH(xm) @ _as_matrix_grad(g, x, y)
-    return gy.squeeze(-1) if y.ndim == 1 else gy
+        return g * ns.conj(x)
+    xm, ym = _as_matrices(ns, x, y)
+    gy = ns.matmul(ns.conj(ns.mT(xm)), _as_matrix_grad(ns, g, x, y))
+    return ns.squeeze(gy, -1) if y.ndim == 1 else gy
 
 
 def _matmul_fwd(xp, x, y):
@@ -260,20 +260,22 @@ def _add_product(name, product, product_vjps, ranks, node=None):
         return (input, mat1, mat2), (beta, alpha)
 
     return defop(name, lambda xp, c, a, b, beta, alpha: _scaled_sum(xp, c, product(xp, a, b), beta, alpha),
-                 (lambda g, ans, c, a, b, beta, alpha: g * beta,
-                  lambda g, ans, c, a, b, beta, alpha: gx(g, a, b) * alpha,
-                  lambda g, ans, c, a, b, beta, alpha: gy(g, a, b) * alpha),
+                 (lambda ns, g, ans, c, a, b, beta, alpha: g * beta,
+                  lambda ns, g, ans, c, a, b, beta, alpha: gx(ns, g, a, b) * alpha,
+                  lambda ns, g, ans, c, a, b, beta, alpha: gy(ns, g, a, b) * alpha),
                  sig=sig, out=True, inplace=True, node=node)
 
 
-_matmul_grads = (lambda g, a, b: _matmul_vjp_x(g, None, a, b), lambda g, a, b: _matmul_vjp_y(g, None, a, b))
+_matmul_grads = (lambda ns, g, a, b: _matmul_vjp_x(ns, g, None, a, b),
+                 lambda ns, g, a, b: _matmul_vjp_y(ns, g, None, a, b))
 _add_product("addmm", _matmul_fwd, _matmul_grads, (2, 2))
 _add_product("addmv", _matmul_fwd, _matmul_grads, (2, 1))
 _add_product("baddbmm", _matmul_fwd, _matmul_grads, (3, 3))
 _add_product("addbmm", lambda xp, a, b: xp.sum(xp.matmul(a, b), axis=0),
-             (lambda g, a, b: g @ _mH(b), lambda g, a, b: _mH(a) @ g), (3, 3))
+             (lambda ns, g, a, b: ns.matmul(g, ns.conj(ns.mT(b))), lambda ns, g, a, b: ns.matmul(ns.conj(ns.mT(a)), g)),
+             (3, 3))
 _add_product("addr", lambda xp, a, b: a[:, None] * b[None, :],
-             (lambda g, a, b: g @ conj(b), lambda g, a, b: g.mT @ conj(a)), (1, 1))
+             (lambda ns, g, a, b: ns.matmul(g, ns.conj(b)), lambda ns, g, a, b: ns.matmul(ns.mT(g), ns.conj(a))), (1, 1))
 
 
 def outer(input, vec2):

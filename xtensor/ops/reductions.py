@@ -137,7 +137,9 @@ def _share_vjp(g, ans, x, dims, keepdim):
 
 # ------------------------------------------------------------------ sum, mean, prod
 def _sum_fwd(xp, x, dims, keepdim, dtype):
-    return xp.sum(x, axis=dims, keepdims=keepdim, dtype=None if dtype is None else native_dtype(xp, dtype))
+    if dtype is None:
+        return xp.sum(x, axis=dims, keepdims=keepdim)
+    return xp.sum(x, axis=dims, keepdims=keepdim, dtype=native_dtype(xp, dtype))
 
 
 def _mean_fwd(xp, x, dims, keepdim, dtype):
@@ -146,14 +148,28 @@ def _mean_fwd(xp, x, dims, keepdim, dtype):
     return xp.mean(x, axis=dims, keepdims=keepdim)
 
 
-_SUM = _reduction("sum", _sum_fwd, (lambda g, ans, x, dims, keepdim, dtype: unreduce(g, x.shape, dims, keepdim),),
+_SUM = _reduction("sum", _sum_fwd, (lambda ns, g, ans, x, dims, keepdim, dtype: ns.unreduce(g, x.shape, dims, keepdim),),
                   saves=(), cast=sum_dtype)
-_MEAN = _reduction("mean", _mean_fwd, (lambda g, ans, x, dims, keepdim, dtype:
-                                       unreduce(g, x.shape, dims, keepdim) / _count(x.shape, dims),), saves=())
+_MEAN = _reduction("mean", _mean_fwd, (lambda ns, g, ans, x, dims, keepdim, dtype:
+                                       ns.unreduce(g, x.shape, dims, keepdim) / _count(x.shape, dims),), saves=())
+
+
+_ALL_DIMS = {}  # ndim -> (0, ..., ndim - 1): the whole-tensor reduction's dims, made once per rank
+
+
+def _whole(input):
+    """The params of ``sum()``/``mean()`` of every element (the common call: a dict lookup, no signature parsing)."""
+    ndim = len(input._value.shape)
+    dims = _ALL_DIMS.get(ndim)
+    if dims is None:
+        dims = _ALL_DIMS[ndim] = tuple(range(ndim))
+    return (dims, False, None)
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     """``sum(input)``, ``sum(input, dim, keepdim=False, *, dtype)``; ints and bools add up in int64."""
+    if dim is None and dtype is None and not keepdim and isinstance(input, Tensor):
+        return apply(_SUM, (input,), _whole(input))
     return apply(_SUM, *_reduce_sig(input, dim, keepdim, dtype=dtype))
 
 
@@ -161,6 +177,8 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     if (dtype or input.dtype).kind not in "fc":
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating "
                            f"point or complex dtype. Got: {input.dtype.scalar_name}")
+    if dim is None and dtype is None and not keepdim:
+        return apply(_MEAN, (input,), _whole(input))
     return apply(_MEAN, *_reduce_sig(input, dim, keepdim, dtype=dtype))
 
 
@@ -395,8 +413,8 @@ def _logsumexp_sig(input, dim, keepdim=False):
     return (input,), (dims_of(None if _all_dims(dim) else dim, input.ndim), keepdim)
 
 
-defop("logsumexp", _logsumexp_fwd, (lambda g, ans, x, dims, keepdim: unreduce(g, x.shape, dims, keepdim) *
-                                    (x - unreduce(ans, x.shape, dims, keepdim)).exp(),),
+defop("logsumexp", _logsumexp_fwd, (lambda ns, g, ans, x, dims, keepdim: ns.unreduce(g, x.shape, dims, keepdim) *
+                                    ns.exp(x - ns.unreduce(ans, x.shape, dims, keepdim)),),
       sig=_logsumexp_sig, cast=to_float, out=True)
 
 

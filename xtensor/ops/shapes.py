@@ -8,6 +8,7 @@ import numpy as np
 from .. import _dtypes
 from .._dispatch import BroadcastError, Dims, Dims2, apply, detached, history_alias, node_class, overload_name
 from .._index import gather_positions, positions_of
+from .._ns import TENSOR_NS
 from .._table import TABLE, defcomposite, defop, dims_of
 from .._tensor import Size, ViewMeta, contiguous_strides, elements_at
 from .indexing import _getitem_vjp
@@ -81,8 +82,8 @@ def _view_meta(shape, stride, offset, new_shape):
     return new_shape, view_strides(shape, stride, new_shape), offset
 
 
-def _reshape_vjp(g, ans, x, shape):
-    return g.reshape(x.shape)
+def _reshape_vjp(ns, g, ans, x, shape):
+    return ns.reshape(g, x.shape)
 
 
 defop("view", lambda xp, x, shape: xp.reshape(x, shape), (_reshape_vjp,), sig=_view_sig, view=_view_meta,
@@ -108,7 +109,7 @@ def _permute_meta(shape, stride, offset, dims):
 
 
 defop("permute", lambda xp, x, dims: xp.permute_dims(x, dims),
-      (lambda g, ans, x, dims: g.permute(tuple(int(i) for i in np.argsort(dims))),),
+      (lambda ns, g, ans, x, dims: ns.permute(g, tuple(int(i) for i in np.argsort(dims))),),
       sig=_permute_sig, view=_permute_meta, api="permute_dims", saves=(),
       api_sig=lambda x, /, axes: _permute_sig(x, tuple(axes)))
 
@@ -123,7 +124,7 @@ def _transpose_dims(ndim, d0, d1):
 
 
 defop("transpose", lambda xp, x, dims: xp.permute_dims(x, dims) if dims else x,
-      (lambda g, ans, x, dims: g.permute(tuple(int(i) for i in np.argsort(dims))) if dims else g,),
+      (lambda ns, g, ans, x, dims: ns.permute(g, dims) if dims else g,),  # a swap of two dims undoes itself
       sig=lambda input, dim0, dim1: ((input,), (_transpose_dims(input.ndim, dim0, dim1),)),
       view=lambda shape, stride, offset, dims: _permute_meta(shape, stride, offset, dims) if dims
       else (shape, stride, offset), saves=())
@@ -170,7 +171,7 @@ def _expand_meta(shape, stride, offset, sizes):
     return sizes, new_stride, offset
 
 
-defop("expand", lambda xp, x, sizes: xp.broadcast_to(x, sizes), (lambda g, ans, x, sizes: g,), sig=_expand_sig,
+defop("expand", lambda xp, x, sizes: xp.broadcast_to(x, sizes), (lambda ns, g, ans, x, sizes: g,), sig=_expand_sig,
       view=_expand_meta, saves=())
 
 
@@ -187,7 +188,7 @@ def _squeeze_meta(shape, stride, offset, dims):
 
 
 defop("squeeze", lambda xp, x, dims: xp.squeeze(x, axis=dims) if dims else x,
-      (lambda g, ans, x, dims: g.reshape(x.shape),), sig=_squeeze_sig, view=_squeeze_meta, saves=(),
+      (lambda ns, g, ans, x, dims: ns.reshape(g, x.shape),), sig=_squeeze_sig, view=_squeeze_meta, saves=(),
       names=overload_name("SqueezeBackward"), api=True, api_sig=lambda x, /, axis: ((x,), (dims_of(axis, x.ndim),)))
 
 
@@ -224,7 +225,7 @@ def _unsqueeze_meta(shape, stride, offset, dims):
     return shape, stride, offset
 
 
-defop("unsqueeze", _unsqueeze_fwd, (lambda g, ans, x, dims: g.reshape(x.shape),),
+defop("unsqueeze", _unsqueeze_fwd, (lambda ns, g, ans, x, dims: ns.reshape(g, x.shape),),
       sig=_unsqueeze_sig, view=_unsqueeze_meta, saves=(), api="expand_dims", api_sig=_expand_dims_sig)
 
 
@@ -306,7 +307,7 @@ def _index_by_rule(shape, rule, *params):
 
 def _scatter_by_rule(g, x, rule, *params):
     """The gradient of a strided view: ``g`` added back at the input positions the view reads."""
-    return _getitem_vjp(g, None, x, _index_by_rule(tuple(x.shape), rule, *params), x._backend)
+    return _getitem_vjp(TENSOR_NS, g, None, x, _index_by_rule(tuple(x.shape), rule, *params), x._backend)
 
 
 def _diagonal_meta(shape, stride, offset, diag_offset, dim1, dim2):
@@ -412,7 +413,7 @@ def _as_strided_fwd(xp, x, size, stride, offset, index, root):
 
 
 defop("as_strided", _as_strided_fwd,
-      (lambda g, ans, x, size, stride, offset, index, root: _getitem_vjp(g, None, x, index, x._backend),),
+      (lambda ns, g, ans, x, size, stride, offset, index, root: _getitem_vjp(ns, g, None, x, index, None),),
       sig=_as_strided_sig, view=_as_strided_meta, saves=())
 
 

@@ -1,0 +1,286 @@
+"""The namespace VJPs are written against: one definition per gradient, two speeds.
+
+A VJP ``(ns, g, ans, *args) -> gradient`` computes with operators (``g * y``, ``-g``,
+``1 - ans * ans``) and ``ns`` functions (``ns.cos(x)``, ``ns.where_zero(cond, g)``,
+``ns.unreduce(g, shape, dims, keepdim)``). The engine passes
+
+* ``raw_ns(backend)`` with backend arrays when no graph is being built (``create_graph=False``, the
+  common case): each ``ns`` function is the op's own forward over ``xp`` -- no Tensor, no dispatch,
+  no node;
+* ``TENSOR_NS`` with Tensors under ``create_graph=True``: each ``ns`` function is the differentiable
+  xtensor op, so the gradient is itself differentiable.
+
+The same line is both (HIPS autograd's idea, kept fast): never two hand-written copies of a gradient.
+A raw run happens only where the node's tensor arguments share the result's backend and dtype
+(``Op.raw_any_dtype`` lists arguments whose dtype the VJP does not compute with: a ``where``
+condition, a cast's source); elsewhere the engine runs the same VJP with ``TENSOR_NS``.
+Elementwise ops are reached by name (``ns.exp``, ``ns.xlogy``); the structural helpers below are
+spelled out for both namespaces.
+"""
+import functools
+
+import numpy as np
+
+from ._tensor import Tensor
+
+__all__ = ["raw_ns", "TENSOR_NS", "is_array"]
+
+
+def is_array(v):
+    """Whether a VJP argument is an array (raw or Tensor) rather than a Python scalar."""
+    return hasattr(v, "dtype")
+
+
+class RawNamespace:
+    """VJP functions over one backend's arrays: the op table's forwards, called directly."""
+
+    raw = True
+
+    def __init__(self, backend):
+        self.backend = backend
+        self.xp = backend.xp
+        self._complex = frozenset(backend.native[d] for d in backend.native if d.kind == "c")
+
+    def __getattr__(self, name):
+        """An elementwise op by its table name: its forward over ``xp``, bound once."""
+        from ._table import TABLE
+        entry = TABLE.get(name)
+        if entry is None or entry.op is None:
+            raise AttributeError(name)
+        fn = functools.partial(entry.op.fwd, self.xp)
+        setattr(self, name, fn)
+        return fn
+
+    def conj(self, v):
+        """The conjugate of a complex array; anything else as it is."""
+        return self.xp.conj(v) if getattr(v, "dtype", None) in self._complex else v
+
+    def where(self, cond, a, b):
+        return self.xp.where(cond, a, b)
+
+    def where_zero(self, cond, g):
+        """``g`` where ``cond`` holds, else 0 (``cond`` may be a plain bool when an operand was a scalar)."""
+        if not is_array(cond):
+            return g if cond else g * 0
+        return self.xp.where(cond, g, self.xp.zeros_like(g))
+
+    def sum(self, g, dims, keepdim=False):
+        return self.xp.sum(g, axis=tuple(dims), keepdims=keepdim)
+
+    def reshape(self, g, shape):
+        return self.xp.reshape(g, tuple(shape))
+
+    def expand(self, g, shape):
+        return self.xp.broadcast_to(g, tuple(shape))
+
+    def permute(self, g, dims):
+        return self.xp.permute_dims(g, tuple(dims))
+
+    def unsqueeze(self, g, dim):
+        return self.xp.expand_dims(g, axis=dim)
+
+    def squeeze(self, g, dim):
+        return self.xp.squeeze(g, axis=dim)
+
+    def mT(self, a):
+        return self.xp.matrix_transpose(a)
+
+    def matmul(self, a, b):
+        return self.xp.matmul(a, b)
+
+    def cast_like(self, g, x):
+        """``g`` in ``x``'s dtype."""
+        return g if g.dtype == x.dtype else self.xp.astype(g, x.dtype)
+
+    def zeros(self, shape, like):
+        return self.xp.zeros(tuple(shape), dtype=like.dtype)
+
+    def full_like(self, like, value):
+        """A 0-d array of ``like``'s dtype holding ``value``."""
+        return self.xp.asarray(value, dtype=like.dtype)
+
+    def index_add(self, shape, index, g):
+        """Zeros of ``shape`` with ``g`` added at host ``index`` (repeated elements add up)."""
+        from .ops.indexing import _index_put_fwd
+        return _index_put_fwd(self.xp, self.zeros(shape, g), g, index, self.backend, True)
+
+    def scatter_add(self, x, dim, index, src):
+        """``x.scatter_add(dim, index, src)``."""
+        from .ops.indexing import _scatter_fwd
+        return _scatter_fwd(self.xp, x, src, index, dim, "sum", self.backend)
+
+    def unreduce(self, g, shape, dims, keepdim):
+        """Broadcast a reduction's gradient back over the reduced ``dims`` of ``shape``."""
+        if not keepdim and dims and g.ndim:
+            g = self.reshape(g, tuple(1 if i in dims else n for i, n in enumerate(shape)))
+        return self.expand(g, shape)
+
+    def unbroadcast(self, g, shape):
+        """Sum ``g`` over the dimensions broadcasting added to an input of ``shape``."""
+        extra = g.ndim - len(shape)
+        gshape = g.shape
+        dims = tuple(range(extra)) + tuple(
+            i + extra for i, n in enumerate(shape) if n == 1 and gshape[i + extra] != 1)
+        if dims:
+            g = self.sum(g, dims)
+        return self.reshape(g, shape) if tuple(g.shape) != tuple(shape) else g
+
+
+class NumpyNamespace(RawNamespace):
+    """numpy's own array methods where array-api-compat's wrappers (and numpy's module functions) cost up to
+    a microsecond of Python each."""
+
+    def conj(self, v):
+        return v.conj() if getattr(v, "dtype", None) in self._complex else v
+
+    def where_zero(self, cond, g):
+        if not is_array(cond):
+            return g if cond else g * 0
+        return np.where(cond, g, np.zeros_like(g))  # (faster than a scalar 0 for random masks)
+
+    def sum(self, g, dims, keepdim=False):
+        return np.add.reduce(g, tuple(dims), None, None, keepdim)
+
+    def reshape(self, g, shape):
+        return g.reshape(shape)
+
+    def expand(self, g, shape):
+        """A read-only broadcast view (as ``np.broadcast_to``, without its microseconds for a 0-d ``g``)."""
+        shape = tuple(shape)
+        if g.shape == shape:
+            return g
+        if g.ndim:
+            return np.broadcast_to(g, shape)
+        view = np.ndarray(shape, g.dtype, np.asarray(g), 0, (0,) * len(shape))
+        view.flags.writeable = False
+        return view
+
+    def permute(self, g, dims):
+        return g.transpose(dims)
+
+    def unsqueeze(self, g, dim):
+        return np.expand_dims(g, dim)
+
+    def squeeze(self, g, dim):
+        return g.squeeze(dim)
+
+    def mT(self, a):
+        return a.swapaxes(-1, -2)
+
+    def matmul(self, a, b):
+        return np.matmul(a, b)
+
+    def cast_like(self, g, x):
+        return g if g.dtype == x.dtype else g.astype(x.dtype)
+
+
+_RAW = {}
+
+
+def raw_ns(backend):
+    """The raw namespace of ``backend`` (made once per backend)."""
+    ns = _RAW.get(backend)
+    if ns is None:
+        cls = NumpyNamespace if backend._array_type is np.ndarray else RawNamespace
+        ns = _RAW[backend] = cls(backend)
+    return ns
+
+
+class TensorNamespace:
+    """VJP functions over Tensors: xtensor's differentiable ops (used under ``create_graph=True``)."""
+
+    raw = False
+
+    def __getattr__(self, name):
+        from ._variants import torch_functions
+        fn = getattr(Tensor, name, None) if name in _METHOD_FIRST else torch_functions.get(name)
+        if fn is None:
+            raise AttributeError(name)
+        setattr(self, name, fn)
+        return fn
+
+    @staticmethod
+    def conj(v):
+        return v.conj() if isinstance(v, Tensor) and v._dtype.kind == "c" else v
+
+    @staticmethod
+    def where(cond, a, b):
+        return a.where(cond, b)
+
+    @staticmethod
+    def where_zero(cond, g):
+        if not isinstance(cond, Tensor):
+            return g if cond else g * 0
+        return g.where(cond, g.new_zeros(()))
+
+    @staticmethod
+    def sum(g, dims, keepdim=False):
+        return g.sum(tuple(dims), keepdim=keepdim)
+
+    @staticmethod
+    def reshape(g, shape):
+        return g.reshape(tuple(shape))
+
+    @staticmethod
+    def expand(g, shape):
+        return g.expand(tuple(shape))
+
+    @staticmethod
+    def permute(g, dims):
+        return g.permute(tuple(dims))
+
+    @staticmethod
+    def unsqueeze(g, dim):
+        return g.unsqueeze(dim)
+
+    @staticmethod
+    def squeeze(g, dim):
+        return g.squeeze(dim)
+
+    @staticmethod
+    def mT(a):
+        return a.mT
+
+    @staticmethod
+    def matmul(a, b):
+        return a @ b
+
+    @staticmethod
+    def cast_like(g, x):
+        return g if g._dtype is x._dtype else g.to(x._dtype)
+
+    @staticmethod
+    def zeros(shape, like):
+        return like.new_zeros(tuple(shape))
+
+    @staticmethod
+    def full_like(like, value):
+        return like.new_full((), value)
+
+    @staticmethod
+    def index_add(shape, index, g):
+        return g.new_zeros(tuple(shape)).index_put_host(index, g, accumulate=True)
+
+    @staticmethod
+    def scatter_add(x, dim, index, src):
+        return x.scatter_add(dim, index, src)
+
+    @staticmethod
+    def unreduce(g, shape, dims, keepdim):
+        if not keepdim and dims and g.ndim:
+            g = g.reshape(tuple(1 if i in dims else n for i, n in enumerate(shape)))
+        return g.expand(tuple(shape))
+
+    @staticmethod
+    def unbroadcast(g, shape):
+        from ._dispatch import unbroadcast
+        return unbroadcast(g, tuple(shape))
+
+
+# elementwise ops reached as Tensor methods (the fast per-method paths); everything else as torch functions
+_METHOD_FIRST = frozenset((
+    "exp", "log", "log1p", "expm1", "sin", "cos", "tan", "sinh", "cosh", "tanh", "sqrt", "rsqrt", "sign", "abs",
+    "floor", "ceil", "trunc", "reciprocal", "sigmoid", "isnan", "isinf", "isfinite", "signbit", "logical_not",
+    "square", "neg"))
+
+TENSOR_NS = TensorNamespace()
