@@ -131,10 +131,11 @@ class ArrayAPIAdapter:
         return flat
 
     # -- special functions the standard lacks ---------------------------------------------------
-    def special(self, name, arr):
-        """``erf``, ``erfc`` or ``erfinv`` of ``arr``. The standard has none of them, so by default they are
-        computed on the host (``host_special``) and moved back; backends with their own override this."""
-        return self.from_numpy(host_special(name, self.to_numpy(arr)))
+    def special(self, name, *args):
+        """scipy.special's ``name`` of backend arrays (and Python numbers) ``args``, in the dtype of the last
+        array. The standard has no special functions, so by default they are computed on the host
+        (``host_special``) and moved back; backends with their own override this."""
+        return self.from_numpy(host_special(name, *(self.to_numpy(a) if hasattr(a, "dtype") else a for a in args)))
 
     # -- devices ------------------------------------------------------------------------------
     def device_of(self, arr):
@@ -154,17 +155,29 @@ class ArrayAPIAdapter:
         return arr
 
 
-def host_special(name, a):
-    """``erf``/``erfc``/``erfinv`` of numpy array ``a`` in its dtype: scipy's when installed, else the
-    correctly rounded ``math.erf``/``math.erfc`` and Newton steps on ``erf`` for ``erfinv``."""
+# Host kernels that scipy.special has under another name or shape.
+_SCIPY_EXTRAS = {"airy_ai": lambda special, x: special.airy(x)[0]}
+
+
+def host_special(name, *args):
+    """scipy.special's ``name`` of numpy arrays (and Python numbers) ``args``, in the dtype of the last array.
+
+    Without SciPy, erf/erfc/gammaln are the correctly rounded ``math`` functions and erfinv Newton steps on
+    ``erf``; any other name needs SciPy and says so."""
+    dtype = [np.asarray(a) for a in args if hasattr(a, "dtype")][-1].dtype
     try:
         from scipy import special
     except ImportError:
         special = None
     if special is not None:
-        return getattr(special, name)(a).astype(a.dtype, copy=False)
+        extra = _SCIPY_EXTRAS.get(name)
+        out = extra(special, *args) if extra else getattr(special, name)(*args)
+        return np.asarray(out).astype(dtype, copy=False)
+    (a,) = args
+    if name in ("erf", "erfc", "gammaln"):
+        return np.vectorize(getattr(math, "lgamma" if name == "gammaln" else name), otypes=[dtype])(a)
     if name != "erfinv":
-        return np.vectorize(getattr(math, name), otypes=[a.dtype])(a)
+        raise RuntimeError(f"the special function {name!r} is computed by SciPy on this backend: pip install scipy")
     erf = np.vectorize(math.erf, otypes=[np.float64])
     y = a.astype(np.float64)
     x = np.where(np.abs(y) < 1, np.arctanh(y) * 0.9, np.copysign(np.inf, y))  # a start near the root

@@ -13,10 +13,11 @@ except ImportError as e:  # pragma: no cover - exercised only without the extra
 jax.config.update("jax_enable_x64", True)
 import jax.numpy as jnp  # noqa: E402
 
-from .generic import ArrayAPIAdapter  # noqa: E402
+from .generic import ArrayAPIAdapter, host_special  # noqa: E402
 
 __all__ = ["JaxAdapter"]
 
+_JAX_NAMES = {"psi": "digamma"}  # scipy.special's names, as jax.scipy.special spells them
 _PLATFORM_TO_TORCH = {"cpu": "cpu", "gpu": "cuda", "cuda": "cuda", "rocm": "cuda", "tpu": "xla"}
 
 
@@ -52,6 +53,14 @@ def _register_pytree():
 _registered = False
 
 
+def _incomplete_gamma(native, name, a, x):
+    """jax's regularized incomplete gamma with SciPy's and PyTorch's limits where jax gives NaN: P(0, x > 0) = 1
+    and P(inf, finite x) = 0 (Q = 1 - P)."""
+    limit = jnp.where((a == 0) & (x > 0), 1.0, jnp.where(jnp.isinf(a) & jnp.isfinite(x), 0.0, jnp.nan))
+    limit = limit if name == "gammainc" else 1 - limit
+    return jnp.where(jnp.isnan(limit), native(a, x), limit.astype(jnp.result_type(a, x)))
+
+
 class JaxAdapter(ArrayAPIAdapter):
     native_indexing = True
     compiles = True
@@ -78,9 +87,18 @@ class JaxAdapter(ArrayAPIAdapter):
         at = flat.at[positions]
         return {"set": at.set, "sum": at.add, "prod": at.multiply, "amax": at.max, "amin": at.min}[reduce](values)
 
-    def special(self, name, arr):
+    def special(self, name, *args):
+        """jax.scipy.special's function where jax has one (differentiable by jax, traceable); the others
+        (the Bessel functions j0... k1e, airy_ai) on the host through ``jax.pure_callback``, still traceable."""
         import jax.scipy.special
-        return getattr(jax.scipy.special, name)(arr)
+        native = getattr(jax.scipy.special, _JAX_NAMES.get(name, name), None)
+        if name in ("gammainc", "gammaincc"):
+            return _incomplete_gamma(native, name, *args)
+        if native is not None:
+            return native(*args)
+        arrays = [a for a in args if hasattr(a, "dtype")]
+        result = jax.ShapeDtypeStruct(jnp.broadcast_shapes(*(a.shape for a in arrays)), arrays[-1].dtype)
+        return jax.pure_callback(lambda *host: host_special(name, *host), result, *args, vmap_method="expand_dims")
 
     # -- devices: PyTorch's names for jax's devices (gpu -> cuda, tpu -> xla) -------------------------
     def device_of(self, arr):

@@ -65,8 +65,8 @@ class NumpyAdapter(ArrayAPIAdapter):
         flat = root.reshape(-1)[offset:]
         return np.lib.stride_tricks.as_strided(flat, shape, [s * root.itemsize for s in stride], writeable=True)
 
-    def special(self, name, arr):
-        return host_special(name, arr)
+    def special(self, name, *args):
+        return host_special(name, *args)
 
     def scatter_flat(self, flat, positions, values):
         out = flat.copy()

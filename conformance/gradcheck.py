@@ -45,7 +45,7 @@ def _module_functions(module):
 
 
 def targets():
-    """Every differentiable function of the two namespaces (and their linalg/fft), with its spec."""
+    """Every differentiable function of the two namespaces (and their linalg/fft/special), with its spec."""
     import xtensor
     import xtensor.array_api as xa
     from xtensor._methods import FUNCTIONS
@@ -85,8 +85,9 @@ def targets():
     for name, fn in FUNCTIONS.items():
         add(name, fn)
     add("array_api.meshgrid", xa.meshgrid)
-    for prefix, module in (("linalg.", xtensor.linalg), ("fft.", xtensor.fft), ("array_api.linalg.", xa.linalg),
-                           ("array_api.fft.", xa.fft)):
+    for prefix, module in (("linalg.", xtensor.linalg), ("fft.", xtensor.fft), ("special.", xtensor.special),
+                           ("array_api.linalg.", xa.linalg), ("array_api.fft.", xa.fft),
+                           ("array_api.special.", xa.special)):
         for n, fn in _module_functions(module).items():
             add(prefix + n, fn)
     return sorted(found.values(), key=lambda t: t.name)

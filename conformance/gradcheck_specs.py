@@ -174,11 +174,45 @@ API_SPECS = {
     "fft.ifftshift": [call(x(4, 5))],
 }
 
+# xtensor.special (PyTorch's names) and xtensor.array_api.special (SciPy's): the same entries, so one sample list.
+_SPECIAL = {
+    "entr": [call(pos(3, 4))], "erf": [call(x(3, 4))], "erfc": [call(x(3, 4))], "erfinv": [call(unit(3, 4))],
+    "erfcx": [call(x(3, 4))], "expit": [call(x(3, 4))], "logit": [call(Arr((3, 4), "prob"))],
+    "log_expit": [call(x(3, 4))], "gammaln": [call(pos(3, 4))], "digamma": [call(pos(3, 4))],
+    "psi": [call(pos(3, 4))], "polygamma": [call(1, pos(3, 4)), call(2, pos(3, 4))],
+    "multigammaln": [call(Arr((3, 4), "above1"), 3)], "i0": [call(x(3, 4))], "i0e": [call(x(3, 4))],
+    "i1": [call(x(3, 4))], "i1e": [call(x(3, 4))], "ndtr": [call(x(3, 4))], "ndtri": [call(Arr((3, 4), "prob"))],
+    "log_ndtr": [call(x(3, 4))], "sinc": [call(x(3, 4))], "xlogy": [call(x(3, 4), pos(4))],
+    "xlog1py": [call(x(3, 4), pos(4))], "rel_entr": [call(pos(3, 4), pos(4))], "exp2": [call(x(3, 4))],
+    "expm1": [call(x(3, 4))], "log1p": [call(pos(3, 4))],
+}
+SPECS.update({"special." + name: calls for name, calls in _SPECIAL.items()})
+SPECS.update({"special.softmax": [call(x(3, 4), 1)], "special.log_softmax": [call(x(3, 4), 0)],
+              "special.logsumexp": [call(x(3, 4), 1)], "special.round": [call(x(3, 4))],
+              "special.multigammaln": [call(Arr((3, 4), "above1"), 3)],
+              "lgamma": [call(pos(3, 4))], "digamma": [call(pos(3, 4))], "i0": [call(x(3, 4))],
+              "polygamma": [call(1, pos(3, 4))], "mvlgamma": [call(Arr((3, 4), "above1"), 2)]})
+API_SPECS.update({"special." + name: calls for name, calls in _SPECIAL.items()})
+API_SPECS.update({"special.softmax": [call(x(3, 4)), call(x(3, 4), axis=1)], "special.log_softmax": [call(x(3, 4), 1)],
+                  "special.logsumexp": [call(x(3, 4)), call(x(3, 4), 1, pos(3, 4), True)],
+                  "special.polygamma": [call(2, pos(3, 4))]})
+
 _INT_OR_BOOL = "its result is an integer or bool array: there is no gradient"
 NOT_DIFFERENTIABLE = dict.fromkeys(
     ["argmax", "argmin", "argsort", "all", "any", "count_nonzero", "searchsorted", "bincount", "isclose", "allclose",
      "equal", "unique", "unique_all", "unique_counts", "unique_inverse", "unique_values", "nonzero", "argwhere",
      "linalg.matrix_rank", "isin", "fft.fftfreq", "fft.rfftfreq", "mode", "where", "detach"], _INT_OR_BOOL)
+_NO_DERIVATIVE = "PyTorch defines no derivative for it: its result does not require grad"
+NOT_DIFFERENTIABLE.update(dict.fromkeys(
+    ["special." + name for name in (
+        "airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0", "modified_bessel_i1",
+        "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1",
+        "spherical_bessel_j0", "j0", "j1", "y0", "y1", "k0", "k1", "k0e", "k1e", "chebyshev_polynomial_t",
+        "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w", "shifted_chebyshev_polynomial_t",
+        "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w",
+        "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p")],
+    _NO_DERIVATIVE))
+NOT_DIFFERENTIABLE["special.zeta"] = "PyTorch defines no derivative for it: its backward raises NotImplementedError"
 NOT_DIFFERENTIABLE.update({
     "mode": "the most frequent value: piecewise constant selection whose gradient picks one occurrence; "
             "checked in tests/ against PyTorch",
@@ -192,3 +226,7 @@ NOT_DIFFERENTIABLE.update({
 _EIG = ("jax differentiates non-symmetric eig only with lax.linalg.eig(enable_eigvec_derivs=True), which "
         "jnp.linalg.eig does not pass: checked against torch.linalg.eig in tests/test_linalg.py::test_eig_gradient_matches_torch")
 NO_ORACLE = {"linalg.eig": _EIG, "linalg.eigvals": _EIG}
+_IGAMMA = ("as PyTorch's, the derivative with respect to the first argument raises NotImplementedError, so the "
+           "oracle's gradient of both cannot be compared: the second argument's is checked against jax.grad in "
+           "tests/test_special.py::test_incomplete_gamma_gradient_matches_jax")
+NO_ORACLE.update({name: _IGAMMA for name in ("igamma", "igammac", "special.gammainc", "special.gammaincc")})

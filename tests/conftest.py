@@ -1,7 +1,11 @@
 import os
 import sys
 
-import pytest
+# SciPy reads SCIPY_ARRAY_API once, when first imported: set here, before any test module imports scipy (each
+# xdist worker loads this file first), for tests/test_consumers.py. SciPy's NumPy results are the same with it.
+os.environ.setdefault("SCIPY_ARRAY_API", "1")
+
+import pytest  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(__file__))  # tests/opinfo.py is imported as ``opinfo``
 

@@ -905,7 +905,7 @@ add(name="getitem_advanced", fn=_getitem, ref=lambda m, x, i: x[_np_index(i)], o
     method=lambda x, i: x.__getitem__(i))
 
 # more records, one module per op category (each imports the helpers above and calls ``add``)
-import opinfo_elementwise, opinfo_reductions, opinfo_linalg, opinfo_shapes, opinfo_indexing, opinfo_nn  # noqa: E402,F401
+import opinfo_elementwise, opinfo_reductions, opinfo_linalg, opinfo_shapes, opinfo_indexing, opinfo_nn, opinfo_special  # noqa: E402,F401
 
 BY_NAME = {info.name: info for info in OPS}
 

@@ -120,7 +120,8 @@ declare("relu", refuses("bool", RuntimeError, "Boolean inputs not supported for 
 declare("addcdiv", refuses("int64", RuntimeError, "Integer division with addcdiv is no longer supported"))
 for _name in ("floor", "ceil", "trunc"):
     declare(_name, refuses("complex64", NotImplementedError, f"{_name} is not supported for complex inputs"))
-declare("lt le gt ge atan2 remainder fmod copysign xlogy nextafter erf erfc erfinv logit", refuses("complex64"))
+declare("lt le gt ge atan2 remainder fmod copysign xlogy nextafter erf erfc erfinv logit lgamma digamma polygamma i0 "
+        "igamma igammac", refuses("complex64"))
 for _name in ("maximum", "minimum", "fmax", "fmin"):
     declare(_name, refuses("complex64", RuntimeError, f"{_name} not implemented for complex tensors"))
 declare("clamp clamp_tensor relu", refuses("complex64", NotImplementedError, "clamp is not supported for complex"))
@@ -271,6 +272,6 @@ _OUT_WORDED_OTHERWISE = set((
     "stack frac conj real imag round_decimals nan_to_num clamp_min clamp_max prod nansum nanmean "
     "logsumexp cumsum cumprod addmm addmv baddbmm addbmm bmm mv dot vdot kron diag triu tril inverse "
     "cholesky hstack vstack row_stack dstack column_stack gather scatter scatter_add scatter_reduce "
-    "index_select index_add index_copy take take_along_dim").split())
+    "index_select index_add index_copy take take_along_dim mvlgamma").split())  # mvlgamma: "Float ... Float"
 declare(" ".join(info.name for info in BY_NAME.values() if info.supports_out and "float32" in info.dtypes
                  and info.name not in _OUT_WORDED_OTHERWISE), out_of_narrower_kind)

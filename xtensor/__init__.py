@@ -36,6 +36,7 @@ from ._compile import compile  # noqa: E402
 from . import nn  # noqa: E402
 from . import optim, utils  # noqa: E402
 from .serialization import load, save  # noqa: E402
+from . import special  # noqa: E402  (the torch.special namespace; after nn, whose logsigmoid it uses)
 
 float = float32
 double = float64

@@ -482,7 +482,7 @@ class Tensor:
         return self._backend.to_numpy(self._value)
 
     def __array__(self, dtype=None, copy=None):
-        a = np.asarray(self._backend.to_numpy(self._value))
+        a = np.asarray(self.numpy())  # as PyTorch: a tensor that requires grad must be detached first
         if dtype is not None:
             a = a.astype(dtype, copy=False)
         return a.copy() if copy else a

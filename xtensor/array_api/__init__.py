@@ -35,7 +35,7 @@ def reshape(x, /, shape, *, copy=None):
     return x.clone().reshape(shape) if copy else x.reshape(shape)
 
 
-from . import fft, linalg  # noqa: E402,F401  (the standard's linalg and fft extensions)
+from . import fft, linalg, special  # noqa: E402,F401  (the standard's linalg and fft extensions; SciPy's special)
 
 
 def nonzero(x, /):

@@ -22,7 +22,6 @@ from .._table import TABLE, as_bool, as_uint8, defop, refusing, to_float, where_
 from .._tensor import Tensor
 
 LN2, LN10 = math.log(2.0), math.log(10.0)
-TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 
 def _is_scalar(v):
@@ -158,13 +157,6 @@ def _sign(xp, x, nan=None):
     return xp.where(xp.isnan(x), x if nan is None else xp.asarray(nan, dtype=x.dtype), signs)
 
 
-def _backend_of(*tensors):
-    for t in tensors:
-        if isinstance(t, Tensor):
-            return t._backend
-    raise TypeError(f"expected a Tensor argument, got {', '.join(type(t).__name__ for t in tensors)}")
-
-
 # ------------------------------------------------------------------ elementwise, unary
 def unary(name, fwd, vjp, *, float_only=False, api=True, **kw):
     options = dict(kind="unary", api=api, inplace=True, out=True, cast=to_float if float_only else None)
@@ -256,17 +248,6 @@ def _round(xp, x, decimals=0):
 defop("round", _round, (lambda g, ans, x, decimals=0: g * 0,), kind="custom", api=True, inplace=True, out=True,
       sig=_round_sig,
       api_sig=lambda x, /: ((x,), ()), names=lambda x, decimals=0: f"RoundBackward{int(bool(decimals))}")
-
-
-# Special functions the standard lacks come from the tensor's adapter (``erf``/``erfc``/``erfinv``).
-def special(name, vjp):
-    defop(name, lambda xp, x, backend: backend.special(name, x), (vjp,), kind="custom", inplace=True, out=True,
-          cast=to_float, sig=lambda input: ((input,), (_backend_of(input),)))
-
-
-special("erf", lambda g, ans, x, backend: g * TWO_OVER_SQRT_PI * (-x * x).exp())
-special("erfc", lambda g, ans, x, backend: -g * TWO_OVER_SQRT_PI * (-x * x).exp())
-special("erfinv", lambda g, ans, x, backend: g * (0.5 * math.sqrt(math.pi)) * (ans * ans).exp())
 
 
 def _logit(xp, x, eps):
@@ -586,7 +567,7 @@ _REFUSED = {
     "floor_divide": ("bc", None), "fmod": ("bc", None), "hypot": ("bic", None), "logaddexp": ("bi", None),
     "nextafter": ("bic", None), "_div_mode": ("bc", None), "addcmul": ("b", None),
     "atan2": ("c", None), "copysign": ("c", None), "xlogy": ("c", None), "logit": ("c", None),
-    "erf": ("c", None), "erfc": ("c", None), "erfinv": ("c", None), "round": ("b", None),
+    "round": ("b", None),
     "lt": ("c", None), "le": ("c", None), "gt": ("c", None), "ge": ("c", None),
     "neg": ("b", {"b": (RuntimeError, "Negation, the `-` operator, on a bool tensor is not supported. If you are "
                                       "trying to invert a mask, use the `~` or `logical_not()` operator instead.")}),
