@@ -289,8 +289,6 @@ def test_backward_through_an_in_place_write_into_saved_values_raises_as_pytorch(
         fn(torch.tensor(X, requires_grad=True)).sum().backward()
 
 
-@pytest.mark.xfail(strict=True, reason="saved-tensor sets as PyTorch's (issue 14, deliverable 3): zscore writes into "
-                                       "a quotient that xtensor's DivBackward keeps and PyTorch's does not")
 def test_gradient_through_zscore_matches_jax(backend):
     x = xt.tensor(X, dtype=xt.float64, requires_grad=True)
     stats.zscore(x).sum().backward()

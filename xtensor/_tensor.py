@@ -476,7 +476,8 @@ class Tensor:
 
     # ------------------------------------------------------------------------ conversion
     def numpy(self, *, force=False):
-        if self.requires_grad and not force:
+        from .autograd.grad_mode import state
+        if self._requires_grad and state.enabled and not force:  # as PyTorch: under no_grad it may
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         return self._backend.to_numpy(self._value)
@@ -518,7 +519,10 @@ class Tensor:
         return bool(self.item())
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-        """DLPack export with the 2023.12 negotiation (``max_version``, ``dl_device``, ``copy``)."""
+        """DLPack export with the 2023.12 negotiation (``max_version``, ``dl_device``, ``copy``); never of a tensor
+        that requires grad (the consumer would silently drop the graph)."""
+        if self._requires_grad:
+            raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
         kwargs = {k: v for k, v in (("max_version", max_version), ("dl_device", dl_device), ("copy", copy))
                   if v is not None}
         return self._backend.to_dlpack(self._value, stream=stream, **kwargs)
