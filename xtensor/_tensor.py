@@ -438,6 +438,8 @@ class Tensor:
 
     def is_contiguous(self, memory_format=None):
         shape, stride, _ = self._meta()
+        if 0 in shape:  # an empty tensor is contiguous whatever its strides, as in PyTorch
+            return True
         expected = 1
         for n, st in zip(reversed(shape), reversed(stride)):
             if n == 0:
