@@ -95,12 +95,13 @@ defop("_reshape_copy", lambda xp, x, shape: xp.reshape(xp.asarray(x, copy=True),
 def _permute_sig(input, *dims):
     dims = dims[0] if len(dims) == 1 and not isinstance(dims[0], int) else dims
     n = input.ndim
-    norm = tuple(dims_of(d, n)[0] for d in dims) if n else tuple(dims)
-    if sorted(norm) != list(range(n)):
+    if len(dims) != n:  # checked before the dims themselves, as PyTorch does
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
                            f"length of the desired ordering of dimensions i.e. input.dim() = {n} is not equal to "
-                           f"len(dims) = {len(dims)}" if len(norm) != n else
-                           "permute(): duplicate dims are not allowed.")
+                           f"len(dims) = {len(dims)}")
+    norm = tuple(dims_of(d, n)[0] for d in dims) if n else tuple(dims)
+    if sorted(norm) != list(range(n)):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
     return (input,), (norm,)
 
 
