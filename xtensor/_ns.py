@@ -39,7 +39,9 @@ class RawNamespace:
     def __init__(self, backend):
         self.backend = backend
         self.xp = backend.xp
-        self._complex = frozenset(backend.native[d] for d in backend.native if d.kind == "c")
+        # the dtype objects arrays carry (numpy's and jax's ``native`` hold scalar types, which hash apart)
+        self._complex = frozenset(self.xp.zeros((), dtype=backend.native[d]).dtype
+                                  for d in backend.native if d.kind == "c")
 
     def __getattr__(self, name):
         """An elementwise op by its table name: its forward over ``xp``, bound once."""
