@@ -32,6 +32,16 @@ def _broadcast_to(x, /, shape):
     return np.ndarray(shape, x.dtype, x, 0, strides)
 
 
+class _StridedAlias:
+    """Exposes strided memory of ``root`` through the array interface (the alias keeps ``root`` alive)."""
+
+    def __init__(self, root, shape, strides, byte_offset):
+        self._root = root
+        self.__array_interface__ = {"data": (root.__array_interface__["data"][0] + byte_offset, False),
+                                    "shape": tuple(shape), "strides": tuple(strides), "typestr": root.dtype.str,
+                                    "version": 3}
+
+
 xp = types.ModuleType("xtensor.adapters.numpy.xp", compat_numpy.__doc__)
 xp.__dict__.update({k: v for k, v in vars(compat_numpy).items() if not k.startswith("__")})
 xp.sum = _sum
@@ -59,11 +69,11 @@ class NumpyAdapter(ArrayAPIAdapter):
         return np.array(arr, copy=True, order="C")
 
     def writable_view(self, root, shape, stride, offset):
-        """A writable alias of a strided view of ``root`` (for writes through expanded views)."""
-        if not root.flags.c_contiguous or not root.flags.writeable:
-            raise RuntimeError("cannot write through this view: its numpy storage is read-only or not contiguous")
-        flat = root.reshape(-1)[offset:]
-        return np.lib.stride_tricks.as_strided(flat, shape, [s * root.itemsize for s in stride], writeable=True)
+        """A writable alias of a strided view of ``root`` (numpy hands out diagonal and broadcast views read-only),
+        ``offset`` and ``stride`` in elements from ``root``'s first element, whatever ``root``'s own layout."""
+        if not root.flags.writeable:
+            raise RuntimeError("cannot write through this view: its numpy storage is read-only")
+        return np.asarray(_StridedAlias(root, shape, [s * root.itemsize for s in stride], offset * root.itemsize))
 
     def special(self, name, *args):
         return host_special(name, *args)

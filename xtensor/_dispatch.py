@@ -241,12 +241,18 @@ def _fit(g, x):
     return g
 
 
+def broadcast_dims(gshape, shape):
+    """The dimensions of a gradient of ``gshape`` that broadcasting added to an input of ``shape`` (to sum).
+    A gradient with fewer dimensions (a one-element view of a 0-d base) has none: it is only reshaped."""
+    extra = len(gshape) - len(shape)
+    if extra < 0:
+        return ()
+    return tuple(range(extra)) + tuple(i + extra for i, n in enumerate(shape) if n == 1 and gshape[i + extra] != 1)
+
+
 def unbroadcast(g, shape):
     """Sum ``g`` over the dimensions broadcasting added to an input of ``shape``."""
-    extra = g.ndim - len(shape)
-    gshape = g.shape
-    dims = tuple(range(extra)) + tuple(
-        i + extra for i, n in enumerate(shape) if n == 1 and gshape[i + extra] != 1)
+    dims = broadcast_dims(tuple(g.shape), shape)
     if dims:
         g = g.sum(dims)
     return g.reshape(shape) if tuple(g.shape) != tuple(shape) else g
@@ -436,11 +442,15 @@ def as_strided_node(base, view):
     gradient is scattered into the base's shape, adding where elements repeat."""
     from ._table import TABLE
     node = node_class("AsStridedBackward0")()
-    node.op = TABLE["as_strided"].op
     node.n_outputs = 1
     node._edges = (edge_of(base),)
     shape, stride, offset = view._view.resolve()
-    node._args = (detached(base), shape, stride, offset, view._view.index_in(base), None)  # no cycle via base
+    if base.ndim:
+        node.op = TABLE["as_strided"].op
+        node._args = (detached(base), shape, stride, offset, view._view.index_in(base), None)  # no cycle via base
+    else:  # every element is the base's one: the gradient is summed into it, as an expand's
+        node.op = TABLE["expand"].op
+        node._args = (detached(base), shape)
     node._out = None
     node._saved_versions = None
     node._raw_ns = None

@@ -119,10 +119,8 @@ class RawNamespace:
 
     def unbroadcast(self, g, shape):
         """Sum ``g`` over the dimensions broadcasting added to an input of ``shape``."""
-        extra = g.ndim - len(shape)
-        gshape = g.shape
-        dims = tuple(range(extra)) + tuple(
-            i + extra for i, n in enumerate(shape) if n == 1 and gshape[i + extra] != 1)
+        from ._dispatch import broadcast_dims
+        dims = broadcast_dims(tuple(g.shape), tuple(shape))
         if dims:
             g = self.sum(g, dims)
         return self.reshape(g, shape) if tuple(g.shape) != tuple(shape) else g

@@ -387,7 +387,7 @@ def _embed_fwd(xp, v, offset):
     return xp.where(d == offset, spread, xp.zeros((), dtype=v.dtype))
 
 
-defop("_diagonal_copy", lambda xp, x, offset: xp.linalg.diagonal(x, offset=offset),
+defop("_diagonal_copy", lambda xp, x, offset: xp.asarray(xp.linalg.diagonal(x, offset=offset), copy=True),  # numpy's is a view
       (lambda g, ans, x, offset: _diagonal_grad(g, x.shape, offset),), saves=(), function=False, method=False,
       node="DiagonalBackward0_copy")
 defop("_diag_embed", _embed_fwd, (lambda g, ans, x, offset: _diagonal_copy(g, offset),), saves=(),

@@ -642,7 +642,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
             raise RuntimeError("repeats can not be negative")
         shape = tuple(input.shape)
         expanded = input.unsqueeze(d + 1).expand(shape[:d + 1] + (r,) + shape[d + 1:])
-        return expanded.reshape(shape[:d] + (n * r,) + shape[d + 1:])
+        return apply(TABLE["_reshape_copy"].op, (expanded,), (shape[:d] + (n * r,) + shape[d + 1:],))  # a copy, never a view
     counts = np.asarray(repeats.tolist() if hasattr(repeats, "tolist") else repeats, dtype=np.int64).reshape(-1)
     if counts.size == 1:
         counts = np.repeat(counts, n)
