@@ -40,15 +40,18 @@ class DataParallelStep:
         return self.compiled.compilations
 
     def __call__(self, *args, **kwargs):
-        self._replicate_state()
+        self._replicate_state((args, kwargs))
         self.batch_split = None
         args, kwargs = self._split(args), self._split(kwargs)
         return self.compiled(*args, **kwargs)
 
-    def _replicate_state(self):
-        """Replicate, in place, the tensors the step reaches (not its arguments) that are off the mesh."""
+    def _replicate_state(self, arguments):
+        """Replicate, in place, the tensors the step reaches that are off the mesh: through its closure and
+        globals, and through the arguments that are not data (a model, an optimizer)."""
         gathered = _Gathered()
         gathered.walk(self.compiled._orig_mod)
+        for holder in _state_holders(arguments):
+            gathered.walk(holder)
         for t in gathered.tensors:
             if t.backend != "jax":
                 raise RuntimeError(f"data_parallel runs on the jax backend, but the step reaches a tensor of shape "
@@ -61,7 +64,7 @@ class DataParallelStep:
             st.array = place(st.array, sharding(self.device_mesh, None, tuple(st.array.shape)))
         _invalidate(off_mesh, gathered.tensors)
 
-    def _split(self, obj):
+    def _split(self, obj):  # the same containers as _state_holders
         """``obj`` (the arguments) with each tensor of one or more dims split along ``batch_dim``."""
         if isinstance(obj, Tensor):
             return self._split_tensor(obj)
@@ -83,3 +86,16 @@ class DataParallelStep:
         if self.batch_split is None and t.ndim > 0:
             self.batch_split = [shard.data.shape[self.batch_dim] for shard in placed._value.addressable_shards]
         return placed
+
+
+def _state_holders(obj):
+    """The objects among the arguments that hold state rather than data: all but tensors, Python scalars
+    and the lists, tuples and dicts around them."""
+    if isinstance(obj, (list, tuple)):
+        for item in obj:
+            yield from _state_holders(item)
+    elif isinstance(obj, dict):
+        for item in obj.values():
+            yield from _state_holders(item)
+    elif not isinstance(obj, (Tensor, bool, int, float, complex, str, type(None))):
+        yield obj
