@@ -37,8 +37,9 @@ class _StridedAlias:
 
     def __init__(self, root, shape, strides, byte_offset):
         self._root = root
-        self.__array_interface__ = {"data": (root.__array_interface__["data"][0] + byte_offset, False),
-                                    "shape": tuple(shape), "strides": tuple(strides), "typestr": root.dtype.str,
+        self.__array_interface__ = {"data": (int(root.__array_interface__["data"][0] + byte_offset), False),
+                                    "shape": tuple(int(n) for n in shape), "strides": tuple(int(s) for s in strides),
+                                    "typestr": root.dtype.str,
                                     "version": 3}
 
 

@@ -173,8 +173,11 @@ def index_put(input, indices, values, accumulate=False):
     return index_put_host(input, host_index, values, accumulate)
 
 
-def _check_values_fit(input, host_index, values):
+def _check_values_fit(input, host_index, values, basic=False):
     shape = _indexed_shape(input, host_index)
+    if basic:
+        _check_expands(values, shape)
+        return
     try:
         np.broadcast_shapes(tuple(values.shape), shape)
     except ValueError:
@@ -183,6 +186,23 @@ def _check_values_fit(input, host_index, values):
     if len(values.shape) > len(shape) and any(n != 1 for n in values.shape[:len(values.shape) - len(shape)]):
         raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.shape)} cannot be broadcast to "
                            f"indexing result of shape {list(shape)}")
+
+
+def _check_expands(values, shape):
+    """``x[basic] = v`` is a copy into a view: ``v``, less its leading ones, must expand to the view's shape
+    (PyTorch's expand errors)."""
+    core = tuple(values.shape)
+    while core and core[0] == 1:
+        core = core[1:]
+    if len(core) > len(shape):
+        raise RuntimeError(f"expand({values.type()}{{{list(core)}}}, size={list(shape)}): the number of sizes "
+                           f"provided ({len(shape)}) must be greater or equal to the number of dimensions in the "
+                           f"tensor ({len(core)})")
+    for i in range(1, len(core) + 1):
+        if core[-i] not in (1, shape[-i]):
+            raise RuntimeError(f"The expanded size of the tensor ({shape[-i]}) must match the existing size "
+                               f"({core[-i]}) at non-singleton dimension {len(shape) - i}.  Target sizes: "
+                               f"{list(shape)}.  Tensor sizes: {list(core)}")
 
 
 def _indexed_shape(input, host_index):
@@ -466,7 +486,7 @@ def setitem(self, index, value):
             value = value.to(self._backend.name)
     else:
         value = self.new_tensor(value)
-    _check_values_fit(self, host_index, value)
+    _check_values_fit(self, host_index, value, basic)
     if _grad_state.enabled and (value._requires_grad or self._requires_grad):
         if basic:
             # every dimension kept whole (a lone full slice too, unlike in a read): x itself is written

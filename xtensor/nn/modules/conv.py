@@ -2,7 +2,7 @@
 import math
 
 from .. import functional as F, init
-from .linear import empty_parameter, uniform_bias_
+from .linear import uniform_bias_, weight_and_bias
 from .module import Module
 
 __all__ = ["Conv1d", "Conv2d"]
@@ -39,12 +39,8 @@ class _ConvNd(Module):
             self.padding = _ntuple(padding, n)
         self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
         self.output_padding, self.transposed, self.padding_mode = (0,) * n, False, padding_mode
-        self.weight = empty_parameter(out_channels, in_channels // groups, *self.kernel_size, device=device,
-                                      dtype=dtype)
-        if bias:
-            self.bias = empty_parameter(out_channels, device=device, dtype=dtype)
-        else:
-            self.register_parameter("bias", None)
+        weight_and_bias(self, (out_channels, in_channels // groups, *self.kernel_size), (out_channels,), bias,
+                        device=device, dtype=dtype)
         self.reset_parameters()
 
     def reset_parameters(self):

@@ -18,6 +18,13 @@ def empty_parameter(*shape, device=None, dtype=None):
     return Parameter(_creation.empty(*shape, **factory(device, dtype)))
 
 
+def weight_and_bias(module, weight_shape, bias_shape, bias=True, weight=True, device=None, dtype=None):
+    """Register uninitialised ``weight`` and ``bias`` parameters of these shapes, or None where switched off
+    (``bias=False``, or no affine part: PyTorch still lists them, as None)."""
+    for name, shape, on in (("weight", weight_shape, weight), ("bias", bias_shape, weight and bias)):
+        module.register_parameter(name, empty_parameter(*shape, device=device, dtype=dtype) if on else None)
+
+
 def uniform_bias_(bias, fan_in):
     """PyTorch's bias init for layers with a kaiming-uniform weight: U(-1/sqrt(fan_in), 1/sqrt(fan_in))."""
     bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
@@ -38,11 +45,7 @@ class Linear(Module):
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
         self.in_features, self.out_features = in_features, out_features
-        self.weight = empty_parameter(out_features, in_features, device=device, dtype=dtype)
-        if bias:
-            self.bias = empty_parameter(out_features, device=device, dtype=dtype)
-        else:
-            self.register_parameter("bias", None)
+        weight_and_bias(self, (out_features, in_features), (out_features,), bias, device=device, dtype=dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -63,11 +66,8 @@ class Bilinear(Module):
     def __init__(self, in1_features, in2_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
         self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
-        self.weight = empty_parameter(out_features, in1_features, in2_features, device=device, dtype=dtype)
-        if bias:
-            self.bias = empty_parameter(out_features, device=device, dtype=dtype)
-        else:
-            self.register_parameter("bias", None)
+        weight_and_bias(self, (out_features, in1_features, in2_features), (out_features,), bias, device=device,
+                        dtype=dtype)
         self.reset_parameters()
 
     def reset_parameters(self):

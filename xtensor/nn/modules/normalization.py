@@ -4,10 +4,18 @@ import numbers
 
 from ... import _creation, _dtypes
 from .. import functional as F, init
-from .linear import empty_parameter, factory
+from .linear import factory, weight_and_bias
 from .module import Module
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm"]
+
+
+def _reset_affine(module):
+    """A normalization's affine part starts as the identity: weight ones, bias zeros (where present)."""
+    if module.weight is not None:
+        init.ones_(module.weight)
+    if module.bias is not None:
+        init.zeros_(module.bias)
 
 
 class _BatchNorm(Module):
@@ -19,15 +27,7 @@ class _BatchNorm(Module):
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
-        if affine:
-            self.weight = empty_parameter(num_features, device=device, dtype=dtype)
-            if bias:
-                self.bias = empty_parameter(num_features, device=device, dtype=dtype)
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        weight_and_bias(self, (num_features,), (num_features,), bias, affine, device=device, dtype=dtype)
         if track_running_stats:
             kw = factory(device, dtype)
             self.register_buffer("running_mean", _creation.zeros(num_features, **kw))
@@ -46,10 +46,7 @@ class _BatchNorm(Module):
 
     def reset_parameters(self):
         self.reset_running_stats()
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         if input.ndim not in self.dims:
@@ -85,22 +82,12 @@ class LayerNorm(Module):
             normalized_shape = (normalized_shape,)
         self.normalized_shape = tuple(normalized_shape)
         self.eps, self.elementwise_affine = eps, elementwise_affine
-        if elementwise_affine:
-            self.weight = empty_parameter(*self.normalized_shape, device=device, dtype=dtype)
-            if bias:
-                self.bias = empty_parameter(*self.normalized_shape, device=device, dtype=dtype)
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        weight_and_bias(self, self.normalized_shape, self.normalized_shape, bias, elementwise_affine, device=device,
+                        dtype=dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -116,22 +103,11 @@ class GroupNorm(Module):
         if num_channels % num_groups != 0:
             raise ValueError("num_channels must be divisible by num_groups")
         self.num_groups, self.num_channels, self.eps, self.affine = num_groups, num_channels, eps, affine
-        if affine:
-            self.weight = empty_parameter(num_channels, device=device, dtype=dtype)
-            if bias:
-                self.bias = empty_parameter(num_channels, device=device, dtype=dtype)
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        weight_and_bias(self, (num_channels,), (num_channels,), bias, affine, device=device, dtype=dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
