@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import BroadcastError, Dims, Dims2, apply, detached, history_alias, node_class, overload_name
+from .._dispatch import BroadcastError, Dims, Dims2, apply, history_alias, node_class, overload_name
 from .._index import gather_positions, positions_of
 from .._ns import TENSOR_NS
 from .._table import TABLE, defcomposite, defop, dims_of
