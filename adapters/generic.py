@@ -23,6 +23,9 @@ class ArrayAPIAdapter:
     native_indexing = False  # True where ``arr[index]`` takes numpy-style advanced indices
     host = False  # a host backend's tensors may meet any other backend's (like numpy arrays meet jax arrays)
     compiles = False  # whether xtensor.compile can trace a step into one program (jax); else it runs eagerly
+    # ``native_conv(x, w, stride, pads, lhs_dilation, dilation, groups)``: a library's convolution kernel (jax's);
+    # None: conv1d/conv2d take windows of the input and one einsum, written once against the standard
+    native_conv = None
 
     def __init__(self, xp, name):
         self.xp = xp

@@ -87,6 +87,14 @@ class JaxAdapter(ArrayAPIAdapter):
         at = flat.at[positions]
         return {"set": at.set, "sum": at.add, "prod": at.multiply, "amax": at.max, "amin": at.min}[reduce](values)
 
+    def native_conv(self, x, w, stride, pads, lhs_dilation, dilation, groups):
+        """``lax.conv_general_dilated`` in PyTorch's layout (N, C, *spatial) x (O, C / groups, *kernel), at full
+        float32 precision (no TF32 on GPUs); xtensor's ``convolution`` entry (``xtensor/ops/nn.py``) calls it."""
+        spatial = "DHW"[3 - (x.ndim - 2):]
+        return jax.lax.conv_general_dilated(x, w, stride, pads, lhs_dilation, dilation,
+                                            ("NC" + spatial, "OI" + spatial, "NC" + spatial),
+                                            feature_group_count=groups, precision=jax.lax.Precision.HIGHEST)
+
     def special(self, name, *args):
         """jax.scipy.special's function where jax has one (differentiable by jax, traceable); the others
         (the Bessel functions j0... k1e, airy_ai) on the host through ``jax.pure_callback``, still traceable."""

@@ -9,14 +9,18 @@ elsewhere, each side fed only its own inputs (the other side sees 0), so no exp 
 
 Convolution and pooling are built from standard ops so they run on any array-API backend: the input
 is padded, windows are taken with ``unfold`` (a strided view on numpy, a gather elsewhere), and the
-windows meet the kernel in one ``einsum`` (a batched matmul).
+windows meet the kernel in one ``einsum`` (a batched matmul). Where the adapter offers a native convolution
+(jax's ``lax.conv_general_dilated``), conv1d/conv2d run it instead, through the op-table entry ``convolution``
+whose gradients are convolutions too (``xtensor/ops/nn.py``): same values, same gradients, any order.
 """
 import math
 import numbers
 import warnings
 
 from .. import _dtypes
+from .._dispatch import _unify
 from ..autograd import no_grad
+from ..ops.nn import convolution
 
 __all__ = [
     "linear", "bilinear", "relu", "relu_", "relu6", "leaky_relu", "elu", "selu", "celu", "gelu", "silu", "mish",
@@ -433,6 +437,9 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, n):
         raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel "
                            f"size: ({' x '.join(map(str, effective))}). Kernel size can't be greater than actual "
                            "input size")
+    if _unify((x, weight, bias)).native_conv is not None:  # the adapter's kernel (jax's), see xtensor/ops/nn.py
+        out = convolution(x, weight, bias, stride, pads, (1,) * n, dilation, groups)
+        return out.squeeze(0) if unbatched else out
     if any(a or b for a, b in pads):
         x = pad(x, [p for pair in reversed(pads) for p in pair])
     cols = _windows(x, kernel, stride, dilation)  # (N, C, *out, *kernel)

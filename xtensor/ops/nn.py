@@ -1,4 +1,5 @@
-"""Neural-network ops that need an entry of their own: ``softmax`` and ``log_softmax``.
+"""Neural-network ops that need an entry of their own: ``softmax``, ``log_softmax``, and ``convolution`` on
+backends with a native kernel (see its section).
 
 Both are primitives rather than composites for stability and speed: the forward shifts by the
 maximum along ``dim`` (no overflow at extreme logits), and the VJPs are one line each, reusing the
@@ -7,6 +8,7 @@ else ``xtensor.nn.functional`` offers is a composite of existing ops (see that m
 """
 import math
 
+from .._dispatch import _unify, apply
 from .._table import defop, dims_of, to_float
 
 
@@ -48,3 +50,52 @@ defop("softmax", _softmax_fwd, (lambda g, ans, x, dim: ans * (g - _along(g * ans
       sig=_softmax_sig("softmax"), cast=to_float)
 defop("log_softmax", _log_softmax_fwd, (lambda g, ans, x, dim: g - ans.exp() * _along(g, dim),),
       sig=_softmax_sig("log_softmax"), cast=to_float)
+
+
+# ------------------------------------------------------------------ convolution with a native kernel
+# ``xtensor.nn.functional`` convolves with standard ops (windows + einsum) on any backend; an adapter whose library
+# has a convolution kernel offers it as ``native_conv`` (jax: ``lax.conv_general_dilated``), and then conv1d/conv2d
+# run this entry instead. Its arguments are lax's: ``pads`` a (low, high) pair per spatial dim (negative crops),
+# ``lhs_dilation`` the spacing of the input's elements (1: a plain convolution; the input-gradient needs more) and
+# ``dilation`` the kernel's. The gradients are convolutions again (jax's transpose rules, written with xtensor ops,
+# so they run on the same native kernel and are differentiable to any order): the input's is the gradient convolved
+# with the flipped, group-transposed kernel, input and stride swapping roles with lhs_dilation; the weight's is the
+# input convolved with the gradient, batch and channels exchanged so that each group meets its own outputs.
+def _conv_fwd(xp, x, w, b, stride, pads, lhs_dilation, dilation, groups, backend):
+    out = backend.native_conv(x, w, stride, pads, lhs_dilation, dilation, groups)
+    return out if b is None else out + xp.reshape(b, (1, -1) + (1,) * (x.ndim - 2))
+
+
+def _conv_input_grad(g, ans, x, w, b, stride, pads, lhs_dilation, dilation, groups, backend):
+    out_channels, group_in, *kernel = w.shape
+    spatial = tuple(range(2, w.ndim))
+    flipped = w.reshape(groups, out_channels // groups, group_in, *kernel).transpose(1, 2).reshape(
+        groups * group_in, out_channels // groups, *kernel).flip(spatial)
+    pads = tuple((d * (k - 1) - lo, (size - 1) * a + lo - (out - 1) * s) for k, d, (lo, _), size, a, out, s in
+                 zip(kernel, dilation, pads, x.shape[2:], lhs_dilation, g.shape[2:], stride))
+    return convolution(g, flipped, None, lhs_dilation, pads, stride, dilation, groups)
+
+
+def _conv_weight_grad(g, ans, x, w, b, stride, pads, lhs_dilation, dilation, groups, backend):
+    (batch, channels), out_channels, kernel = x.shape[:2], w.shape[0], w.shape[2:]
+    spatial = tuple(range(3, x.ndim + 1))
+    inputs = x.reshape(batch, groups, channels // groups, *x.shape[2:]).permute(2, 1, 0, *spatial).reshape(
+        channels // groups, groups * batch, *x.shape[2:])
+    grads = g.reshape(batch, groups, out_channels // groups, *g.shape[2:]).permute(1, 2, 0, *spatial).reshape(
+        out_channels, batch, *g.shape[2:])
+    pads = tuple((lo, (out - 1) * s - (size - 1) * a + d * (k - 1) - lo) for k, d, (lo, _), size, a, out, s in
+                 zip(kernel, dilation, pads, x.shape[2:], lhs_dilation, g.shape[2:], stride))
+    return convolution(inputs, grads, None, dilation, pads, lhs_dilation, stride, groups).transpose(0, 1)
+
+
+_CONVOLUTION = defop("convolution", _conv_fwd, (
+    _conv_input_grad, _conv_weight_grad, lambda g, ans, x, w, b, *geometry: g.sum((0, *range(2, g.ndim)))),
+    method=False, function=False, node="ConvolutionBackward0")
+
+
+def convolution(input, weight, bias, stride, pads, lhs_dilation, dilation, groups):
+    """The adapter's native convolution of batched ``input`` (N, C, *spatial) with ``weight`` (O, C / groups,
+    *kernel), plus ``bias`` (O,) unless None; the geometry as in ``_conv_fwd``, checked by the caller."""
+    tensors = (input, weight) if bias is None else (input, weight, bias)
+    geometry = (tuple(stride), tuple(pads), tuple(lhs_dilation), tuple(dilation), groups, _unify(tensors))
+    return apply(_CONVOLUTION, tensors, ((None,) if bias is None else ()) + geometry)
