@@ -25,11 +25,22 @@ from ..ops.nn import convolution
 __all__ = [
     "linear", "bilinear", "relu", "relu_", "relu6", "leaky_relu", "elu", "selu", "celu", "gelu", "silu", "mish",
     "softplus", "tanh", "sigmoid", "hardtanh", "hardsigmoid", "hardswish", "logsigmoid", "softsign", "tanhshrink",
-    "threshold", "softmax", "log_softmax", "softmin", "glu", "dropout", "one_hot", "pad", "embedding", "normalize",
-    "cosine_similarity", "layer_norm", "batch_norm", "group_norm", "conv1d", "conv2d", "max_pool1d", "max_pool2d",
-    "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "scaled_dot_product_attention",
-    "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "cross_entropy", "nll_loss", "binary_cross_entropy",
-    "binary_cross_entropy_with_logits", "kl_div", "cosine_embedding_loss",
+    "threshold", "threshold_", "elu_", "selu_", "celu_", "leaky_relu_", "hardtanh_", "hardshrink", "softshrink",
+    "rrelu", "rrelu_", "prelu", "softmax", "log_softmax", "softmin", "glu", "dropout", "alpha_dropout",
+    "feature_alpha_dropout", "dropout1d", "dropout2d", "dropout3d", "gumbel_softmax", "one_hot", "embedding",
+    "embedding_bag", "pad", "normalize", "cosine_similarity", "pairwise_distance", "pdist", "layer_norm",
+    "batch_norm", "group_norm", "instance_norm", "local_response_norm", "rms_norm", "conv1d", "conv2d", "conv3d",
+    "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "max_pool2d_with_indices",
+    "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d", "avg_pool3d", "lp_pool1d", "lp_pool2d", "lp_pool3d",
+    "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d", "adaptive_max_pool1d_with_indices",
+    "adaptive_max_pool2d_with_indices", "adaptive_max_pool3d_with_indices", "adaptive_avg_pool1d",
+    "adaptive_avg_pool2d", "adaptive_avg_pool3d", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "unfold",
+    "fold", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "scaled_dot_product_attention",
+    "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "nll_loss", "cross_entropy", "binary_cross_entropy",
+    "binary_cross_entropy_with_logits", "kl_div", "cosine_embedding_loss", "margin_ranking_loss",
+    "hinge_embedding_loss", "soft_margin_loss", "multilabel_soft_margin_loss", "multilabel_margin_loss",
+    "multi_margin_loss", "poisson_nll_loss", "gaussian_nll_loss", "triplet_margin_with_distance_loss",
+    "triplet_margin_loss",
 ]
 
 
@@ -56,9 +67,13 @@ def bilinear(input1, input2, weight, bias=None):
 
 
 # ------------------------------------------------------------------ activations
-def _maybe_inplace(input, result, inplace):
-    """PyTorch's ``inplace=True``: the result is written into ``input`` (which must allow it)."""
-    return input.copy_(result) if inplace else result
+def _maybe_inplace(input, fn, inplace):
+    """``fn(input)``, or with PyTorch's ``inplace=True`` written into ``input`` (which must allow it); the graph
+    then reads a copy of the old value, never the tensor the write bumps (PyTorch's in-place kernels save their
+    result instead), so a gradient still flows through an in-place activation of a non-leaf."""
+    if not inplace:
+        return fn(input)
+    return input.copy_(fn(input.clone() if input.requires_grad else input))
 
 
 def _softplus0(z):
@@ -81,20 +96,20 @@ def relu6(input, inplace=False):
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
-    return _maybe_inplace(input, input.where(input > 0, input * negative_slope), inplace)
+    return _maybe_inplace(input, lambda x: x.where(x > 0, x * negative_slope), inplace)
 
 
 def elu(input, alpha=1.0, inplace=False):
-    return _maybe_inplace(input, input.where(input > 0, alpha * input.clamp(max=0).expm1()), inplace)
+    return _maybe_inplace(input, lambda x: x.where(x > 0, alpha * x.clamp(max=0).expm1()), inplace)
 
 
 def selu(input, inplace=False):
     alpha, scale = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
-    return _maybe_inplace(input, scale * elu(input, alpha), inplace)
+    return _maybe_inplace(input, lambda x: scale * elu(x, alpha), inplace)
 
 
 def celu(input, alpha=1.0, inplace=False):
-    return _maybe_inplace(input, input.where(input > 0, alpha * (input.clamp(max=0) / alpha).expm1()), inplace)
+    return _maybe_inplace(input, lambda x: x.where(x > 0, alpha * (x.clamp(max=0) / alpha).expm1()), inplace)
 
 
 def gelu(input, approximate="none"):
@@ -107,11 +122,11 @@ def gelu(input, approximate="none"):
 
 
 def silu(input, inplace=False):
-    return _maybe_inplace(input, input * input.sigmoid(), inplace)
+    return _maybe_inplace(input, lambda x: x * x.sigmoid(), inplace)
 
 
 def mish(input, inplace=False):
-    return _maybe_inplace(input, input * _softplus0(input).tanh(), inplace)
+    return _maybe_inplace(input, lambda x: x * _softplus0(x).tanh(), inplace)
 
 
 def softplus(input, beta=1.0, threshold=20.0):
@@ -134,11 +149,11 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
 
 
 def hardsigmoid(input, inplace=False):
-    return _maybe_inplace(input, (input / 6 + 0.5).clamp(0, 1), inplace)
+    return _maybe_inplace(input, lambda x: (x / 6 + 0.5).clamp(0, 1), inplace)
 
 
 def hardswish(input, inplace=False):
-    return _maybe_inplace(input, input * (input + 3).clamp(0, 6) / 6, inplace)
+    return _maybe_inplace(input, lambda x: x * (x + 3).clamp(0, 6) / 6, inplace)
 
 
 def logsigmoid(input):
@@ -154,7 +169,68 @@ def tanhshrink(input):
 
 
 def threshold(input, threshold, value, inplace=False):
-    return _maybe_inplace(input, input.where(input > threshold, input.new_tensor(value)), inplace)
+    return _thresholded(input, threshold, value, inplace)
+
+
+def _thresholded(input, level, value, inplace):
+    return _maybe_inplace(input, lambda x: x.where(x > level, x.new_tensor(value)), inplace)
+
+
+def threshold_(input, threshold, value):
+    return _thresholded(input, threshold, value, True)
+
+
+def elu_(input, alpha=1.0):
+    return elu(input, alpha, True)
+
+
+def selu_(input):
+    return selu(input, True)
+
+
+def celu_(input, alpha=1.0):
+    return celu(input, alpha, True)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    return leaky_relu(input, negative_slope, True)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return hardtanh(input, min_val, max_val, True)
+
+
+def hardshrink(input, lambd=0.5):
+    return input.where(input.abs() > lambd, input.new_zeros(()))
+
+
+def softshrink(input, lambd=0.5):
+    if lambd < 0:
+        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {float(lambd)}.")
+    return (input - input.sign() * lambd).where(input.abs() > lambd, input.new_zeros(()))
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Leaky ReLU whose negative slope is drawn from U(lower, upper) per element when training, else their mean."""
+    if not training:
+        return leaky_relu(input, (lower + upper) / 2, inplace)
+    slope = _xt().rand(tuple(input.shape), dtype=input.dtype).to(input.backend) * (upper - lower) + lower
+    return _maybe_inplace(input, lambda x: x.where(x >= 0, x * slope), inplace)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    return rrelu(input, lower, upper, training, True)
+
+
+def prelu(input, weight):
+    if weight.numel() != 1 and (input.ndim < 2 and weight.numel() != input.numel() or input.ndim >= 2 and
+                                weight.numel() != input.shape[1]):
+        channels = input.shape[1] if input.ndim >= 2 else 1
+        raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                           f"{weight.numel()} and channel size = {channels}.")
+    if input.ndim >= 2:
+        weight = weight.reshape(_channel_shape(input) if weight.numel() > 1 else ())
+    return input.where(input > 0, weight * input)
 
 
 def _softmax_dim(name, ndim):
@@ -186,15 +262,90 @@ def glu(input, dim=-1):
 
 
 # ------------------------------------------------------------------ dropout, one_hot, embedding, pad
-def dropout(input, p=0.5, training=True, inplace=False):
+def _dropout(input, p, training, inplace, alpha=False, feature=False):
+    """PyTorch's ``_dropout_impl``: elements (or, ``feature``, whole channels: the mask has shape (N, C, 1, ...))
+    kept with probability 1 - p and rescaled; ``alpha``: dropped ones set to SELU's saturation value and the result
+    rescaled so that zero mean and unit variance are kept."""
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if not training or p == 0:
+    if not training or p == 0 or input.numel() == 0:
         return input
     if p == 1:
-        return _maybe_inplace(input, input * 0, inplace)
-    keep = _xt().rand(tuple(input.shape)).to(input.backend) < (1 - p)
-    return _maybe_inplace(input, input * keep / (1 - p), inplace)
+        return _maybe_inplace(input, lambda x: x * 0, inplace)
+    shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2) if feature else tuple(input.shape)
+    keep = (_xt().rand(shape).to(input.backend) < (1 - p)).to(input.dtype)
+    if not alpha:
+        return _maybe_inplace(input, lambda x: x * keep / (1 - p), inplace)
+    saturation = 1.7580993408473766  # -SELU's scale * alpha
+    a = 1 / math.sqrt((saturation * saturation * p + 1) * (1 - p))
+    return _maybe_inplace(input, lambda x: x * (keep * a) + (keep - 1) * (saturation * a) + saturation * a * p, inplace)
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    return _dropout(input, p, training, inplace)
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    return _dropout(input, p, training, inplace, alpha=True)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    return _dropout(input, p, training, inplace, alpha=True, feature=True)
+
+
+def _channel_dropout(input, p, training, inplace, n):
+    """dropout1d/2d/3d: whole channels of a batched (N, C, *n spatial) or unbatched (C, *n spatial) input."""
+    name = f"dropout{n}d"
+    if n == 1 and input.ndim not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.ndim}D input. Note that "
+                           "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial dimension, a "
+                           "channel dimension, and an optional batch dimension (i.e. 2D or 3D inputs).")
+    if n > 1 and input.ndim not in (n + 1, n + 2):
+        warnings.warn(f"{name}: Received a {input.ndim}-D input to {name}, which is deprecated and will result in "
+                      f"an error in a future release. To retain the behavior and silence this warning, please use "
+                      f"dropout instead. Note that {name} exists to provide channel-wise dropout on inputs with "
+                      f"{n} spatial dimensions, a channel dimension, and an optional batch dimension (i.e. "
+                      f"{n + 1}D or {n + 2}D inputs).", stacklevel=3)
+    unbatched = input.ndim == 2 if n == 1 else n == 3 and input.ndim != 5  # dropout2d reads any input as batched
+    if n == 2 and input.ndim == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout "
+                      "behavior is desired - input is interpreted as shape (N, C, L), where C is the channel dim. "
+                      "This behavior will change in a future release to interpret the input as one without a batch "
+                      "dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout behavior, please "
+                      "switch to using dropout1d instead.", stacklevel=3)
+    if unbatched:
+        if inplace:
+            _dropout(input.unsqueeze(0), p, training, True, feature=True)
+            return input
+        return _dropout(input.unsqueeze(0), p, training, False, feature=True).squeeze(0)
+    return _dropout(input, p, training, inplace, feature=True)
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    return _channel_dropout(input, p, training, inplace, 1)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    return _channel_dropout(input, p, training, inplace, 2)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    return _channel_dropout(input, p, training, inplace, 3)
+
+
+def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
+    """Softmax of (logits + Gumbel noise) / tau; ``hard``: the one-hot of its argmax in the forward, the soft
+    sample's gradient in the backward (the straight-through estimator)."""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    uniform = _xt().rand(tuple(logits.shape), dtype=logits.dtype).to(logits.backend)
+    gumbels = -(-uniform.clamp_min(_xt().finfo(logits.dtype).tiny).log()).log()
+    soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return soft
+    index = soft.argmax(dim, keepdim=True)
+    hard_sample = soft.new_zeros(tuple(soft.shape)).scatter(dim, index, 1.0)
+    return hard_sample - soft.detach() + soft
 
 
 def one_hot(tensor, num_classes=-1):
@@ -245,6 +396,57 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         keep = (input.reshape(-1) != padding_idx).unsqueeze(-1)
         rows = rows.where(keep, rows.detach())
     return rows.reshape(*input.shape, weight.shape[1])
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
+                  sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    """The sum, mean or max of each bag's embedding rows: the rows of a 2-d ``input``, or the runs of a 1-d one
+    that ``offsets`` start (an empty bag gives zeros; ``padding_idx`` entries are left out of every bag)."""
+    xt = _xt()
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError("mode has to be one of sum, mean or max")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                                  f"supported for mode='sum' (got mode='{mode}'). Please open a feature request "
+                                  "on GitHub.")
+    if input.ndim == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+                             "fixed length sequences. However, found offsets of type "
+                             f"{type(offsets).__name__}")
+        bags, length = input.shape
+        starts = [i * length for i in range(bags)]
+        input = input.reshape(-1)
+        per_sample_weights = None if per_sample_weights is None else per_sample_weights.reshape(-1)
+    elif input.ndim == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.ndim != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+        starts = [int(o) for o in offsets.tolist()]
+        if include_last_offset:
+            starts = starts[:-1]
+        bags = len(starts)
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.ndim}")
+    import numpy as np  # which bag each index belongs to: read from the offsets on the host
+    bag_of = xt.tensor(np.searchsorted(np.asarray(starts + [input.shape[0]]), np.arange(input.shape[0]),
+                                       side="right") - 1).to(input.backend)
+    rows = embedding(input, weight, padding_idx, max_norm, norm_type)
+    if per_sample_weights is not None:
+        rows = rows * per_sample_weights.unsqueeze(1)
+    kept = (input != padding_idx % weight.shape[0] if padding_idx is not None else input >= 0).unsqueeze(1)
+    empty = rows.new_zeros((bags, weight.shape[1]))
+    if mode == "max":
+        rows = rows.where(kept, rows.new_tensor(-math.inf))
+        out = empty.scatter_reduce(0, bag_of.unsqueeze(1).expand(tuple(rows.shape)), rows, "amax",
+                                   include_self=False)
+        return out.where(out > -math.inf, empty)
+    total = empty.index_add(0, bag_of, rows.where(kept, rows.new_zeros(())))
+    if mode == "sum":
+        return total
+    counts = rows.new_zeros((bags,)).index_add(0, bag_of, kept.squeeze(1).to(rows.dtype))
+    return total / counts.clamp_min(1).unsqueeze(1)
 
 
 def pad(input, pad, mode="constant", value=None):
@@ -311,6 +513,21 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     return ((x1 / n1.clamp_min(eps)) * (x2 / n2.clamp_min(eps))).sum(dim)
 
 
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """The ``p``-norm of ``x1 - x2 + eps`` along the last dim (PyTorch's eps keeps the gradient finite at 0)."""
+    ndim = max(x1.ndim, x2.ndim, 1)
+    return _xt().linalg.vector_norm(x1 - x2 + eps, p, ndim - 1, keepdim=keepdim)
+
+
+def pdist(input, p=2):
+    """The ``p``-norm distances between the rows of an (N, M) input, pair (i, j) for i < j in row-major order."""
+    if input.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    import numpy as np  # the pairs are geometry only
+    first, second = (_xt().tensor(i).to(input.backend) for i in np.triu_indices(input.shape[0], 1))
+    return _xt().linalg.vector_norm(input.index_select(0, first) - input.index_select(0, second), p, -1)
+
+
 def _normalized(x, dims, eps):
     var, mean = _xt().var_mean(x, dims, correction=0, keepdim=True)
     return (x - mean) * (var + eps).rsqrt()
@@ -371,6 +588,51 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     if weight is not None:
         out = out * weight.reshape(shape)
     return out if bias is None else out + bias.reshape(shape)
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
+                  momentum=0.1, eps=1e-5):
+    """Each (sample, channel) plane normalized by its own statistics (``use_input_stats``; the running ones are
+    updated with their mean over the batch, the variance unbiased) or by the running ones."""
+    if input.ndim < 3:
+        raise ValueError(f"Expected 2D (unbatched) or 3D (batched) input to instance_norm, but got input of size "
+                         f"{list(input.shape)}")
+    shape = _channel_shape(input)
+    dims = tuple(range(2, input.ndim))
+    if use_input_stats:
+        var, mean = _xt().var_mean(input, dims, correction=0, keepdim=True)
+        if running_mean is not None:
+            n = input.numel() // (input.shape[0] * input.shape[1])
+            with no_grad():
+                running_mean.mul_(1 - momentum).add_(mean.detach().mean(0).reshape(-1) * momentum)
+                running_var.mul_(1 - momentum).add_(var.detach().mean(0).reshape(-1) * (momentum * n / max(n - 1, 1)))
+    else:
+        mean, var = running_mean.reshape(shape), running_var.reshape(shape)
+    out = (input - mean) * (var + eps).rsqrt()
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    return out if bias is None else out + bias.reshape(shape)
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """``input / (k + alpha * mean of squares over a window of `size` neighbouring channels) ** beta``."""
+    if input.ndim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality input (got {input.ndim} dimensions)")
+    if input.numel() == 0:
+        return input
+    squares = _pad_dim(input * input, 1, size // 2, (size - 1) // 2, "constant", 0.0)
+    return input / (squares.unfold(1, size, 1).mean(-1) * alpha + k) ** beta
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if tuple(input.shape[input.ndim - len(shape):]) != shape or input.ndim < len(shape):
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
+                           f"[*, {', '.join(map(str, shape))}], but got input of size{list(input.shape)}")
+    eps = _xt().finfo(input.dtype).eps if eps is None else eps
+    dims = tuple(range(input.ndim - len(shape), input.ndim))
+    out = input * ((input * input).mean(dims, keepdim=True) + eps).rsqrt()
+    return out if weight is None else out * weight
 
 
 # ------------------------------------------------------------------ convolution and pooling
@@ -462,6 +724,10 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _conv(input, weight, bias, stride, padding, dilation, groups, 2)
 
 
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 3)
+
+
 def _pool_geometry(input, n, kernel_size, stride, padding, dilation, ceil_mode, name):
     """Checked kernel/stride/padding/dilation and, per spatial dim, the output size and the extra right padding
     ``ceil_mode`` needs."""
@@ -533,6 +799,25 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return _max_pool(input, 2, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
 
 
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    return _max_pool(input, 3, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=True):
+    return _max_pool(input, 1, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=True):
+    return _max_pool(input, 2, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=True):
+    return _max_pool(input, 3, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
 def _avg_pool(input, n, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     kernel, stride, padding, dilation, extra = _pool_geometry(input, n, kernel_size, stride, padding, 1, ceil_mode,
                                                               f"avg_pool{n}d")
@@ -560,12 +845,99 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     return _avg_pool(input, 2, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
-def _adaptive_avg_pool(input, output_size, n):
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    return _avg_pool(input, 3, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+def _lp_pool(input, n, norm_type, kernel_size, stride, ceil_mode):
+    """PyTorch's formula: the ``norm_type`` root of ``kernel volume * avg_pool(input ** norm_type)``."""
+    kernel = _tuple(kernel_size, n)
+    pooled = _avg_pool(input.pow(norm_type), n, kernel, stride, 0, ceil_mode, True, None)
+    return (pooled.sign() * pooled.abs().relu()).mul(math.prod(kernel)).pow(1.0 / norm_type)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    return _lp_pool(input, 1, norm_type, kernel_size, stride, ceil_mode)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    return _lp_pool(input, 2, norm_type, kernel_size, stride, ceil_mode)
+
+
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    return _lp_pool(input, 3, norm_type, kernel_size, stride, ceil_mode)
+
+
+def _adaptive_sizes(input, output_size, n, name):
     if input.ndim not in (n + 1, n + 2):
-        raise RuntimeError(f"adaptive_avg_pool{n}d(): Expected {n + 1}D or {n + 2}D tensor, but got "
-                           f"{list(input.shape)}")
+        raise RuntimeError(f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got {list(input.shape)}")
     sizes = _tuple(output_size, n, "output_size") if output_size is not None else input.shape[-n:]
-    sizes = [input.shape[input.ndim - n + i] if s is None else s for i, s in enumerate(sizes)]
+    return [input.shape[input.ndim - n + i] if s is None else s for i, s in enumerate(sizes)]
+
+
+def _adaptive_starts(length, size):
+    """PyTorch's adaptive windows over ``length``: ``[floor(j L / s), ceil((j + 1) L / s))`` for each j < s."""
+    return [((j * length) // size, -(-(j + 1) * length // size)) for j in range(size)]
+
+
+def _adaptive_max_pool(input, output_size, return_indices, n):
+    """Each output cell is the maximum of its adaptive window (the first maximum takes the gradient), and with
+    ``return_indices`` its flat position in the input plane."""
+    xt = _xt()
+    sizes = _adaptive_sizes(input, output_size, n, f"adaptive_max_pool{n}d")
+    spatial = tuple(input.shape[-n:])
+    cells = [[]]
+    for length, size in zip(spatial, sizes):
+        cells = [cell + [window] for cell in cells for window in _adaptive_starts(length, size)]
+    values, indices = [], []
+    for cell in cells:
+        window = input
+        for i, (lo, hi) in enumerate(cell):
+            window = window.narrow(input.ndim - n + i, lo, hi - lo)
+        value, picked = window.reshape(*window.shape[:-n], -1).max(-1)
+        values.append(value)
+        if return_indices:
+            index, rest = picked.new_zeros(()), picked
+            widths = [hi - lo for lo, hi in cell]
+            offsets = []
+            for w in reversed(widths):
+                offsets.append(rest % w)
+                rest = rest // w
+            for (lo, _), offset, length in zip(cell, reversed(offsets), spatial):
+                index = index * length + (offset + lo)
+            indices.append(index)
+    shape = tuple(input.shape[:-n]) + tuple(sizes)
+    out = xt.stack(values, -1).reshape(shape)
+    return (out, xt.stack(indices, -1).reshape(shape)) if return_indices else out
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    return _adaptive_max_pool(input, output_size, return_indices, 1)
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    return _adaptive_max_pool(input, output_size, return_indices, 2)
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    return _adaptive_max_pool(input, output_size, return_indices, 3)
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=True):
+    return _adaptive_max_pool(input, output_size, True, 1)
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=True):
+    return _adaptive_max_pool(input, output_size, True, 2)
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=True):
+    return _adaptive_max_pool(input, output_size, True, 3)
+
+
+def _adaptive_avg_pool(input, output_size, n):
+    sizes = _adaptive_sizes(input, output_size, n, f"adaptive_avg_pool{n}d")
     out = input
     for i, size in enumerate(sizes):  # one spatial dim at a time: windows [floor(j L / s), ceil((j + 1) L / s))
         dim = input.ndim - n + i
@@ -574,8 +946,8 @@ def _adaptive_avg_pool(input, output_size, n):
             k = length // size
             out = out.unflatten(dim, (size, k)).mean(dim + 1)
         else:
-            out = _xt().stack([out.narrow(dim, (j * length) // size, -(-(j + 1) * length // size) - (j * length) //
-                                          size).mean(dim) for j in range(size)], dim)
+            out = _xt().stack([out.narrow(dim, lo, hi - lo).mean(dim) for lo, hi in _adaptive_starts(length, size)],
+                              dim)
     return out
 
 
@@ -585,6 +957,184 @@ def adaptive_avg_pool1d(input, output_size):
 
 def adaptive_avg_pool2d(input, output_size):
     return _adaptive_avg_pool(input, output_size, 2)
+
+
+def adaptive_avg_pool3d(input, output_size):
+    return _adaptive_avg_pool(input, output_size, 3)
+
+
+# ------------------------------------------------------------------ rearrangements: pixel/channel shuffles, unfold/fold
+def pixel_shuffle(input, upscale_factor):
+    """(*, C r^2, H, W) -> (*, C, H r, W r)."""
+    r = upscale_factor
+    if input.ndim < 3:
+        raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but got input with "
+                           f"{input.ndim} dimension(s)")
+    *lead, c, h, w = input.shape
+    if c % (r * r):
+        raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the square "
+                           f"of upscale_factor, but input.size(-3)={c} is not divisible by {r * r}")
+    k = len(lead)
+    out = input.reshape(*lead, c // (r * r), r, r, h, w).permute(*range(k), k, k + 3, k + 1, k + 4, k + 2)
+    return out.reshape(*lead, c // (r * r), h * r, w * r)
+
+
+def pixel_unshuffle(input, downscale_factor):
+    """(*, C, H r, W r) -> (*, C r^2, H, W)."""
+    r = downscale_factor
+    if input.ndim < 3:
+        raise RuntimeError(f"pixel_unshuffle expects input to have at least 3 dimensions, but got input with "
+                           f"{input.ndim} dimension(s)")
+    *lead, c, h, w = input.shape
+    if h % r or w % r:
+        dim, size = ("height", h) if h % r else ("width", w)
+        raise RuntimeError(f"pixel_unshuffle expects {dim} to be divisible by downscale_factor, but input.size("
+                           f"{-2 if h % r else -1})={size} is not divisible by {r}")
+    k = len(lead)
+    out = input.reshape(*lead, c, h // r, r, w // r, r).permute(*range(k), k, k + 2, k + 4, k + 1, k + 3)
+    return out.reshape(*lead, c * r * r, h // r, w // r)
+
+
+def channel_shuffle(input, groups):
+    if input.ndim < 3:
+        raise RuntimeError(f"channel_shuffle expects input to have at least 3 dimensions, but got input with "
+                           f"{input.ndim} dimension(s)")
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
+    if input.shape[1] % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {input.shape[1]} channels and "
+                           f"{groups} groups.")
+    n, c = input.shape[:2]
+    return input.reshape(n, groups, c // groups, *input.shape[2:]).transpose(1, 2).reshape(input.shape)
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """im2col: (N, C, H, W) -> (N, C kh kw, L), the sliding blocks as columns (unbatched (C, H, W) too)."""
+    if input.ndim not in (3, 4):
+        raise NotImplementedError(f"Input Error: Only 3D or 4D input Tensors are supported (got {input.ndim}D)")
+    x = input.unsqueeze(0) if input.ndim == 3 else input
+    kernel, dilation, padding, stride = (_tuple(v, 2, name) for v, name in (
+        (kernel_size, "kernel_size"), (dilation, "dilation"), (padding, "padding"), (stride, "stride")))
+    x = pad(x, [padding[1], padding[1], padding[0], padding[0]])
+    blocks = _windows(x, kernel, stride, dilation)  # (N, C, oh, ow, kh, kw)
+    n, c, oh, ow = blocks.shape[:4]
+    out = blocks.permute(0, 1, 4, 5, 2, 3).reshape(n, c * kernel[0] * kernel[1], oh * ow)
+    return out.squeeze(0) if input.ndim == 3 else out
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """col2im, the adjoint of ``unfold``: (N, C kh kw, L) -> (N, C, H, W), overlapping blocks summed."""
+    if input.ndim not in (2, 3):
+        raise NotImplementedError(f"Input Error: Only unbatched (2D) or batched (3D) input Tensors are supported "
+                                  f"(got {input.ndim}D)")
+    x = input.unsqueeze(0) if input.ndim == 2 else input
+    size, kernel, dilation, padding, stride = (_tuple(v, 2, name) for v, name in (
+        (output_size, "output_size"), (kernel_size, "kernel_size"), (dilation, "dilation"), (padding, "padding"),
+        (stride, "stride")))
+    padded = [s + 2 * p for s, p in zip(size, padding)]
+    blocks = [(p - d * (k - 1) - 1) // st + 1 for p, k, d, st in zip(padded, kernel, dilation, stride)]
+    n, rows, length = x.shape
+    per_block = kernel[0] * kernel[1]
+    if rows % per_block or length != blocks[0] * blocks[1]:
+        raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the product of kernel_size, "
+                           f"and input's dimension 2 to match the calculated number of sliding blocks {blocks[0]} * "
+                           f"{blocks[1]} = {blocks[0] * blocks[1]}, but got input.size(1)={rows} and "
+                           f"input.size(2)={length}.")
+    import numpy as np  # the positions are geometry only: computed once on the host
+    ki, kj, bi, bj = np.meshgrid(*(np.arange(v) for v in (*kernel, *blocks)), indexing="ij")
+    position = ((bi * stride[0] + ki * dilation[0]) * padded[1] + bj * stride[1] + kj * dilation[1]).reshape(-1)
+    channels = rows // per_block
+    out = x.new_zeros((n, channels, padded[0] * padded[1])).index_add(
+        2, _xt().tensor(position).to(x.backend), x.reshape(n, channels, -1))
+    out = out.reshape(n, channels, *padded)[..., padding[0]:padding[0] + size[0], padding[1]:padding[1] + size[1]]
+    return out.squeeze(0) if input.ndim == 2 else out
+
+
+# ------------------------------------------------------------------ resampling
+_INTERPOLATING = {"linear": 1, "bilinear": 2, "trilinear": 3}
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    """Resize the spatial dims of (N, C, *spatial): ``nearest``/``nearest-exact`` pick a source element,
+    ``linear``/``bilinear``/``trilinear`` blend the two neighbours of each spatial dim in turn (the modes are
+    separable), ``area`` is adaptive average pooling. Source positions are PyTorch's (``align_corners``, and the
+    scale 1 / scale_factor unless ``recompute_scale_factor``); they depend on the shapes only and are computed on
+    the host."""
+    n = input.ndim - 2
+    if mode in ("nearest", "area", "nearest-exact") and align_corners is not None:
+        raise ValueError("align_corners option can only be set with the interpolating modes: linear | bilinear | "
+                         "bicubic | trilinear")
+    if mode not in ("nearest", "nearest-exact", "area") + tuple(_INTERPOLATING):
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for "
+                                  f"the modes: nearest | linear | bilinear | bicubic | trilinear | area | "
+                                  f"nearest-exact (got {mode})" if mode != "bicubic" else
+                                  "xtensor's interpolate has no bicubic mode")
+    if antialias:
+        raise NotImplementedError("xtensor's interpolate has no antialias")
+    if n < 1 or n > 3 or (mode in _INTERPOLATING and _INTERPOLATING[mode] != n):
+        wanted = f", but {mode} mode needs {_INTERPOLATING[mode] + 2}D input" if mode in _INTERPOLATING else ""
+        raise NotImplementedError(f"Got {input.ndim}D input{wanted}" if wanted else
+                                  f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for "
+                                  f"the modes: nearest | linear | bilinear | bicubic | trilinear | area | "
+                                  f"nearest-exact (got {mode})")
+    spatial = tuple(input.shape[2:])
+    if (size is None) == (scale_factor is None):
+        raise ValueError("either size or scale_factor should be defined" if size is None else
+                         "only one of size or scale_factor should be defined")
+    if size is not None:
+        if recompute_scale_factor:
+            raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+        sizes, scales = list(_tuple(size, n, "size")), [None] * n
+    else:
+        factors = [float(f) for f in (scale_factor if isinstance(scale_factor, (tuple, list)) else
+                                      [scale_factor] * n)]
+        if len(factors) != n:
+            raise ValueError(f"Input and scale_factor must have the same number of spatial dimensions, but got input "
+                             f"with spatial dimensions of {list(spatial)} and scale_factor of shape {scale_factor}. "
+                             "Please provide input tensor in (N, C, d1, d2, ...,dK) format and scale_factor in (s1, "
+                             "s2, ...,sK) format.")
+        sizes = [int(math.floor(length * f)) for length, f in zip(spatial, factors)]
+        scales = [None] * n if recompute_scale_factor or mode == "area" else [1 / f for f in factors]
+    if mode == "area":
+        return _adaptive_avg_pool(input, sizes, n)
+    import numpy as np  # source positions: geometry only
+    out = input
+    for i, (length, size, scale) in enumerate(zip(spatial, sizes, scales)):
+        dim = 2 + i
+        if align_corners and mode in _INTERPOLATING:
+            scale = (length - 1) / (size - 1) if size > 1 else 0.0
+        elif scale is None:
+            scale = length / size
+        target = np.arange(size, dtype=np.float64)
+        if mode.startswith("nearest"):
+            source = np.floor((target + (0.5 if mode == "nearest-exact" else 0.0)) * scale)
+            out = out.index_select(dim, _xt().tensor(np.minimum(source, length - 1).astype(np.int64)).to(out.backend))
+            continue
+        source = target * scale if align_corners else np.maximum((target + 0.5) * scale - 0.5, 0.0)
+        low = np.minimum(np.floor(source), length - 1).astype(np.int64)
+        high = np.minimum(low + 1, length - 1)
+        frac = _xt().tensor((source - low).reshape(size, *(1,) * (n - 1 - i)), dtype=out.dtype).to(out.backend)
+        to = lambda a: _xt().tensor(a).to(out.backend)  # noqa: E731
+        out = out.index_select(dim, to(low)) * (1 - frac) + out.index_select(dim, to(high)) * frac
+    return out
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    warnings.warn("nn.functional.upsample is deprecated. Use nn.functional.interpolate instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    warnings.warn("nn.functional.upsample_nearest is deprecated. Use nn.functional.interpolate instead.",
+                  stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    warnings.warn("nn.functional.upsample_bilinear is deprecated. Use nn.functional.interpolate instead.",
+                  stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 
 # ------------------------------------------------------------------ attention
@@ -850,3 +1400,146 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
     loss = (1 - cos).where(target == 1, zero) + (cos - margin).clamp_min(0).where(target == -1, zero)
     return _reduce(loss, reduction)
 
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None, reduction="mean"):
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if not input1.ndim == input2.ndim == target.ndim:
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+                           f"input1: {input1.shape}, input2: {input2.shape}, target: {target.shape} ")
+    return _reduce((-target * (input1 - input2) + margin).clamp_min(0), reduction)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    zero = input.new_zeros(())
+    loss = (margin - input).clamp_min(0).where(target != 1, zero) + input.where(target != -1, zero)
+    return _reduce(loss, reduction)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    return _reduce(_softplus0(-target * input), reduction)
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss.sum(input.ndim - 1) / input.shape[-1], reduction)
+
+
+def _as_batch(input, target, name):
+    """A 1-d (C,) input and its target as a batch of one, for the multi-class margin losses."""
+    if input.ndim > 2:
+        raise RuntimeError(f"{name}: Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+                           f"{list(input.shape)}")
+    if input.ndim <= 1:
+        return input.reshape(1, -1), target.reshape(1, -1) if name == "multilabel_margin_loss" else target.reshape(1)
+    return input, target
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """Per sample, ``sum over its target classes j and other classes i of max(0, 1 - (x[j] - x[i])) / C``; a
+    sample's target classes are its target's leading entries before the first -1."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    x, y = _as_batch(input, target, "multilabel_margin_loss")
+    if tuple(y.shape) != tuple(x.shape):
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}")
+    classes = x.shape[1]
+    valid = (y < 0).long().cumsum(1) == 0  # the entries before the first -1
+    safe = y.where(valid, y.new_zeros(()))
+    is_target = ((safe.unsqueeze(2) == _xt().arange(classes).to(y.backend)) & valid.unsqueeze(2)).any(1)
+    picked = x.gather(1, safe)  # x[y_j]
+    margins = (1 - picked.unsqueeze(2) + x.unsqueeze(1)).clamp_min(0)  # [n, j, i]
+    keep = valid.unsqueeze(2) & ~is_target.unsqueeze(1)
+    loss = margins.where(keep, margins.new_zeros(())).sum((1, 2)) / classes
+    return _reduce(loss.reshape(()) if input.ndim <= 1 else loss, reduction)
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
+                      reduction="mean"):
+    """Per sample, ``sum over classes i != y of w[y] max(0, margin - x[y] + x[i]) ** p / C``."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    x, y = _as_batch(input, target, "multi_margin_loss")
+    classes = x.shape[1]
+    _check_class_weight(weight, classes)
+    picked = x.gather(1, y.unsqueeze(1))
+    margins = (margin - picked + x).clamp_min(0)
+    if p == 2:
+        margins = margins * margins
+    if weight is not None:
+        margins = margins * weight.index_select(0, y).unsqueeze(1)
+    others = y.unsqueeze(1) != _xt().arange(classes).to(y.backend)
+    loss = margins.where(others, margins.new_zeros(())).sum(1) / classes
+    return _reduce(loss.reshape(()) if input.ndim <= 1 else loss, reduction)
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
+                     reduction="mean"):
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    loss = input.exp() - target * input if log_input else input - target * (input + eps).log()
+    if full:
+        stirling = target * target.log() - target + 0.5 * (2 * math.pi * target).log()
+        loss = loss + stirling.where(target > 1, stirling.new_zeros(()))
+    return _reduce(loss, reduction)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    """``0.5 (log var + (input - target)^2 / var)``, var clamped to ``eps`` in value only (its gradient passes
+    the clamp unchanged, as PyTorch's clamp under no_grad of a clone)."""
+    if not hasattr(var, "shape"):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = input.new_full(tuple(input.shape), float(var))
+    if tuple(var.shape) != tuple(input.shape):
+        if tuple(input.shape[:-1]) == tuple(var.shape):
+            var = var.unsqueeze(-1)
+        elif not (tuple(input.shape[:-1]) == tuple(var.shape[:-1]) and var.shape[-1] == 1):
+            raise ValueError("var is of incorrect size")
+    _check_reduction(reduction)
+    if not _traced(var) and bool((var < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    var = var + (var.clamp(min=eps) - var).detach()
+    loss = 0.5 * (var.log() + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce(loss, reduction)
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0,
+                                      swap=False, reduction="mean"):
+    _check_reduction(reduction)
+    if margin <= 0:
+        raise ValueError(f"triplet_margin_with_distance_loss: expected margin to be greater than 0, got {margin} "
+                         "instead")
+    return _triplet(pairwise_distance if distance_function is None else distance_function, anchor, positive,
+                    negative, margin, swap, reduction)
+
+
+def _triplet(distance, anchor, positive, negative, margin, swap, reduction):
+    to_positive, to_negative = distance(anchor, positive), distance(anchor, negative)
+    if swap:
+        to_negative = _xt().minimum(to_negative, distance(positive, negative))
+    return _reduce((margin + to_positive - to_negative).clamp_min(0), reduction)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
+                        reduce=None, reduction="mean"):
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    if not anchor.ndim == positive.ndim == negative.ndim:
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {anchor.ndim}D, positive {positive.ndim}D, and negative "
+                           f"{negative.ndim}D inputs")
+    return _triplet(lambda a, b: pairwise_distance(a, b, p, eps), anchor, positive, negative, margin, swap,
+                    reduction)
