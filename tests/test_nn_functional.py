@@ -206,6 +206,19 @@ BAD = [
     ("max_pool2d-padding", "max_pool2d", (x(1, 4, 5, 5),), {"kernel_size": 3, "padding": 2}),
     ("softmax-integer", "softmax", (np.array([1, 2]),), {"dim": 0}),
     ("glu-odd", "glu", (x(3, 5),), {}),
+    ("pixel_shuffle-channels", "pixel_shuffle", (x(1, 3, 2, 2),), {"upscale_factor": 2}),
+    ("channel_shuffle-groups", "channel_shuffle", (x(2, 5, 3),), {"groups": 2}),
+    ("interpolate-linear-4d", "interpolate", (x(1, 3, 2, 2),), {"scale_factor": 2, "mode": "linear"}),
+    ("interpolate-nearest-corners", "interpolate", (x(1, 3, 2, 2),), {"scale_factor": 2, "align_corners": True}),
+    ("interpolate-no-size", "interpolate", (x(1, 3, 2, 2),), {}),
+    ("softshrink-negative", "softshrink", (x(2, 3),), {"lambd": -1.0}),
+    ("multi_margin_loss-p", "multi_margin_loss", (x(2, 3), np.array([0, 1])), {"p": 3}),
+    ("multi_margin_loss-3d", "multi_margin_loss", (x(2, 3, 4), np.array([0, 1])), {}),
+    ("multilabel_margin_loss-target", "multilabel_margin_loss", (x(2, 3), np.array([0, 1])), {}),
+    ("gaussian_nll_loss-var", "gaussian_nll_loss", (x(2, 3), x(2, 3), np.ones(3)), {}),
+    ("fold-blocks", "fold", (x(2, 12, 10),), {"output_size": (5, 6), "kernel_size": (2, 3), "stride": 2,
+                                               "padding": 1}),
+    ("prelu-channels", "prelu", (x(2, 3), x(2)), {}),
 ]
 
 
@@ -214,3 +227,48 @@ def test_bad_input_errors_match_torch(name, fn, inputs, kwargs):
     ours = _error(getattr(F, fn), *map(xt.tensor, inputs), **kwargs)
     theirs = _error(getattr(TF, fn), *map(torch.tensor, inputs), **kwargs)
     assert ours == theirs
+
+
+def test_channel_dropouts_zero_whole_channels_and_rescale_the_rest(backend):
+    xt.manual_seed(0)
+    for out, count in ((F.dropout1d(xt.ones(6, 5), 0.5), 6), (F.dropout2d(xt.ones(2, 6, 3, 3), 0.5), 12),
+                       (F.dropout3d(xt.ones(6, 2, 2, 2), 0.5), 6)):  # unbatched, batched, unbatched
+        channels = out.numpy().reshape(count, -1)
+        assert set(np.unique(channels)) <= {0.0, 2.0} and (channels == channels[:, :1]).all()
+        assert 0 < (channels[:, 0] == 0).sum() < len(channels)
+
+
+def test_alpha_dropout_sets_dropped_units_to_one_value_and_keeps_mean_and_variance(backend):
+    xt.manual_seed(0)
+    data = R.standard_normal(20000)
+    out = F.alpha_dropout(xt.tensor(data), 0.2, training=True).numpy()
+    a = 1 / np.sqrt((1.7580993408473766 ** 2 * 0.2 + 1) * 0.8)
+    dropped = np.isclose(out, a * (0.2 - 1) * 1.7580993408473766)
+    np.testing.assert_allclose(out[~dropped], a * data[~dropped] + a * 0.2 * 1.7580993408473766)
+    assert abs(dropped.mean() - 0.2) < 0.02 and abs(out.mean()) < 0.05 and abs(out.std() - 1) < 0.05
+    evaluated = xt.tensor(data)
+    assert F.alpha_dropout(evaluated) is evaluated  # training=False by default
+
+
+def test_rrelu_draws_each_negative_slope_between_lower_and_upper(backend):
+    xt.manual_seed(0)
+    data = xt.tensor(-np.abs(R.standard_normal(1000)) - 0.1, requires_grad=True)
+    out = F.rrelu(data, 0.1, 0.3, training=True)
+    out.sum().backward()
+    slopes = out.detach().numpy() / data.detach().numpy()
+    assert slopes.min() >= 0.1 and slopes.max() <= 0.3 and slopes.std() > 0.03
+    np.testing.assert_allclose(data.grad.numpy(), slopes)
+
+
+def test_gumbel_softmax_hard_sample_is_one_hot_with_the_soft_sample_gradient(backend):
+    logits = xt.tensor(R.standard_normal((5, 4)), requires_grad=True)
+    xt.manual_seed(1)
+    hard = F.gumbel_softmax(logits, tau=0.5, hard=True)
+    xt.manual_seed(1)
+    soft = F.gumbel_softmax(logits, tau=0.5)
+    np.testing.assert_allclose(soft.detach().numpy().sum(1), np.ones(5))
+    np.testing.assert_array_equal(hard.detach().numpy(), np.eye(4)[soft.detach().numpy().argmax(1)])
+    weights = xt.tensor(R.standard_normal((5, 4)))
+    (g_hard,) = xt.autograd.grad((hard * weights).sum(), logits)
+    (g_soft,) = xt.autograd.grad((soft * weights).sum(), logits)
+    np.testing.assert_allclose(g_hard.numpy(), g_soft.numpy())

@@ -206,7 +206,8 @@ def hardshrink(input, lambd=0.5):
 
 def softshrink(input, lambd=0.5):
     if lambd < 0:
-        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {float(lambd)}.")
+        raise RuntimeError(f"lambda must be in range [0, {_xt().finfo(input.dtype).max:g}] for input dtype "
+                           f"{input.dtype.scalar_name}, but found {lambd:g}")
     return (input - input.sign() * lambd).where(input.abs() > lambd, input.new_zeros(()))
 
 
@@ -1035,11 +1036,14 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     blocks = [(p - d * (k - 1) - 1) // st + 1 for p, k, d, st in zip(padded, kernel, dilation, stride)]
     n, rows, length = x.shape
     per_block = kernel[0] * kernel[1]
-    if rows % per_block or length != blocks[0] * blocks[1]:
+    geometry = (f"Given output_size={size}, kernel_size={kernel}, dilation={dilation}, padding={padding}, "
+                f"stride={stride}, expected size of input's dimension")
+    if rows % per_block:
         raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the product of kernel_size, "
-                           f"and input's dimension 2 to match the calculated number of sliding blocks {blocks[0]} * "
-                           f"{blocks[1]} = {blocks[0] * blocks[1]}, but got input.size(1)={rows} and "
-                           f"input.size(2)={length}.")
+                           f"but got input.size(1)={rows} and kernel_size={kernel}")
+    if length != blocks[0] * blocks[1]:
+        raise RuntimeError(f"{geometry} {x.ndim - 1} to match the calculated number of sliding blocks {blocks[0]} * "
+                           f"{blocks[1]} = {blocks[0] * blocks[1]}, but got input.size({x.ndim - 1})={length}.")
     import numpy as np  # the positions are geometry only: computed once on the host
     ki, kj, bi, bj = np.meshgrid(*(np.arange(v) for v in (*kernel, *blocks)), indexing="ij")
     position = ((bi * stride[0] + ki * dilation[0]) * padded[1] + bj * stride[1] + kj * dilation[1]).reshape(-1)
@@ -1436,7 +1440,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
 def _as_batch(input, target, name):
     """A 1-d (C,) input and its target as a batch of one, for the multi-class margin losses."""
     if input.ndim > 2:
-        raise RuntimeError(f"{name}: Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
                            f"{list(input.shape)}")
     if input.ndim <= 1:
         return input.reshape(1, -1), target.reshape(1, -1) if name == "multilabel_margin_loss" else target.reshape(1)
