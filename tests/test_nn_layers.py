@@ -47,6 +47,7 @@ CASES = [
     ("RNN", lambda ns: ns.RNN(3, 4, num_layers=2, nonlinearity="relu"), (x(5, 2, 3),), {}),
     ("LSTM", lambda ns: ns.LSTM(3, 4, bidirectional=True, batch_first=True), (x(2, 5, 3),), {}),
     ("GRU", lambda ns: ns.GRU(3, 4, num_layers=2, bidirectional=True), (x(5, 3), x(4, 4)), {}),
+    ("LSTM-proj", lambda ns: ns.LSTM(3, 4, num_layers=2, bidirectional=True, proj_size=2), (x(5, 2, 3),), {}),
     ("MultiheadAttention", lambda ns: ns.MultiheadAttention(4, 2, batch_first=True), (x(2, 3, 4), x(2, 5, 4),
                                                                                        x(2, 5, 4)),
      {"key_padding_mask": np.array([[False] * 4 + [True], [False] * 5])}),
@@ -183,7 +184,9 @@ def test_wrong_input_shape_error_matches_torch(name, make, shape):
 def test_wrong_hidden_state_errors_match_torch():
     data = np.ones((2, 2, 3), np.float32)
     for make, hidden in [(lambda ns: ns.LSTM(3, 4), ((1, 3, 4), (1, 3, 4))), (lambda ns: ns.GRU(3, 4), (2, 2, 4)),
-                         (lambda ns: ns.RNN(3, 4), (2, 4))]:
+                         (lambda ns: ns.RNN(3, 4), (2, 4)), (lambda ns: ns.LSTM(3, 4, proj_size=2), ((1, 2, 4),
+                                                                                                  (1, 2, 4))),
+                         (lambda ns: ns.LSTM(3, 4, proj_size=2), ((1, 2, 2), (1, 2, 2)))]:
         h = tuple(np.ones(s, np.float32) for s in hidden) if isinstance(hidden[0], tuple) else np.ones(hidden, np.float32)
         as_xt = tuple(map(xt.tensor, h)) if isinstance(h, tuple) else xt.tensor(h)
         as_torch = tuple(map(torch.tensor, h)) if isinstance(h, tuple) else torch.tensor(h)
@@ -198,3 +201,22 @@ def test_embedding_index_out_of_range_raises_as_torch():
 def test_multihead_attention_head_count_must_divide():
     with pytest.raises(AssertionError, match="embed_dim must be divisible by num_heads"):
         nn.MultiheadAttention(6, 4)
+
+
+@pytest.mark.parametrize("make", [lambda ns: ns.GRU(3, 4, proj_size=2), lambda ns: ns.LSTM(3, 4, proj_size=-1),
+                                  lambda ns: ns.LSTM(3, 4, proj_size=4)], ids=["GRU", "negative", "too-large"])
+def test_bad_proj_size_errors_match_torch(make):
+    assert _error(make, nn) == _error(make, torch.nn)
+
+
+def test_lstm_proj_size_takes_projected_initial_states_as_torch(backend):
+    theirs = torch.nn.LSTM(3, 4, bias=False, batch_first=True, proj_size=3).double()
+    ours = nn.LSTM(3, 4, bias=False, batch_first=True, proj_size=3).double()
+    assert list(ours.state_dict()) == list(theirs.state_dict()) == ["weight_ih_l0", "weight_hh_l0", "weight_hr_l0"]
+    ours.load_state_dict({k: xt.tensor(v.numpy()) for k, v in theirs.state_dict().items()})
+    data, h0, c0 = x(2, 5, 3), x(1, 2, 3), x(1, 2, 4)
+    out, (h, c) = ours(xt.tensor(data), (xt.tensor(h0), xt.tensor(c0)))
+    t_out, (t_h, t_c) = theirs(torch.tensor(data), (torch.tensor(h0), torch.tensor(c0)))
+    for o, t in ((out, t_out), (h, t_h), (c, t_c)):
+        np.testing.assert_allclose(o.detach().numpy(), t.detach().numpy(), rtol=1e-10, atol=1e-12)
+    assert [len(w) for w in ours.all_weights] == [len(w) for w in theirs.all_weights] == [3]

@@ -36,21 +36,28 @@ class _RNNBase(Module):
             raise ValueError("hidden_size must be greater than zero")
         if num_layers <= 0:
             raise ValueError("num_layers must be greater than zero")
-        if proj_size:
-            raise NotImplementedError("xtensor's LSTM does not support proj_size yet")
+        if proj_size < 0:
+            raise ValueError("proj_size should be a positive integer or zero to disable projections")
+        if proj_size >= hidden_size:
+            raise ValueError("proj_size has to be smaller than hidden_size")
+        if proj_size and self.name != "LSTM":
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
         self.input_size, self.hidden_size, self.num_layers = input_size, hidden_size, num_layers
         self.bias, self.batch_first, self.dropout = bias, batch_first, float(dropout)
         self.bidirectional, self.proj_size = bidirectional, proj_size
         self._flat_weights_names = []
         directions = 2 if bidirectional else 1
+        output_size = proj_size or hidden_size  # an LSTM's h is projected to proj_size by weight_hr
         for layer in range(num_layers):
             for direction in range(directions):
-                layer_input = input_size if layer == 0 else hidden_size * directions
+                layer_input = input_size if layer == 0 else output_size * directions
                 suffix = f"_l{layer}" + ("_reverse" if direction else "")
                 shapes = [("weight_ih", (self.gates * hidden_size, layer_input)),
-                          ("weight_hh", (self.gates * hidden_size, hidden_size))]
+                          ("weight_hh", (self.gates * hidden_size, output_size))]
                 if bias:
                     shapes += [("bias_ih", (self.gates * hidden_size,)), ("bias_hh", (self.gates * hidden_size,))]
+                if proj_size:
+                    shapes.append(("weight_hr", (proj_size, hidden_size)))
                 for kind, shape in shapes:
                     setattr(self, kind + suffix, empty_parameter(*shape, device=device, dtype=dtype))
                     self._flat_weights_names.append(kind + suffix)
@@ -63,12 +70,14 @@ class _RNNBase(Module):
 
     @property
     def all_weights(self):
-        per = 4 if self.bias else 2
+        per = (4 if self.bias else 2) + (1 if self.proj_size else 0)
         names = self._flat_weights_names
         return [[getattr(self, n) for n in names[i:i + per]] for i in range(0, len(names), per)]
 
     def extra_repr(self):
         s = f"{self.input_size}, {self.hidden_size}"
+        if self.proj_size != 0:
+            s += f", proj_size={self.proj_size}"
         if self.num_layers != 1:
             s += f", num_layers={self.num_layers}"
         if self.bias is not True:
@@ -100,10 +109,11 @@ class _RNNBase(Module):
         elif self.batch_first:
             input = input.transpose(0, 1)
         states = self.states
+        layers = self.num_layers * (2 if self.bidirectional else 1)
+        sizes = (self.proj_size or self.hidden_size, self.hidden_size)[:states]  # h, and an LSTM's c
         if hx is None:
-            zeros = _creation.zeros(self.num_layers * (2 if self.bidirectional else 1), input.shape[1],
-                                    self.hidden_size, dtype=input.dtype).to(input.backend)
-            return input, (zeros,) * states, unbatched
+            return input, tuple(_creation.zeros(layers, input.shape[1], size, dtype=input.dtype).to(input.backend)
+                                for size in sizes), unbatched
         hx = hx if states > 1 else (hx,)
         if len(hx) != states:
             raise RuntimeError(f"{self.name}: expected hx to be a tuple of {states} tensors, got {len(hx)}")
@@ -115,8 +125,8 @@ class _RNNBase(Module):
                                f"but got {got}")
         if unbatched:
             hx = tuple(h.unsqueeze(1) for h in hx)
-        expected = (self.num_layers * (2 if self.bidirectional else 1), input.shape[1], self.hidden_size)
-        for i, h in enumerate(hx):
+        for i, (h, size) in enumerate(zip(hx, sizes)):
+            expected = (layers, input.shape[1], size)
             if tuple(h.shape) != expected:
                 label = "hidden size" if states == 1 else f"hidden[{i}] size"
                 raise RuntimeError(f"Expected {label} {expected}, got {list(h.shape)}")
@@ -133,13 +143,15 @@ class _RNNBase(Module):
                 index = layer * directions + direction
                 suffix = f"_l{layer}" + ("_reverse" if direction else "")
                 weights = [getattr(self, name + suffix, None) for name in ("weight_ih", "weight_hh", "bias_ih",
-                                                                           "bias_hh")]
+                                                                           "bias_hh", "weight_hr")]
                 state = tuple(h[index] for h in hx)
                 projected = F.linear(seq, weights[0], weights[2])  # every time step at once
                 steps = range(seq.shape[0] - 1, -1, -1) if direction else range(seq.shape[0])
                 out = [None] * seq.shape[0]
                 for t in steps:
                     state = self._cell(projected[t], state, weights[1], weights[3])
+                    if weights[4] is not None:  # proj_size: h = W_hr h
+                        state = (F.linear(state[0], weights[4]),) + state[1:]
                     out[t] = state[0]
                 outputs.append(_xt().stack(out, 0))
                 for final, s in zip(finals, state):
@@ -169,7 +181,8 @@ class RNN(_RNNBase):
 
 
 class LSTM(_RNNBase):
-    """Gates ``i, f, g, o`` (PyTorch's order): ``c' = f c + i g``, ``h' = o tanh(c')``."""
+    """Gates ``i, f, g, o`` (PyTorch's order): ``c' = f c + i g``, ``h' = o tanh(c')``, with ``proj_size``
+    projected: ``h' = W_hr (o tanh(c'))``."""
 
     gates, states, name = 4, 2, "LSTM"
 
