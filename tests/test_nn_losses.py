@@ -70,6 +70,19 @@ CASES = [
      (np.log(probs(3, 4)), np.log(probs(3, 4)))),
     ("CosineEmbeddingLoss", lambda ns, r: ns.CosineEmbeddingLoss(margin=0.2, reduction=r),
      (x(4, 3), x(4, 3), np.array([1, -1, 1, -1]))),
+    ("MarginRankingLoss", lambda ns, r: ns.MarginRankingLoss(0.3, reduction=r), (x(5), x(5), np.sign(x(5)))),
+    ("HingeEmbeddingLoss", lambda ns, r: ns.HingeEmbeddingLoss(0.5, reduction=r), (x(3, 4), np.sign(x(3, 4)))),
+    ("SoftMarginLoss", lambda ns, r: ns.SoftMarginLoss(reduction=r), (x(3, 4), np.sign(x(3, 4)))),
+    ("MultiLabelSoftMarginLoss", lambda ns, r: ns.MultiLabelSoftMarginLoss(_tensor(ns, WEIGHT), reduction=r),
+     (x(3, 4), (x(3, 4) > 0) * 1.0)),
+    ("MultiLabelMarginLoss", lambda ns, r: ns.MultiLabelMarginLoss(reduction=r),
+     (x(3, 4), np.array([[3, 0, -1, 1], [1, 2, 3, -1], [-1, 0, 0, 0]]))),
+    ("MultiMarginLoss", lambda ns, r: ns.MultiMarginLoss(2, 0.7, _tensor(ns, WEIGHT), reduction=r),
+     (x(5, 4), classes(4, 5))),
+    ("PoissonNLLLoss-full", lambda ns, r: ns.PoissonNLLLoss(full=True, reduction=r), (x(3, 4), unit(3, 4) * 4)),
+    ("GaussianNLLLoss", lambda ns, r: ns.GaussianNLLLoss(full=True, reduction=r), (x(3, 4), x(3, 4), unit(3, 1))),
+    ("TripletMarginLoss", lambda ns, r: ns.TripletMarginLoss(0.5, p=3.0, swap=True, reduction=r),
+     (x(4, 3), x(4, 3), x(4, 3))),
 ]
 
 
@@ -80,7 +93,7 @@ def _compare(make, inputs, reduction, backend):
     args = [xt.tensor(a, requires_grad=g) for a, g in zip(inputs, grads)]
     t_args = [torch.tensor(a, requires_grad=g) for a, g in zip(inputs, grads)]
     out, t_out = ours(*args), theirs(*t_args)
-    assert out.backend == backend
+    assert out.backend == backend and out.grad_fn.name() == t_out.grad_fn.name()  # PyTorch's node names
     np.testing.assert_allclose(out.detach().numpy(), t_out.detach().numpy(), rtol=1e-10, atol=1e-12)
     cotangent = R.standard_normal(tuple(t_out.shape))
     (out * xt.tensor(cotangent)).sum().backward()
@@ -95,6 +108,23 @@ def _compare(make, inputs, reduction, backend):
 @pytest.mark.parametrize("name, make, inputs", CASES, ids=[c[0] for c in CASES])
 def test_loss_matches_torch(backend, name, make, inputs, reduction):
     _compare(make, inputs, reduction, backend)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("fn", ["mse_loss", "l1_loss", "huber_loss"])
+def test_elementwise_weight_matches_torch(fn, reduction):
+    """mse and l1 divide a weighted mean by the weights' sum, huber by the element count (PyTorch's rules)."""
+    data, target, weight = x(3, 4), x(3, 4), unit(3, 4)
+    ours = xt.tensor(data, requires_grad=True)
+    theirs = torch.tensor(data, requires_grad=True)
+    out = getattr(nn.functional, fn)(ours, xt.tensor(target), reduction=reduction, weight=xt.tensor(weight))
+    t_out = getattr(torch.nn.functional, fn)(theirs, torch.tensor(target), reduction=reduction,
+                                             weight=torch.tensor(weight))
+    assert out.grad_fn.name() == t_out.grad_fn.name()
+    np.testing.assert_allclose(out.detach().numpy(), t_out.detach().numpy(), rtol=1e-12)
+    out.sum().backward()
+    t_out.sum().backward()
+    np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=1e-12)
 
 
 def test_kl_div_batchmean_matches_torch(backend):

@@ -18,7 +18,7 @@ import numbers
 import warnings
 
 from .. import _dtypes
-from .._dispatch import _unify
+from .._dispatch import OpNode, _unify, node_class
 from ..autograd import no_grad
 from ..ops.nn import convolution
 
@@ -1207,16 +1207,35 @@ def _pointwise(input, target, reduction, loss_of_difference):
     return _reduce(loss_of_difference(input - target), reduction)
 
 
+def _named(loss, node):
+    """``loss`` with its final node renamed to ``node``: PyTorch computes these losses in one kernel of that name
+    (``MseLossBackward0``, ``NllLossBackward0``), xtensor as a composite whose gradient is its ops' own -- only the
+    name changes, so ``loss.grad_fn.name()`` reads as in PyTorch."""
+    if isinstance(loss._grad_fn, OpNode):
+        loss._grad_fn.__class__ = node_class(node)
+    return loss
+
+
+def _weighted(loss, weight, input, reduction, mean_over_weight):
+    """PyTorch's elementwise ``weight`` of mse/l1/huber: ``mean`` is ``sum(w loss) / sum(w)`` for mse and l1 and
+    ``mean(w loss)`` for huber."""
+    if tuple(weight.shape) != tuple(input.shape):
+        raise ValueError("Weights and input must have the same size.")
+    loss = loss * weight
+    return loss.sum() / weight.sum() if reduction == "mean" and mean_over_weight else _reduce(loss, reduction)
+
+
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    loss = _pointwise(input, target, "none", lambda d: d * d)
-    return _reduce(loss if weight is None else loss * weight, reduction)
+    if weight is None:
+        return _named(_pointwise(input, target, reduction, lambda d: d * d), "MseLossBackward0")
+    return _weighted(_pointwise(input, target, "none", lambda d: d * d), weight, input, reduction, True)
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     reduction = _legacy_reduction(size_average, reduce, reduction)
     loss = _pointwise(input, target, "none", lambda d: d.abs())
-    return _reduce(loss if weight is None else loss * weight, reduction)
+    return _reduce(loss, reduction) if weight is None else _weighted(loss, weight, input, reduction, True)
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
@@ -1225,8 +1244,9 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     if beta == 0:
         return l1_loss(input, target, reduction=reduction)
-    return _pointwise(input, target, reduction,
-                      lambda d: (0.5 * d * d / beta).where(d.abs() < beta, d.abs() - 0.5 * beta))
+    return _named(_pointwise(input, target, reduction,
+                             lambda d: (0.5 * d * d / beta).where(d.abs() < beta, d.abs() - 0.5 * beta)),
+                  "SmoothL1LossBackward0")
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
@@ -1234,7 +1254,9 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     loss = _pointwise(input, target, "none",
                       lambda d: (0.5 * d * d).where(d.abs() < delta, delta * (d.abs() - 0.5 * delta)))
-    return _reduce(loss if weight is None else loss * weight, reduction)
+    if weight is None:
+        return _named(_reduce(loss, reduction), "HuberLossBackward0")
+    return _weighted(loss, weight, input, reduction, False)
 
 
 def _check_class_weight(weight, classes):
@@ -1286,10 +1308,12 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         safe.shape) * kept
     loss = -picked * w
     if reduction == "none":
-        return loss.squeeze(0) if squeeze else loss
-    if reduction == "sum":
-        return loss.sum()
-    return loss.sum() / w.sum()
+        loss = loss.squeeze(0) if squeeze else loss
+    else:
+        loss = loss.sum() if reduction == "sum" else loss.sum() / w.sum()
+    if input.ndim == 3 or input.ndim > 4:  # PyTorch runs its 2-d kernel on a (N, C, 1, -1) view of these
+        return loss.view(tuple(loss.shape)) if reduction == "none" else _named(loss, "NllLoss2DBackward0")
+    return _named(loss, "NllLoss2DBackward0" if input.ndim == 4 else "NllLossBackward0")
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
@@ -1335,10 +1359,12 @@ def _cross_entropy_probabilities(input, logp, target, weight, reduction, label_s
     terms = logp * target
     if weight is not None:
         terms = terms * weight.reshape(weight_shape)
-    loss = -terms.sum(class_dim)
-    if reduction == "mean":
-        return loss.sum() / (input.numel() // classes) if input.numel() else loss.sum() / 0.0
-    return _reduce(loss, reduction)
+    if reduction == "none":
+        return -terms.sum(class_dim)
+    total = -terms.sum()  # PyTorch's order of ops, so the nodes are named as PyTorch's
+    if reduction == "sum":
+        return total
+    return _named(total / (input.numel() // classes if input.numel() else 0.0), "DivBackward1")  # div by a Scalar
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
@@ -1352,7 +1378,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     loss = -(target * input.log().clamp(min=-100) + (1 - target) * (1 - input).log().clamp(min=-100))
     if weight is not None:
         loss = loss * weight
-    return _reduce(loss, reduction)
+    return _named(_reduce(loss, reduction), "BinaryCrossEntropyBackward0")
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
@@ -1368,7 +1394,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         loss = (1 - target) * input + (1 + (pos_weight - 1) * target) * softplus_neg
     if weight is not None:
         loss = loss * weight
-    return _reduce(loss, reduction)
+    return _named(_reduce(loss, reduction), "BinaryCrossEntropyWithLogitsBackward0")
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
@@ -1425,7 +1451,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
-    return _reduce(_softplus0(-target * input), reduction)
+    return _named(_reduce(_softplus0(-target * input), reduction), "SoftMarginLossBackward0")
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
@@ -1463,7 +1489,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     margins = (1 - picked.unsqueeze(2) + x.unsqueeze(1)).clamp_min(0)  # [n, j, i]
     keep = valid.unsqueeze(2) & ~is_target.unsqueeze(1)
     loss = margins.where(keep, margins.new_zeros(())).sum((1, 2)) / classes
-    return _reduce(loss.reshape(()) if input.ndim <= 1 else loss, reduction)
+    return _named(_reduce(loss.reshape(()) if input.ndim <= 1 else loss, reduction), "MultilabelMarginLossBackward0")
 
 
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
@@ -1484,7 +1510,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         margins = margins * weight.index_select(0, y).unsqueeze(1)
     others = y.unsqueeze(1) != _xt().arange(classes).to(y.backend)
     loss = margins.where(others, margins.new_zeros(())).sum(1) / classes
-    return _reduce(loss.reshape(()) if input.ndim <= 1 else loss, reduction)
+    return _named(_reduce(loss.reshape(()) if input.ndim <= 1 else loss, reduction), "MultiMarginLossBackward0")
 
 
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
