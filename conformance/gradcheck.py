@@ -45,7 +45,8 @@ def _module_functions(module):
 
 
 def targets():
-    """Every differentiable function of the two namespaces (and their linalg/fft/special), with its spec."""
+    """Every differentiable function of the two namespaces (and their linalg/fft/special, and nn.functional), with
+    its spec."""
     import xtensor
     import xtensor.array_api as xa
     from xtensor._methods import FUNCTIONS
@@ -86,6 +87,7 @@ def targets():
         add(name, fn)
     add("array_api.meshgrid", xa.meshgrid)
     for prefix, module in (("linalg.", xtensor.linalg), ("fft.", xtensor.fft), ("special.", xtensor.special),
+                           ("nn.functional.", xtensor.nn.functional),
                            ("array_api.linalg.", xa.linalg), ("array_api.fft.", xa.fft),
                            ("array_api.special.", xa.special)):
         for n, fn in _module_functions(module).items():

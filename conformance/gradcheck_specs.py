@@ -197,6 +197,74 @@ API_SPECS.update({"special.softmax": [call(x(3, 4)), call(x(3, 4), axis=1)], "sp
                   "special.logsumexp": [call(x(3, 4)), call(x(3, 4), 1, pos(3, 4), True)],
                   "special.polygamma": [call(2, pos(3, 4))]})
 
+# xtensor.nn.functional: composites of the ops above, checked as a user calls them.
+_NN = {
+    "linear": [call(x(2, 3), x(4, 3), x(4))], "bilinear": [call(x(4, 3), x(4, 2), x(5, 3, 2), x(5))],
+    "relu": [call(x(3, 4))], "relu6": [call(x(3, 4))], "leaky_relu": [call(x(3, 4), 0.2)],
+    "elu": [call(x(3, 4), 0.7)], "selu": [call(x(3, 4))], "celu": [call(x(3, 4), 0.8)],
+    "gelu": [call(x(3, 4)), call(x(3, 4), approximate="tanh")], "silu": [call(x(3, 4))], "mish": [call(x(3, 4))],
+    "softplus": [call(x(3, 4), 2.0)], "tanh": [call(x(3, 4))], "sigmoid": [call(x(3, 4))],
+    "hardtanh": [call(x(3, 4), -0.5, 0.5)], "hardsigmoid": [call(x(3, 4))], "hardswish": [call(x(3, 4))],
+    "logsigmoid": [call(x(3, 4))], "softsign": [call(x(3, 4))], "tanhshrink": [call(x(3, 4))],
+    "threshold": [call(x(3, 4), 0.1, -1.0)], "hardshrink": [call(x(3, 4), 0.5)], "softshrink": [call(x(3, 4), 0.5)],
+    "rrelu": [call(x(3, 4), 0.1, 0.3)], "prelu": [call(x(2, 3, 4), x(3))], "softmax": [call(x(3, 4), 1)],
+    "log_softmax": [call(x(3, 4), 0)], "softmin": [call(x(3, 4), 1)], "glu": [call(x(3, 4), 1)],
+    "embedding": [call(Ints((2, 3), 5), x(5, 4))],
+    "embedding_bag": [call(Ints((2, 3), 6, True), x(6, 3)), call(Ints((2, 3), 6, True), x(6, 3), mode="max")],
+    "pad": [call(x(2, 3, 4), (1, 2)), call(x(1, 2, 3, 4), (1, 1, 2, 0), mode="reflect"),
+            call(x(1, 2, 3, 4), (1, 2, 0, 1), mode="circular"), call(x(2, 3, 4), (2, 1), mode="replicate")],
+    "normalize": [call(x(3, 4))], "cosine_similarity": [call(x(3, 4), x(3, 4))],
+    "pairwise_distance": [call(x(3, 4), x(3, 4))], "pdist": [call(x(4, 3))],
+    "layer_norm": [call(x(2, 3, 4), (4,), x(4), x(4))], "batch_norm": [call(x(4, 3), None, None, x(3), x(3), True)],
+    "group_norm": [call(x(2, 6, 3), 3, x(6), x(6))], "instance_norm": [call(x(2, 3, 5))],
+    "local_response_norm": [call(x(2, 5, 3), 3)], "rms_norm": [call(x(2, 3, 4), (4,), x(4))],
+    "conv1d": [call(x(2, 4, 7), x(6, 2, 3), x(6), 2, 1, 1, 2)], "conv2d": [call(x(1, 2, 5, 5), x(3, 2, 3, 3), x(3),
+                                                                                 padding="same")],
+    "conv3d": [call(x(1, 2, 3, 4, 3), x(2, 2, 2, 2, 2))],
+    "conv_transpose1d": [call(x(2, 4, 5), x(4, 3, 3), x(6), 2, 1, 1, 2)],
+    "conv_transpose2d": [call(x(1, 2, 4, 3), x(2, 3, 3, 2), x(3), (2, 3), (2, 0), dilation=(1, 2))],
+    "conv_transpose3d": [call(x(1, 2, 3, 2, 3), x(2, 2, 2, 2, 2), stride=2, output_padding=(1, 0, 1))],
+    "max_pool1d": [call(x(2, 3, 7), 3, 2)], "max_pool2d": [call(x(1, 2, 5, 5), 2)],
+    "max_pool3d": [call(x(1, 2, 4, 4, 4), 2)], "max_pool1d_with_indices": [call(x(2, 3, 7), 3, 2)],
+    "max_pool2d_with_indices": [call(x(1, 2, 5, 5), 2)], "max_pool3d_with_indices": [call(x(1, 2, 4, 4, 4), 2)],
+    "avg_pool1d": [call(x(2, 3, 7), 3, 2, 1)], "avg_pool2d": [call(x(1, 2, 5, 5), 2)],
+    "avg_pool3d": [call(x(1, 2, 4, 4, 4), 2)], "lp_pool1d": [call(x(2, 3, 7), 2.0, 3)],
+    "lp_pool2d": [call(x(1, 2, 4, 4), 2.0, 2)], "lp_pool3d": [call(x(1, 2, 4, 4, 4), 2.0, 2)],
+    "adaptive_max_pool1d": [call(x(2, 3, 7), 3)], "adaptive_max_pool2d": [call(x(1, 2, 5, 4), (3, 2))],
+    "adaptive_max_pool3d": [call(x(1, 2, 4, 3, 5), 2)], "adaptive_max_pool1d_with_indices": [call(x(2, 3, 7), 3)],
+    "adaptive_max_pool2d_with_indices": [call(x(1, 2, 5, 4), (3, 2))],
+    "adaptive_max_pool3d_with_indices": [call(x(1, 2, 4, 3, 5), 2)], "adaptive_avg_pool1d": [call(x(2, 3, 7), 3)],
+    "adaptive_avg_pool2d": [call(x(1, 2, 5, 4), (3, 2))], "adaptive_avg_pool3d": [call(x(1, 2, 4, 3, 5), 2)],
+    "pixel_shuffle": [call(x(1, 8, 2, 3), 2)], "pixel_unshuffle": [call(x(1, 2, 4, 6), 2)],
+    "channel_shuffle": [call(x(2, 6, 2), 3)], "unfold": [call(x(1, 2, 5, 4), (2, 3))],
+    "fold": [call(x(1, 12, 9), (5, 6), (2, 3), stride=2, padding=1)],
+    "interpolate": [call(x(1, 2, 5, 4), scale_factor=1.7), call(x(2, 3, 5), scale_factor=2.5, mode="linear"),
+                    call(x(1, 2, 5, 4), size=(7, 3), mode="bilinear", align_corners=True)],
+    "upsample": [call(x(1, 2, 3, 3), scale_factor=2)], "upsample_nearest": [call(x(1, 2, 3, 3), scale_factor=2)],
+    "upsample_bilinear": [call(x(1, 2, 3, 3), scale_factor=2)],
+    "scaled_dot_product_attention": [call(x(2, 3, 4, 5), x(2, 3, 6, 5), x(2, 3, 6, 2)),
+                                     call(x(2, 4, 5), x(2, 4, 5), x(2, 4, 3), is_causal=True)],
+    "mse_loss": [call(x(3, 4), x(3, 4))], "l1_loss": [call(x(3, 4), x(3, 4))],
+    "smooth_l1_loss": [call(x(3, 4), x(3, 4), beta=0.5)], "huber_loss": [call(x(3, 4), x(3, 4), delta=0.7)],
+    "nll_loss": [call(x(5, 4), Ints((5,), 4))],
+    "cross_entropy": [call(x(5, 4), Ints((5,), 4)), call(x(5, 4), Ints((5,), 4), label_smoothing=0.1),
+                      call(x(5, 4), Arr((5, 4), "prob"))],
+    "binary_cross_entropy": [call(Arr((3, 4), "prob"), Arr((3, 4), "prob"))],
+    "binary_cross_entropy_with_logits": [call(x(3, 4), Arr((3, 4), "prob"))],
+    "kl_div": [call(x(3, 4), Arr((3, 4), "prob"), reduction="batchmean")],
+    "cosine_embedding_loss": [call(x(4, 3), x(4, 3), Ints((4,), 2))],
+    "margin_ranking_loss": [call(x(5), x(5), x(5))], "hinge_embedding_loss": [call(x(3, 4), Ints((3, 4), 2))],
+    "soft_margin_loss": [call(x(3, 4), x(3, 4))],
+    "multilabel_soft_margin_loss": [call(x(3, 4), Arr((3, 4), "prob"))],
+    "multilabel_margin_loss": [call(x(3, 4), Ints((3, 4), 4))],
+    "multi_margin_loss": [call(x(5, 4), Ints((5,), 4)), call(x(5, 4), Ints((5,), 4), 2, 0.7)],
+    "poisson_nll_loss": [call(x(3, 4), pos(3, 4)), call(pos(3, 4), pos(3, 4), False, True)],
+    "gaussian_nll_loss": [call(x(3, 4), x(3, 4), pos(3, 4))],
+    "triplet_margin_loss": [call(x(4, 3), x(4, 3), x(4, 3))],
+    "triplet_margin_with_distance_loss": [call(x(4, 3), x(4, 3), x(4, 3), swap=True)],
+}
+SPECS.update({"nn.functional." + name: calls for name, calls in _NN.items()})
+
 _INT_OR_BOOL = "its result is an integer or bool array: there is no gradient"
 NOT_DIFFERENTIABLE = dict.fromkeys(
     ["argmax", "argmin", "argsort", "all", "any", "count_nonzero", "searchsorted", "bincount", "isclose", "allclose",
@@ -212,6 +280,7 @@ NOT_DIFFERENTIABLE.update(dict.fromkeys(
         "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w",
         "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p")],
     _NO_DERIVATIVE))
+NOT_DIFFERENTIABLE["nn.functional.one_hot"] = _INT_OR_BOOL
 NOT_DIFFERENTIABLE["special.zeta"] = "PyTorch defines no derivative for it: its backward raises NotImplementedError"
 NOT_DIFFERENTIABLE.update({
     "mode": "the most frequent value: piecewise constant selection whose gradient picks one occurrence; "
@@ -226,6 +295,16 @@ NOT_DIFFERENTIABLE.update({
 _EIG = ("jax differentiates non-symmetric eig only with lax.linalg.eig(enable_eigvec_derivs=True), which "
         "jnp.linalg.eig does not pass: checked against torch.linalg.eig in tests/test_linalg.py::test_eig_gradient_matches_torch")
 NO_ORACLE = {"linalg.eig": _EIG, "linalg.eigvals": _EIG}
+_RANDOM = ("random: the oracle's draws are not xtensor's, so no two runs share a value; the masks, scaling and "
+           "gradients are checked in tests/test_nn_functional.py (dropout, channel and alpha dropout, rrelu, "
+           "gumbel_softmax)")
+NO_ORACLE.update({"nn.functional." + name: _RANDOM for name in (
+    "dropout", "alpha_dropout", "feature_alpha_dropout", "dropout1d", "dropout2d", "dropout3d", "gumbel_softmax")})
+_IN_PLACE = ("writes into its argument, and the check's arguments are leaves that require grad (PyTorch refuses "
+             "to write into those): the out-of-place form is checked, the in-place gradient against PyTorch in "
+             "tests/test_nn_functional.py")
+NO_ORACLE.update({"nn.functional." + name: _IN_PLACE for name in (
+    "relu_", "elu_", "selu_", "celu_", "leaky_relu_", "hardtanh_", "threshold_", "rrelu_")})
 _IGAMMA = ("as PyTorch's, the derivative with respect to the first argument raises NotImplementedError, so the "
            "oracle's gradient of both cannot be compared: the second argument's is checked against jax.grad in "
            "tests/test_special.py::test_incomplete_gamma_gradient_matches_jax")

@@ -1,4 +1,4 @@
-"""conv1d/conv2d through an adapter's native kernel (jax: ``lax.conv_general_dilated``, the op-table entry
+"""conv1d/conv2d/conv_transpose through an adapter's native kernel (jax: ``lax.conv_general_dilated``, the op-table entry
 ``convolution``) against the generic path (windows + einsum) on the same jax tensors and against PyTorch: values
 and the gradients of input, weight and bias over stride, padding (ints, 'same', 'valid'), dilation and groups;
 second-order gradients (the gradients are native convolutions too) against jax.grad."""
@@ -19,13 +19,18 @@ GRID = [
     ("conv2d", (1, 3, 6, 5), (3, 1, 2, 3), {"padding": "same", "groups": 3}),
     ("conv2d", (2, 2, 8, 7), (4, 2, 3, 3), {"stride": 3, "padding": (0, 2)}),
     ("conv2d", (2, 2, 5, 5), (4, 2, 3, 3), {"padding": "valid", "dilation": 2}),
+    # transposed: the input spread apart (lax's lhs_dilation), negative padding, output_padding
+    ("conv_transpose1d", (2, 4, 5), (4, 3, 3), {"stride": 2, "padding": 1, "output_padding": 1, "groups": 2}),
+    ("conv_transpose2d", (1, 4, 4, 3), (4, 3, 3, 2), {"stride": (2, 3), "padding": (3, 0), "dilation": (1, 2)}),
 ]
 IDS = [f"{conv}-{'-'.join(f'{k}{v}' for k, v in options.items()) or 'plain'}" for conv, _, _, options in GRID]
 
 
-def _inputs(in_shape, w_shape):
+def _inputs(conv, in_shape, w_shape, options):
+    """Input, weight and a bias of the output's channel count (a transposed weight is (in, out / groups, ...))."""
     rng = np.random.default_rng(sum(in_shape + w_shape))
-    return [rng.standard_normal(in_shape), rng.standard_normal(w_shape), rng.standard_normal(w_shape[0])]
+    out_channels = w_shape[1] * options.get("groups", 1) if "transpose" in conv else w_shape[0]
+    return [rng.standard_normal(in_shape), rng.standard_normal(w_shape), rng.standard_normal(out_channels)]
 
 
 def _ours(conv, data, options, cotangent):
@@ -48,17 +53,20 @@ def generic_jax(monkeypatch):
 @pytest.mark.filterwarnings("ignore:Using padding='same' with even kernel lengths")  # PyTorch's, on its copy
 @pytest.mark.parametrize("conv, in_shape, w_shape, options", GRID, ids=IDS)
 def test_native_conv_matches_the_generic_path_and_torch(request, conv, in_shape, w_shape, options):
-    data = _inputs(in_shape, w_shape)
+    data = _inputs(conv, in_shape, w_shape, options)
     t_args = [torch.tensor(a, requires_grad=True) for a in data]
     t_out = getattr(torch.nn.functional, conv)(*t_args, **options)
     cotangent = np.random.default_rng(0).standard_normal(tuple(t_out.shape))
     t_grads = torch.autograd.grad((t_out * torch.tensor(cotangent)).sum(), t_args)
     with xt.use_backend("jax"):
         native, native_grads = _ours(conv, data, options, cotangent)
-    assert native.backend == "jax" and native.grad_fn.name() == "ConvolutionBackward0"
+    assert native.backend == "jax" and native.grad_fn.name() == "ConvolutionBackward0" == t_out.grad_fn.name()
+    # the native node reads the input itself, as PyTorch's; the generic one is the last of a composite
+    assert native.grad_fn.next_functions[0][0].name() == "AccumulateGrad"
     request.getfixturevalue("generic_jax")
     generic, generic_grads = _ours(conv, data, options, cotangent)
-    assert generic.backend == "jax" and generic.grad_fn.name() != "ConvolutionBackward0"
+    assert generic.backend == "jax" and generic.grad_fn.name() == "ConvolutionBackward0"
+    assert generic.grad_fn.next_functions[0][0].name() != "AccumulateGrad"
     np.testing.assert_allclose(native.detach().numpy(), t_out.detach().numpy(), rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(native.detach().numpy(), generic.detach().numpy(), rtol=1e-10, atol=1e-12)
     for ours, plain, theirs in zip(native_grads, generic_grads, t_grads):
@@ -67,7 +75,7 @@ def test_native_conv_matches_the_generic_path_and_torch(request, conv, in_shape,
 
 
 def test_native_conv_without_bias_and_unbatched_matches_torch():
-    data = _inputs((3, 6, 6), (2, 3, 3, 3))[:2]
+    data = _inputs("conv2d", (3, 6, 6), (2, 3, 3, 3), {})[:2]
     with xt.use_backend("jax"):
         args = [xt.tensor(a, requires_grad=True) for a in data]
         out = F.conv2d(*args, stride=2, padding=1)
@@ -83,7 +91,7 @@ def test_native_conv_without_bias_and_unbatched_matches_torch():
 
 def test_native_conv_second_order_gradient_matches_jax():
     import jax
-    data = _inputs((1, 2, 5), (3, 2, 2))[:2]
+    data = _inputs("conv1d", (1, 2, 5), (3, 2, 2), {})[:2]
 
     def loss(x, w):
         out = jax.lax.conv_general_dilated(x, w, (2,), [(1, 1)], rhs_dilation=(2,),

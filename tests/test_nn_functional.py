@@ -73,6 +73,11 @@ CASES = [
     ("pdist", "pdist", (x(4, 3),), {"p": 1.5}),
     # convolution and pooling in 3d, lp and adaptive max pooling
     ("conv3d", "conv3d", (x(1, 2, 4, 3, 4), x(2, 1, 2, 2, 3)), {"padding": (1, 0, 1), "groups": 2}),
+    ("conv_transpose1d", "conv_transpose1d", (x(2, 4, 5), x(4, 3, 3), x(6)), {"stride": 2, "padding": 1,
+                                                                             "output_padding": 1, "groups": 2}),
+    ("conv_transpose2d-unbatched", "conv_transpose2d", (x(2, 4, 3), x(2, 3, 3, 2)), {"stride": (2, 3),
+                                                                                      "padding": (2, 0),
+                                                                                      "dilation": (1, 2)}),
     ("max_pool3d", "max_pool3d", (x(1, 2, 4, 3, 4),), {"kernel_size": 2, "stride": 1}),
     ("avg_pool3d", "avg_pool3d", (x(1, 2, 4, 3, 4),), {"kernel_size": (2, 1, 3), "padding": (1, 0, 1)}),
     ("adaptive_avg_pool3d", "adaptive_avg_pool3d", (x(1, 2, 5, 3, 4),), {"output_size": (2, 3, 3)}),

@@ -30,13 +30,14 @@ __all__ = [
     "feature_alpha_dropout", "dropout1d", "dropout2d", "dropout3d", "gumbel_softmax", "one_hot", "embedding",
     "embedding_bag", "pad", "normalize", "cosine_similarity", "pairwise_distance", "pdist", "layer_norm",
     "batch_norm", "group_norm", "instance_norm", "local_response_norm", "rms_norm", "conv1d", "conv2d", "conv3d",
-    "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "max_pool2d_with_indices",
-    "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d", "avg_pool3d", "lp_pool1d", "lp_pool2d", "lp_pool3d",
-    "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d", "adaptive_max_pool1d_with_indices",
-    "adaptive_max_pool2d_with_indices", "adaptive_max_pool3d_with_indices", "adaptive_avg_pool1d",
-    "adaptive_avg_pool2d", "adaptive_avg_pool3d", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "unfold",
-    "fold", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "scaled_dot_product_attention",
-    "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "nll_loss", "cross_entropy", "binary_cross_entropy",
+    "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "max_pool1d", "max_pool2d", "max_pool3d",
+    "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d",
+    "avg_pool3d", "lp_pool1d", "lp_pool2d", "lp_pool3d", "adaptive_max_pool1d", "adaptive_max_pool2d",
+    "adaptive_max_pool3d", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
+    "adaptive_max_pool3d_with_indices", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
+    "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "unfold", "fold", "interpolate", "upsample",
+    "upsample_nearest", "upsample_bilinear", "scaled_dot_product_attention", "mse_loss", "l1_loss",
+    "smooth_l1_loss", "huber_loss", "nll_loss", "cross_entropy", "binary_cross_entropy",
     "binary_cross_entropy_with_logits", "kl_div", "cosine_embedding_loss", "margin_ranking_loss",
     "hinge_embedding_loss", "soft_margin_loss", "multilabel_soft_margin_loss", "multilabel_margin_loss",
     "multi_margin_loss", "poisson_nll_loss", "gaussian_nll_loss", "triplet_margin_with_distance_loss",
@@ -700,11 +701,27 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, n):
         raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel "
                            f"size: ({' x '.join(map(str, effective))}). Kernel size can't be greater than actual "
                            "input size")
-    if _unify((x, weight, bias)).native_conv is not None:  # the adapter's kernel (jax's), see xtensor/ops/nn.py
-        out = convolution(x, weight, bias, stride, pads, (1,) * n, dilation, groups)
-        return out.squeeze(0) if unbatched else out
+    out = _convolve(x, weight, bias, stride, pads, dilation, groups)
+    return out.squeeze(0) if unbatched else out
+
+
+def _convolve(x, weight, bias, stride, pads, dilation, groups, spread=None):
+    """The convolution of batched ``x`` (N, C, *spatial) after ``spread`` (``lhs_dilation``: its elements that far
+    apart, zeros between; transposed convolutions) and padding by ``pads`` (low, high) pairs (negative crops): the
+    adapter's kernel where it has one (jax's, see xtensor/ops/nn.py), else windows and one einsum."""
+    n = x.ndim - 2
+    spread = spread or (1,) * n
+    if _unify((x, weight, bias)).native_conv is not None:
+        return convolution(x, weight, bias, stride, pads, spread, dilation, groups)
+    for i, s in enumerate(spread):
+        if s > 1:  # s - 1 zeros after each element, the trailing ones dropped
+            dim, length = 2 + i, x.shape[2 + i]
+            gaps = x.new_zeros(tuple(x.shape[:dim + 1]) + (s - 1,) + tuple(x.shape[dim + 1:]))
+            x = _xt().cat([x.unsqueeze(dim + 1), gaps], dim + 1).flatten(dim, dim + 1).narrow(dim, 0,
+                                                                                             (length - 1) * s + 1)
     if any(a or b for a, b in pads):
         x = pad(x, [p for pair in reversed(pads) for p in pair])
+    out_channels, group_in, *kernel = weight.shape
     cols = _windows(x, kernel, stride, dilation)  # (N, C, *out, *kernel)
     batch, spatial = cols.shape[0], tuple(cols.shape[2:2 + n])
     cols = cols.reshape(batch, groups, group_in, *spatial, *kernel)
@@ -712,9 +729,53 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, n):
     letters = "xyz"[:n]
     kl = "klm"[:n]
     out = _xt().einsum(f"ngc{letters}{kl},goc{kl}->ngo{letters}", cols, w).reshape(batch, out_channels, *spatial)
-    if bias is not None:
-        out = out + bias.reshape(1, -1, *(1,) * n)
+    return _named(out if bias is None else out + bias.reshape(1, -1, *(1,) * n), "ConvolutionBackward0")
+
+
+def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, n):
+    """The adjoint of ``conv{n}d`` (its input-gradient): the input spread ``stride`` apart, padded by
+    ``dilation (k - 1) - padding`` (plus ``output_padding`` at the end), convolved with the flipped kernel whose
+    in/out channels are exchanged per group."""
+    if input.ndim not in (n + 1, n + 2):
+        raise RuntimeError(f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to conv_transpose{n}d, but "
+                           f"got input of size: {list(input.shape)}")
+    unbatched = input.ndim == n + 1
+    x = input.unsqueeze(0) if unbatched else input
+    if weight.ndim != n + 2:
+        raise RuntimeError(f"weight should have at least three dimensions: expected {n + 2}-dimensional weight for "
+                           f"{n + 2}-dimensional input {list(x.shape)}, but got {weight.ndim}-dimensional weight of "
+                           f"size {list(weight.shape)} instead")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    in_channels, group_out, *kernel = weight.shape
+    if x.shape[1] != in_channels or in_channels % groups:
+        raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected input{list(x.shape)} "
+                           f"to have {in_channels} channels, but got {x.shape[1]} channels instead")
+    if bias is not None and (bias.ndim != 1 or bias.shape[0] != group_out * groups):
+        raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected bias to be "
+                           f"1-dimensional with {group_out * groups} elements, but got bias of size "
+                           f"{list(bias.shape)} instead")
+    stride, padding, output_padding, dilation = (_tuple(v, n, name) for v, name in (
+        (stride, "stride"), (padding, "padding"), (output_padding, "output_padding"), (dilation, "dilation")))
+    if any(o >= s and o >= d for o, s, d in zip(output_padding, stride, dilation)):
+        raise RuntimeError("output padding must be smaller than either stride or dilation")
+    flipped = weight.reshape(groups, in_channels // groups, group_out, *kernel).transpose(1, 2).reshape(
+        groups * group_out, in_channels // groups, *kernel).flip(tuple(range(2, n + 2)))
+    pads = [(d * (k - 1) - p, d * (k - 1) - p + o) for k, d, p, o in zip(kernel, dilation, padding, output_padding)]
+    out = _convolve(x, flipped, bias, (1,) * n, pads, dilation, groups, stride)
     return out.squeeze(0) if unbatched else out
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 1)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 2)
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation, 3)
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
