@@ -1,11 +1,12 @@
-"""``Conv1d``/``Conv2d`` (stride, padding incl. ``'same'``/``'valid'``, dilation, groups, padding modes)."""
+"""``Conv1d/2d/3d`` (stride, padding incl. ``'same'``/``'valid'``, dilation, groups, padding modes) and
+``ConvTranspose1d/2d/3d`` (output_padding, or an ``output_size`` per call)."""
 import math
 
 from .. import functional as F, init
 from .linear import uniform_bias_, weight_and_bias
 from .module import Module
 
-__all__ = ["Conv1d", "Conv2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
 
 
 def _ntuple(value, n):
@@ -14,9 +15,10 @@ def _ntuple(value, n):
 
 class _ConvNd(Module):
     n = 0
+    transposed = False  # ConvTranspose: weight (in, out / groups, *kernel)
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
-                 bias=True, padding_mode="zeros", device=None, dtype=None):
+                 bias=True, padding_mode="zeros", device=None, dtype=None, output_padding=0):
         super().__init__()
         n = self.n
         if groups <= 0:
@@ -38,9 +40,9 @@ class _ConvNd(Module):
         else:
             self.padding = _ntuple(padding, n)
         self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
-        self.output_padding, self.transposed, self.padding_mode = (0,) * n, False, padding_mode
-        weight_and_bias(self, (out_channels, in_channels // groups, *self.kernel_size), (out_channels,), bias,
-                        device=device, dtype=dtype)
+        self.output_padding, self.padding_mode = _ntuple(output_padding, n), padding_mode
+        channels = (in_channels, out_channels // groups) if self.transposed else (out_channels, in_channels // groups)
+        weight_and_bias(self, (*channels, *self.kernel_size), (out_channels,), bias, device=device, dtype=dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -68,6 +70,8 @@ class _ConvNd(Module):
             s += f", padding={self.padding}"
         if self.dilation != (1,) * len(self.dilation):
             s += f", dilation={self.dilation}"
+        if self.output_padding != (0,) * len(self.output_padding):
+            s += f", output_padding={self.output_padding}"
         if self.groups != 1:
             s += f", groups={self.groups}"
         if self.bias is None:
@@ -83,3 +87,40 @@ class Conv1d(_ConvNd):
 
 class Conv2d(_ConvNd):
     n = 2
+
+
+class Conv3d(_ConvNd):
+    n = 3
+
+
+class _ConvTransposeNd(_ConvNd):
+    transposed = True
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
+                         padding_mode, device, dtype, output_padding)
+
+    def forward(self, input, output_size=None):
+        output_padding = self.output_padding
+        if output_size is not None:  # the padding that reaches the requested size (PyTorch's _output_padding)
+            spatial = input.shape[input.ndim - self.n:]
+            smallest = [(size - 1) * s - 2 * p + d * (k - 1) + 1 for size, s, p, d, k in
+                        zip(spatial, self.stride, self.padding, self.dilation, self.kernel_size)]
+            output_padding = tuple(o - m for o, m in zip(list(output_size)[-self.n:], smallest))
+        return F._conv_transpose(input, self.weight, self.bias, self.stride, self.padding, output_padding,
+                                 self.groups, self.dilation, self.n)
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    n = 1
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    n = 2
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    n = 3

@@ -1,13 +1,14 @@
-"""``BatchNorm1d/2d`` (running statistics, momentum or cumulative average, eval mode), ``LayerNorm``,
-``GroupNorm``."""
+"""``BatchNorm1d/2d/3d`` (running statistics, momentum or cumulative average, eval mode), ``InstanceNorm1d/2d/3d``,
+``LayerNorm``, ``GroupNorm``, ``RMSNorm``, ``LocalResponseNorm``."""
 import numbers
 
 from ... import _creation, _dtypes
 from .. import functional as F, init
-from .linear import factory, weight_and_bias
+from .linear import empty_parameter, factory, weight_and_bias
 from .module import Module
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
+           "LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm"]
 
 
 def _reset_affine(module):
@@ -75,6 +76,41 @@ class BatchNorm2d(_BatchNorm):
     dims = (4,)
 
 
+class BatchNorm3d(_BatchNorm):
+    dims = (5,)
+
+
+class _InstanceNorm(_BatchNorm):
+    """Per-sample, per-channel statistics; running ones only with ``track_running_stats`` (used in eval mode)."""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False, track_running_stats=False, device=None,
+                 dtype=None, *, bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
+
+    def forward(self, input):
+        batched = self.dims[-1]
+        if input.ndim not in self.dims:
+            raise ValueError(f"expected {batched - 1}D or {batched}D input (got {input.ndim}D input)")
+        unbatched = input.ndim == batched - 1
+        x = input.unsqueeze(0) if unbatched else input
+        out = F.instance_norm(x, self.running_mean, self.running_var, self.weight, self.bias,
+                              self.training or not self.track_running_stats,
+                              0.0 if self.momentum is None else self.momentum, self.eps)
+        return out.squeeze(0) if unbatched else out
+
+
+class InstanceNorm1d(_InstanceNorm):
+    dims = (2, 3)
+
+
+class InstanceNorm2d(_InstanceNorm):
+    dims = (3, 4)
+
+
+class InstanceNorm3d(_InstanceNorm):
+    dims = (4, 5)
+
+
 class LayerNorm(Module):
     def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, device=None, dtype=None):
         super().__init__()
@@ -115,3 +151,37 @@ class GroupNorm(Module):
     def extra_repr(self):
         return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, " \
                f"bias={self.bias is not None}"
+
+
+class RMSNorm(Module):
+    def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None, dtype=None):
+        super().__init__()
+        if isinstance(normalized_shape, numbers.Integral):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape, self.eps = tuple(normalized_shape), eps
+        self.elementwise_affine = elementwise_affine
+        self.register_parameter("weight", empty_parameter(*self.normalized_shape, device=device, dtype=dtype)
+                                if elementwise_affine else None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        if self.weight is not None:
+            init.ones_(self.weight)
+
+    def forward(self, input):
+        return F.rms_norm(input, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self):
+        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+
+
+class LocalResponseNorm(Module):
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1.0):
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input):
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self):
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"

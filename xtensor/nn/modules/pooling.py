@@ -1,8 +1,11 @@
-"""Pooling modules: ``MaxPool1d/2d``, ``AvgPool1d/2d``, ``AdaptiveAvgPool1d/2d``."""
+"""Pooling modules: ``MaxPool1d/2d/3d``, ``AvgPool1d/2d/3d``, ``LPPool1d/2d/3d``, ``AdaptiveMaxPool1d/2d/3d``,
+``AdaptiveAvgPool1d/2d/3d``."""
 from .. import functional as F
 from .module import Module
 
-__all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d"]
+__all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "LPPool1d", "LPPool2d",
+           "LPPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "AdaptiveAvgPool1d",
+           "AdaptiveAvgPool2d", "AdaptiveAvgPool3d"]
 
 
 class _MaxPoolNd(Module):
@@ -49,7 +52,13 @@ class AvgPool1d(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
+class MaxPool3d(_MaxPoolNd):
+    function = F.max_pool3d
+
+
 class AvgPool2d(Module):
+    function = F.avg_pool2d
+
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                  divisor_override=None):
         super().__init__()
@@ -59,11 +68,68 @@ class AvgPool2d(Module):
         self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
 
     def forward(self, input):
-        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                            self.count_include_pad, self.divisor_override)
+        return type(self).function(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                                   self.count_include_pad, self.divisor_override)
 
     def extra_repr(self):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool3d(AvgPool2d):
+    function = F.avg_pool3d
+
+
+class _LPPoolNd(Module):
+    function = None
+
+    def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):
+        super().__init__()
+        self.norm_type, self.kernel_size, self.stride, self.ceil_mode = norm_type, kernel_size, stride, ceil_mode
+
+    def forward(self, input):
+        return type(self).function(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+    def extra_repr(self):
+        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, stride={self.stride}, "
+                f"ceil_mode={self.ceil_mode}")
+
+
+class LPPool1d(_LPPoolNd):
+    function = F.lp_pool1d
+
+
+class LPPool2d(_LPPoolNd):
+    function = F.lp_pool2d
+
+
+class LPPool3d(_LPPoolNd):
+    function = F.lp_pool3d
+
+
+class _AdaptiveMaxPoolNd(Module):
+    function = None
+
+    def __init__(self, output_size, return_indices=False):
+        super().__init__()
+        self.output_size, self.return_indices = output_size, return_indices
+
+    def forward(self, input):
+        return type(self).function(input, self.output_size, self.return_indices)
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
+    function = F.adaptive_max_pool1d
+
+
+class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
+    function = F.adaptive_max_pool2d
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+    function = F.adaptive_max_pool3d
 
 
 class _AdaptiveAvgPoolNd(Module):
@@ -86,3 +152,7 @@ class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
 
 class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
     function = F.adaptive_avg_pool2d
+
+
+class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
+    function = F.adaptive_avg_pool3d
