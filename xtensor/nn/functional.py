@@ -30,14 +30,15 @@ __all__ = [
     "feature_alpha_dropout", "dropout1d", "dropout2d", "dropout3d", "gumbel_softmax", "one_hot", "embedding",
     "embedding_bag", "pad", "normalize", "cosine_similarity", "pairwise_distance", "pdist", "layer_norm",
     "batch_norm", "group_norm", "instance_norm", "local_response_norm", "rms_norm", "conv1d", "conv2d", "conv3d",
-    "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "max_pool1d", "max_pool2d", "max_pool3d",
-    "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d",
-    "avg_pool3d", "lp_pool1d", "lp_pool2d", "lp_pool3d", "adaptive_max_pool1d", "adaptive_max_pool2d",
+    "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "conv_tbc", "max_pool1d", "max_pool2d",
+    "max_pool3d", "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices", "avg_pool1d",
+    "avg_pool2d", "avg_pool3d", "lp_pool1d", "lp_pool2d", "lp_pool3d", "adaptive_max_pool1d", "adaptive_max_pool2d",
     "adaptive_max_pool3d", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
     "adaptive_max_pool3d_with_indices", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
-    "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "unfold", "fold", "interpolate", "upsample",
-    "upsample_nearest", "upsample_bilinear", "scaled_dot_product_attention", "mse_loss", "l1_loss",
-    "smooth_l1_loss", "huber_loss", "nll_loss", "cross_entropy", "binary_cross_entropy",
+    "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle", "unfold", "fold",
+    "max_unpool1d", "max_unpool2d", "max_unpool3d", "interpolate", "upsample", "upsample_nearest",
+    "upsample_bilinear", "affine_grid", "grid_sample", "scaled_dot_product_attention", "mse_loss", "l1_loss",
+    "smooth_l1_loss", "huber_loss", "nll_loss", "cross_entropy", "linear_cross_entropy", "binary_cross_entropy",
     "binary_cross_entropy_with_logits", "kl_div", "cosine_embedding_loss", "margin_ranking_loss",
     "hinge_embedding_loss", "soft_margin_loss", "multilabel_soft_margin_loss", "multilabel_margin_loss",
     "multi_margin_loss", "poisson_nll_loss", "gaussian_nll_loss", "triplet_margin_with_distance_loss",
@@ -790,6 +791,11 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _conv(input, weight, bias, stride, padding, dilation, groups, 3)
 
 
+def conv_tbc(input, weight, bias, pad=0):
+    """A 1-d convolution of (time, batch, in) input with a (kernel, in, out) weight, as (time, batch, out)."""
+    return conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, padding=pad).permute(2, 0, 1)
+
+
 def _pool_geometry(input, n, kernel_size, stride, padding, dilation, ceil_mode, name):
     """Checked kernel/stride/padding/dilation and, per spatial dim, the output size and the extra right padding
     ``ceil_mode`` needs."""
@@ -1070,6 +1076,40 @@ def channel_shuffle(input, groups):
     return input.reshape(n, groups, c // groups, *input.shape[2:]).transpose(1, 2).reshape(input.shape)
 
 
+native_channel_shuffle = channel_shuffle
+
+
+def _max_unpool(input, indices, kernel_size, stride, padding, output_size, n):
+    """The inverse of max pooling: each value written at its ``indices`` (flat positions in the output plane, as
+    ``max_pool*(return_indices=True)`` gives them) of a zero plane."""
+    kernel = _tuple(kernel_size, n)
+    stride = kernel if stride is None else _tuple(stride, n, "stride")
+    padding = _tuple(padding, n, "padding")
+    if output_size is None:
+        sizes = [(length - 1) * s - 2 * p + k for length, s, p, k in zip(input.shape[-n:], stride, padding, kernel)]
+    else:
+        sizes = list(output_size)[-n:]
+    if tuple(indices.shape) != tuple(input.shape):
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor ({list(input.shape)}) "
+                           f"but got indices tensor with shape: {list(indices.shape)}")
+    lead = tuple(input.shape[:-n])
+    plane = math.prod(sizes)
+    out = input.new_zeros(lead + (plane,)).scatter(-1, indices.reshape(*lead, -1), input.reshape(*lead, -1))
+    return out.reshape(*lead, *sizes)
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 1)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 2)
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    return _max_unpool(input, indices, kernel_size, stride, padding, output_size, 3)
+
+
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """im2col: (N, C, H, W) -> (N, C kh kw, L), the sliding blocks as columns (unbatched (C, H, W) too)."""
     if input.ndim not in (3, 4):
@@ -1183,6 +1223,89 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         to = lambda a: _xt().tensor(a).to(out.backend)  # noqa: E731
         out = out.index_select(dim, to(low)) * (1 - frac) + out.index_select(dim, to(high)) * frac
     return out
+
+
+def _align_corners(align_corners):
+    if align_corners is None:
+        warnings.warn("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. "
+                      "Please specify align_corners=True if the old behavior is desired. See the documentation of "
+                      "grid_sample for details.", stacklevel=3)
+        return False
+    return align_corners
+
+
+def affine_grid(theta, size, align_corners=None):
+    """The sampling grid (N, *spatial, n) of the affine maps ``theta`` (N, n, n + 1) over the [-1, 1] cube of an
+    (N, C, *spatial) output, n = 2 or 3 (coordinates in x, y(, z) order, as grid_sample reads them)."""
+    align_corners = _align_corners(align_corners)
+    n = len(size) - 2
+    if n not in (2, 3) or tuple(theta.shape[1:]) != (n, n + 1):
+        raise ValueError(f"Expected a batch of {n}D affine matrices of shape Nx{n}x{n + 1} for size {list(size)}. "
+                         f"Got {list(theta.shape)}.")
+    xt = _xt()
+    spatial = list(size[2:])
+
+    def axis(length):
+        steps = xt.linspace(-1.0, 1.0, length, dtype=theta.dtype) if length > 1 else xt.zeros(1, dtype=theta.dtype)
+        return (steps if align_corners else steps * (length - 1) / length).to(theta.backend)
+    coordinates = []  # x along the last spatial dim, y the one before (, z the first), each broadcast over all
+    for i in reversed(range(n)):
+        shape = [1] * n
+        shape[i] = spatial[i]
+        coordinates.append(axis(spatial[i]).reshape(shape).expand(spatial))
+    ones = xt.ones(spatial, dtype=theta.dtype).to(theta.backend)
+    base = xt.stack(coordinates + [ones], -1)  # (*spatial, n + 1)
+    return base.reshape(1, -1, n + 1).matmul(theta.transpose(1, 2)).reshape(size[0], *spatial, n)
+
+
+def _reflected(x, low, high):
+    """Coordinates reflected into [low, high] (PyTorch's reflect_coordinates, in units of the doubled bounds)."""
+    if low == high:
+        return x * 0
+    span = high - low
+    x = (x - low).abs()
+    flips = (x / span).floor()
+    extra = x - flips * span
+    return (extra + low).where(flips % 2 == 0, span - extra + low)
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    """Values of (N, C, H, W) input at the (N, H', W', 2) grid's points, (x, y) in [-1, 1]: ``bilinear`` blends the
+    four neighbours (the gradient reaches the grid through the weights), ``nearest`` picks one; outside the input
+    ``zeros`` reads 0, ``border`` the edge, ``reflection`` the mirrored point."""
+    align_corners = _align_corners(align_corners)
+    if mode not in ("bilinear", "nearest"):
+        raise NotImplementedError(f"xtensor's grid_sample has no mode {mode!r} (bilinear and nearest)")
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
+                         f"'reflection', but got: '{padding_mode}'")
+    if input.ndim != 4 or grid.ndim != 4 or grid.shape[-1] != 2 or grid.shape[0] != input.shape[0]:
+        raise RuntimeError(f"grid_sample(): expected a 4D input and a 4D grid (N, H, W, 2) of the same batch size, "
+                           f"but got input of shape {list(input.shape)} and grid of shape {list(grid.shape)}")
+    n, c, height, width = input.shape
+    points = []
+    for coordinate, size in ((grid[..., 0], width), (grid[..., 1], height)):
+        x = (coordinate + 1) / 2 * (size - 1) if align_corners else ((coordinate + 1) * size - 1) / 2
+        if padding_mode == "reflection":
+            x = _reflected(x, 0, size - 1) if align_corners else _reflected(x, -0.5, size - 0.5)
+        if padding_mode != "zeros":
+            x = x.clamp(0, size - 1)
+        points.append(x)
+    flat = input.reshape(n, c, height * width)
+
+    def read(ix, iy):
+        """input at integer points (zeros outside), as (N, C, H', W')."""
+        inside = (ix >= 0) & (ix <= width - 1) & (iy >= 0) & (iy <= height - 1)
+        index = (iy.clamp(0, height - 1) * width + ix.clamp(0, width - 1)).long().reshape(n, 1, -1)
+        values = flat.gather(2, index.expand(n, c, index.shape[-1])).reshape(n, c, *ix.shape[1:])
+        return values.where(inside.unsqueeze(1), values.new_zeros(()))
+    x, y = points
+    if mode == "nearest":
+        return read(x.round(), y.round())
+    x0, y0 = x.floor(), y.floor()
+    wx, wy = (x - x0).unsqueeze(1), (y - y0).unsqueeze(1)
+    return (read(x0, y0) * (1 - wx) * (1 - wy) + read(x0 + 1, y0) * wx * (1 - wy) + read(x0, y0 + 1) * (1 - wx) * wy
+            + read(x0 + 1, y0 + 1) * wx * wy)
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
@@ -1426,6 +1549,25 @@ def _cross_entropy_probabilities(input, logp, target, weight, reduction, label_s
     if reduction == "sum":
         return total
     return _named(total / (input.numel() // classes if input.numel() else 0.0), "DivBackward1")  # div by a Scalar
+
+
+def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None, reduction="mean",
+                         ignore_index=None, label_smoothing=0.0, options=None):
+    """``cross_entropy(linear(input, linear_weight, linear_bias), target)``; a weight of shape (C, *d, in) gives
+    K-dimensional logits (N, C, *d). PyTorch's chunking ``options`` save memory only and change no value."""
+    if input.ndim < 1 or input.ndim > 2:
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.ndim}")
+    if linear_weight.ndim < 2:
+        raise RuntimeError(f"expected linear_weight with dimensionality at least 2, got {linear_weight.ndim}")
+    if input.shape[-1] != linear_weight.shape[-1]:
+        raise RuntimeError(f"expected equal input and linear_weight last dimensions (in_features), got "
+                           f"{input.shape[-1]} and {linear_weight.shape[-1]}, respectively")
+    classes, extra = linear_weight.shape[0], tuple(linear_weight.shape[1:-1])
+    logits = linear(input, linear_weight.reshape(-1, input.shape[-1]),
+                    None if linear_bias is None else linear_bias.reshape(-1))
+    logits = logits.reshape(*input.shape[:-1], classes, *extra)
+    return cross_entropy(logits, target, weight, ignore_index=-100 if ignore_index is None else ignore_index,
+                         reduction=reduction, label_smoothing=label_smoothing)
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
