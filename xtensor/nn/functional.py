@@ -1666,14 +1666,13 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     return _reduce(loss.sum(input.ndim - 1) / input.shape[-1], reduction)
 
 
-def _as_batch(input, target, name):
-    """A 1-d (C,) input and its target as a batch of one, for the multi-class margin losses."""
+def _as_batch(input, target, target_shape):
+    """A 1-d (C,) input and its target (reshaped to ``target_shape``) as a batch of one, for the multi-class
+    margin losses."""
     if input.ndim > 2:
         raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
                            f"{list(input.shape)}")
-    if input.ndim <= 1:
-        return input.reshape(1, -1), target.reshape(1, -1) if name == "multilabel_margin_loss" else target.reshape(1)
-    return input, target
+    return (input.reshape(1, -1), target.reshape(target_shape)) if input.ndim <= 1 else (input, target)
 
 
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
@@ -1681,7 +1680,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     sample's target classes are its target's leading entries before the first -1."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
-    x, y = _as_batch(input, target, "multilabel_margin_loss")
+    x, y = _as_batch(input, target, (1, -1))
     if tuple(y.shape) != tuple(x.shape):
         raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}")
     classes = x.shape[1]
@@ -1702,7 +1701,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     _check_reduction(reduction)
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
-    x, y = _as_batch(input, target, "multi_margin_loss")
+    x, y = _as_batch(input, target, (1,))
     classes = x.shape[1]
     _check_class_weight(weight, classes)
     picked = x.gather(1, y.unsqueeze(1))
