@@ -74,6 +74,11 @@ CASES = [
     ("Fold", lambda ns: ns.Fold((5, 6), (2, 3), stride=2, padding=1), (x(1, 12, 9),), {}),
     ("Upsample-bilinear", lambda ns: ns.UpsamplingBilinear2d(scale_factor=2), (x(1, 2, 3, 3),), {}),
     ("Softmax2d", lambda ns: ns.Softmax2d(), (x(3, 2, 2),), {}),
+    ("MaxUnpool2d", lambda ns: ns.MaxUnpool2d(2), (x(1, 2, 2, 2), np.stack([R.permutation(16)[:4] for _ in range(2)])
+                                                   .reshape(1, 2, 2, 2)), {}),
+    ("RNNCell-relu", lambda ns: ns.RNNCell(3, 4, nonlinearity="relu"), (x(2, 3), x(2, 4)), {}),
+    ("LSTMCell-unbatched", lambda ns: ns.LSTMCell(3, 4, bias=False), (x(3),), {}),
+    ("GRUCell", lambda ns: ns.GRUCell(3, 4), (x(2, 3), x(2, 4)), {}),
     ("PairwiseDistance", lambda ns: ns.PairwiseDistance(3.0, keepdim=True), (x(4, 3), x(4, 3)), {}),
     ("LSTM-proj", lambda ns: ns.LSTM(3, 4, num_layers=2, bidirectional=True, proj_size=2), (x(5, 2, 3),), {}),
     ("MultiheadAttention", lambda ns: ns.MultiheadAttention(4, 2, batch_first=True), (x(2, 3, 4), x(2, 5, 4),
@@ -199,6 +204,8 @@ WRONG_INPUTS = [
     ("GroupNorm", lambda ns: ns.GroupNorm(2, 6), (2, 5, 4)),
     ("LSTM-features", lambda ns: ns.LSTM(3, 4), (2, 2, 5)),
     ("RNN-rank", lambda ns: ns.RNN(3, 4), (2, 2, 2, 3)),
+    ("GRUCell-rank", lambda ns: ns.GRUCell(3, 4), (2, 2, 3)),
+    ("LSTMCell-features", lambda ns: ns.LSTMCell(3, 4), (2, 5)),
 ]
 
 

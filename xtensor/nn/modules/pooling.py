@@ -1,11 +1,11 @@
 """Pooling modules: ``MaxPool1d/2d/3d``, ``AvgPool1d/2d/3d``, ``LPPool1d/2d/3d``, ``AdaptiveMaxPool1d/2d/3d``,
-``AdaptiveAvgPool1d/2d/3d``."""
+``AdaptiveAvgPool1d/2d/3d``, ``MaxUnpool1d/2d/3d``."""
 from .. import functional as F
 from .module import Module
 
 __all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "LPPool1d", "LPPool2d",
            "LPPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "AdaptiveAvgPool1d",
-           "AdaptiveAvgPool2d", "AdaptiveAvgPool3d"]
+           "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d"]
 
 
 class _MaxPoolNd(Module):
@@ -156,3 +156,32 @@ class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
 
 class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
     function = F.adaptive_avg_pool3d
+
+
+class _MaxUnpoolNd(Module):
+    n, function = 0, None
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__()
+        as_tuple = (lambda v: tuple(v) if isinstance(v, (tuple, list)) else (v,) * self.n)
+        self.kernel_size = as_tuple(kernel_size)
+        self.stride = as_tuple(stride if stride is not None else kernel_size)
+        self.padding = as_tuple(padding)
+
+    def forward(self, input, indices, output_size=None):
+        return type(self).function(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    n, function = 1, F.max_unpool1d
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    n, function = 2, F.max_unpool2d
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    n, function = 3, F.max_unpool3d

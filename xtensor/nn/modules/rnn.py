@@ -1,4 +1,5 @@
-"""``RNN``, ``LSTM``, ``GRU``: PyTorch's parameters (names, order, init) and equations, unrolled in Python.
+"""``RNN``, ``LSTM``, ``GRU``: PyTorch's parameters (names, order, init) and equations, unrolled in Python; and
+their one-step cells ``RNNCell``, ``LSTMCell``, ``GRUCell``, which run the same cell equations.
 
 Each layer and direction runs its cell over the time steps with xtensor ops, so gradients (through time, to
 any order) and every backend come for free. The input projection of all time steps is one matmul per layer
@@ -11,7 +12,7 @@ from .. import functional as F, init
 from .linear import empty_parameter
 from .module import Module
 
-__all__ = ["RNN", "LSTM", "GRU"]
+__all__ = ["RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"]
 
 
 def _xt():
@@ -206,3 +207,66 @@ class GRU(_RNNBase):
         r, z = (xr + hr).sigmoid(), (xz + hz).sigmoid()
         n = (xn + r * hn).tanh()
         return ((1 - z) * n + z * h,)
+
+
+class _CellBase(Module):
+    """One time step: ``weight_ih``, ``weight_hh`` (and biases) as a one-layer RNN's, the step of ``layer``."""
+
+    layer = None
+
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
+        gates = self.layer.gates * hidden_size
+        shapes = [("weight_ih", (gates, input_size)), ("weight_hh", (gates, hidden_size)), ("bias_ih", (gates,)),
+                  ("bias_hh", (gates,))]
+        for name, shape in shapes:
+            self.register_parameter(name, empty_parameter(*shape, device=device, dtype=dtype)
+                                    if bias or name.startswith("weight") else None)
+        _RNNBase.reset_parameters(self)
+
+    def forward(self, input, hx=None):
+        name = type(self).__name__
+        if input.ndim not in (1, 2):
+            raise ValueError(f"{name}: Expected input to be 1D or 2D, got {input.ndim}D instead")
+        if input.shape[-1] != self.input_size:
+            raise RuntimeError(f"input has inconsistent input_size: got {input.shape[-1]} expected {self.input_size}")
+        states = self.layer.states
+        hx = None if hx is None else hx if states > 1 else (hx,)
+        if hx is not None and any(h.ndim not in (1, 2) for h in hx):
+            raise ValueError(f"{name}: Expected hidden to be 1D or 2D, got {hx[0].ndim}D instead")
+        unbatched = input.ndim == 1
+        x = input.unsqueeze(0) if unbatched else input
+        if hx is None:
+            hx = (_creation.zeros(x.shape[0], self.hidden_size, dtype=x.dtype).to(x.backend),) * states
+        elif unbatched:
+            hx = tuple(h.unsqueeze(0) for h in hx)
+        state = self.layer._cell(self, F.linear(x, self.weight_ih, self.bias_ih), hx, self.weight_hh, self.bias_hh)
+        state = tuple(h.squeeze(0) for h in state) if unbatched else state
+        return state if states > 1 else state[0]
+
+    def extra_repr(self):
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.bias is not True:
+            s += f", bias={self.bias}"
+        if getattr(self, "nonlinearity", "tanh") != "tanh":
+            s += f", nonlinearity={self.nonlinearity}"
+        return s
+
+
+class RNNCell(_CellBase):
+    layer = RNN
+
+    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None, dtype=None):
+        if nonlinearity not in ("tanh", "relu"):
+            raise ValueError(f"Unknown nonlinearity: {nonlinearity}")
+        self.nonlinearity = nonlinearity
+        super().__init__(input_size, hidden_size, bias, device, dtype)
+
+
+class LSTMCell(_CellBase):
+    layer = LSTM
+
+
+class GRUCell(_CellBase):
+    layer = GRU
