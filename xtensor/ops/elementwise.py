@@ -337,7 +337,7 @@ def _div_rounded(xp, x, y, rounding_mode):
 
 
 _div_mode = defop("_div_mode", _div_rounded, (lambda g, ans, x, y, mode: g * 0, lambda g, ans, x, y, mode: g * 0),
-                  node="DivBackward2", function=False, method=False)
+                  node="DivBackward2", function=False, method=False, saves=(0, 1))  # as PyTorch's DivBackward2
 
 
 def _div(input, other, *, rounding_mode=None):
@@ -352,8 +352,9 @@ def _div(input, other, *, rounding_mode=None):
 
 
 def _copysign_vjp(g, ans, x, y):
-    """PyTorch: ``g * ans / x`` where ``x != 0``, else 0 -- written as a sign flip so no 0/0 enters the graph."""
-    flip = x.signbit() != (y.signbit() if isinstance(y, Tensor) else math.copysign(1.0, y) < 0)
+    """PyTorch: ``g * ans / x`` where ``x != 0``, else 0 -- written as a sign flip so no 0/0 enters the graph (from
+    ``x`` and the result, what PyTorch keeps: not ``y``)."""
+    flip = x.signbit() != ans.signbit()
     return where_zero(x != 0, g.where(~flip, -g))
 
 
@@ -415,7 +416,8 @@ binary("hypot", lambda xp, x, y: xp.hypot(x, y),
        (lambda ns, g, ans, x, y: g * x / ans, lambda ns, g, ans, x, y: g * y / ans),
        cast=to_float)
 binary("logaddexp", lambda xp, x, y: xp.logaddexp(x, y),
-       (lambda ns, g, ans, x, y: g * ns.exp(x - ans), lambda ns, g, ans, x, y: g * ns.exp(y - ans)), cast=to_float)
+       (lambda ns, g, ans, x, y: g / (1 + ns.exp(y - x)), lambda ns, g, ans, x, y: g / (1 + ns.exp(x - y))),
+       cast=to_float)
 binary("copysign", lambda xp, x, y: xp.copysign(x, y), (_copysign_vjp, lambda g, ans, x, y: g * 0), cast=to_float,
        names=lambda x, y: "CopysignBackward0" if isinstance(y, Tensor) else "CopysignBackward1")
 binary("xlogy", _xlogy, (lambda g, ans, x, y: g * (x != 0).to(g.dtype).xlogy(y), lambda g, ans, x, y: g * x / y),
@@ -463,7 +465,7 @@ def _lerp(xp, x, end, weight):
 
 defop("lerp", _lerp, (lambda g, ans, x, end, w: g * (1 - w), lambda g, ans, x, end, w: g * w,
                       lambda g, ans, x, end, w: g * (end - x)),
-      kind="custom", inplace=True, out=True, sig=_lerp_sig,
+      kind="custom", inplace=True, out=True, sig=_lerp_sig, scalar_edges=False,  # lerp.Scalar: a plain number
       names=lambda x, end, w: "LerpBackward1" if isinstance(w, Tensor) else "LerpBackward0")
 defop("addcmul", lambda xp, x, t1, t2, value=1: x + value * t1 * t2,
       (lambda g, ans, x, t1, t2, value=1: g, lambda g, ans, x, t1, t2, value=1: g * value * t2,
