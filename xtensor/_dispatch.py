@@ -400,11 +400,13 @@ def _record(op, result, args, tensors, ns=None):
         if "*" in positions:
             positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
         versions = _ZEROS[len(positions)] if len(positions) < 4 else (0,) * len(positions)
-        held = uses_out  # whether the node keeps any tensor (a Python scalar is one only where PyTorch wraps it)
+        # whether the node keeps any tensor: a parameter read (an index) is one, a Python-scalar operand only where
+        # PyTorch wraps it into a tensor
+        held = uses_out
         for i, p in enumerate(positions):
             t = args[p]
             if not isinstance(t, Tensor):
-                held = held or (p < n and _wraps_scalars(op, tensors))
+                held = held or p >= n or _wraps_scalars(op, tensors)
                 continue
             held = True
             if t.__dict__:  # a fresh result (empty __dict__) has neither to check

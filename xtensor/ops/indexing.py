@@ -44,7 +44,7 @@ def _getitem_meta(shape, stride, offset, index, backend):
 
 getitem_view = defop("getitem_view", lambda xp, x, index, backend: x[index], (_getitem_vjp,), view=_getitem_meta, saves=(),
                      function=False, method=False, node="SliceBackward0")
-getitem_copy = defop("getitem_copy", _getitem_fwd, (_getitem_vjp,), saves=(), function=False, method=False,
+getitem_copy = defop("getitem_copy", _getitem_fwd, (_getitem_vjp,), saves=(1,), function=False, method=False,
                      node="IndexBackward0")
 
 
@@ -163,7 +163,7 @@ def _gather_sig(input, dim, index, *, sparse_grad=False):
 
 defop("gather", _gather_fwd,
       (lambda ns, g, ans, x, index, dim, backend: ns.scatter_add(ns.zeros(x.shape, g), dim, index, g),),
-      sig=_gather_sig, out=True, saves=(1,))
+      sig=_gather_sig, out=True, saves=(0, 1))  # self and index, as PyTorch
 
 
 _REDUCE_NAMES = {"add": "sum", "multiply": "prod"}
@@ -215,7 +215,7 @@ def _into(gi, src):
     return gi if tuple(gi.shape) == tuple(src.shape) else src.new_zeros(src.shape).index_put_host(_sub(gi), gi)
 
 
-defop("scatter", _scatter_fwd, (_set_x_vjp, _set_src_vjp), sig=_scatter_sig, inplace=True, out=True,
+defop("scatter", _scatter_fwd, (_set_x_vjp, _set_src_vjp), sig=_scatter_sig, inplace=True, out=True, saves=(2,),
       names=lambda x, src, *params: "ScatterBackward0" if isinstance(src, Tensor) else "ScatterBackward1")
 
 
@@ -407,7 +407,7 @@ def _index_add_sig(input, dim, index, source, *, alpha=1):
 
 
 defop("index_add", _scatter_fwd, (_add_x_vjp, _add_src_vjp), sig=_index_add_sig, inplace=True, out=True,
-      saves=(2,))
+      saves=(1, 2))  # source and index, as PyTorch
 
 
 def _index_copy_sig(input, dim, index, source):
@@ -416,7 +416,7 @@ def _index_copy_sig(input, dim, index, source):
 
 
 defop("index_copy", _scatter_fwd, (_set_x_vjp, _set_src_vjp), sig=_index_copy_sig, inplace=True, out=True,
-      saves=(2,))
+      saves=(1, 2))
 
 
 def _index_fill_sig(input, dim, index, value):
@@ -524,39 +524,41 @@ def _flat_index(name, input, index, error=IndexError):
 
 
 def _take_sig(input, index):
-    return (input,), (_flat_index("take", input, index), tuple(index.shape), _adapter(input, index))
+    # the caller's ``index`` last: the node keeps it as PyTorch does (version-checked), computing with the flat one
+    return (input,), (_flat_index("take", input, index), tuple(index.shape), _adapter(input, index), index)
 
 
-def _take_fwd(xp, x, index, shape, backend):
+def _take_fwd(xp, x, index, shape, backend, given):
     return xp.reshape(xp.take(xp.reshape(x, (-1,)), _index_array(xp, index, backend), axis=0), shape)
 
 
-defop("take", _take_fwd, (lambda g, ans, x, index, shape, backend: g.new_zeros(x.shape).put(index, g, True),),
-      sig=_take_sig, saves=(1,), out=True)
+defop("take", _take_fwd, (lambda g, ans, x, index, shape, backend, given: g.new_zeros(x.shape).put(index, g, True),),
+      sig=_take_sig, saves=(0, 4), out=True)  # self and index, as PyTorch
 
 
 def _put_sig(input, index, source, accumulate=False):
-    index = _flat_index("put_", input, index)
+    flat = _flat_index("put_", input, index)
     if not isinstance(source, Tensor):
         raise TypeError(f"put(): argument 'source' must be Tensor, not {type(source).__name__}")
-    if source.numel() != index.numel():
+    if source.numel() != flat.numel():
         raise RuntimeError(f"put_(): Expected source and index to have the same number of elements, but got "
-                           f"source.numel() = {source.numel()}, index.numel() = {index.numel()}")
+                           f"source.numel() = {source.numel()}, index.numel() = {flat.numel()}")
     if source.dtype is not input.dtype:
         raise RuntimeError(f"put_(): self ({input.dtype.scalar_name}) and source ({source.dtype.scalar_name}) "
                            "must have the same scalar type")
-    return (input, source), (index, "sum" if accumulate else "set", _adapter(input, source))
+    return (input, source), (flat, "sum" if accumulate else "set", _adapter(input, source), index)  # as take's
 
 
-def _put_fwd(xp, x, source, index, mode, backend):
+def _put_fwd(xp, x, source, index, mode, backend, given):
     return xp.reshape(_scatter_fwd(xp, xp.reshape(x, (-1,)), xp.reshape(source, (-1,)), index, 0, mode, backend),
                       x.shape)
 
 
 defop("put", _put_fwd,
-      (lambda g, ans, x, source, index, mode, backend: g if mode == "sum" else g.put(index, g.new_zeros(index.shape)),
-       lambda g, ans, x, source, index, mode, backend: g.take(index).reshape(source.shape)),
-      sig=_put_sig, inplace=True, saves=(2,))
+      (lambda g, ans, x, source, index, mode, backend, given:
+       g if mode == "sum" else g.put(index, g.new_zeros(index.shape)),
+       lambda g, ans, x, source, index, mode, backend, given: g.take(index).reshape(source.shape)),
+      sig=_put_sig, inplace=True, saves=(1, 5))  # source and index, as PyTorch
 
 
 def take_along_dim(input, indices, dim=None):

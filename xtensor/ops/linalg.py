@@ -702,7 +702,8 @@ def _svd_vjp(g, ans, x, full_matrices):
     return U @ inner @ Vh
 
 
-defop("linalg_svd", _svd_fwd, (_svd_vjp,), nout=3, node="LinalgSvdBackward0", function=False, method=False)
+defop("linalg_svd", _svd_fwd, (_svd_vjp,), nout=3, node="LinalgSvdBackward0", function=False, method=False,
+      saves=("result",))  # U, S, Vh (the VJP reads the input's shape only), as PyTorch
 
 
 def linalg_svd(A, full_matrices=True):
@@ -753,7 +754,8 @@ def _eigh_vjp(g, ans, x, uplo):
     return V @ (inner / E) @ V.mT
 
 
-defop("linalg_eigh", _eigh_fwd, (_eigh_vjp,), nout=2, node="LinalgEighBackward0", function=False, method=False)
+defop("linalg_eigh", _eigh_fwd, (_eigh_vjp,), nout=2, node="LinalgEighBackward0", function=False, method=False,
+      saves=("result",))
 
 
 def eigh(A, UPLO="L"):
@@ -822,12 +824,13 @@ def _qr_vjp(g, ans, x, mode):
     if m >= n:
         return _qr_grad_tall(Q, R, gQ, gR)
     from .. import _variants
-    y, u, dv = x[..., m:], R[..., :m], gR[..., m:]
+    y, u, dv = Q @ R[..., m:], R[..., :m], gR[..., m:]  # x's right block, from the saved Q, R as PyTorch
     dx = _qr_grad_tall(Q, u, gQ + y @ dv.mT, gR[..., :m])
     return _variants.torch_functions["cat"]([dx, Q @ dv], -1)
 
 
-defop("linalg_qr", _qr_fwd, (_qr_vjp,), nout=2, node="LinalgQrBackward0", function=False, method=False)
+defop("linalg_qr", _qr_fwd, (_qr_vjp,), nout=2, node="LinalgQrBackward0", function=False, method=False,
+      saves=("result",))
 
 
 def qr(A, mode="reduced"):
@@ -863,7 +866,7 @@ def _cholesky_fwd(xp, x, upper):
 
 
 for _name, _node in (("linalg_cholesky", "LinalgCholeskyExBackward0"), ("_torch_cholesky", "CholeskyBackward0")):
-    defop(_name, _cholesky_fwd, (_cholesky_vjp,), node=_node, function=False, method=False)
+    defop(_name, _cholesky_fwd, (_cholesky_vjp,), node=_node, function=False, method=False, saves=("result",))
 
 
 def cholesky_of(name, op_name, A, upper):
