@@ -18,7 +18,7 @@ import operator
 from .. import _dtypes
 from .._dispatch import apply
 from .._ns import is_array
-from .._table import TABLE, as_bool, as_uint8, defop, refusing, to_float, where_zero
+from .._table import TABLE, as_bool, as_uint8, defcomposite, defop, refusing, to_float, where_zero
 from .._tensor import Tensor
 
 LN2, LN10 = math.log(2.0), math.log(10.0)
@@ -395,6 +395,18 @@ binary("mul", lambda xp, x, y: x * y, (lambda ns, g, ans, x, y: g * ns.conj(y), 
 binary("div", lambda xp, x, y: x / y,
        (lambda ns, g, ans, x, y: g / ns.conj(y), lambda ns, g, ans, x, y: -g * ns.conj(x / y / y)),  # saves x, y: not the quotient (PyTorch's)
        api="divide", operators=("__truediv__", "__rtruediv__", "__itruediv__"), cast=to_float, sig=_div)
+
+
+def _rtruediv(self, other):
+    """``other / self`` for a number ``other``: ``self.reciprocal() * other``, as PyTorch spells it, so the node keeps
+    the reciprocal and not ``self`` (a later write into ``self`` is allowed) and the result is a MulBackward0's."""
+    try:
+        return self.reciprocal() * other
+    except TypeError:  # not a number: Python's own error for ``/`` (PyTorch turns TypeErrors into NotImplemented)
+        return NotImplemented
+
+
+defcomposite("__rtruediv__", _rtruediv, function=False, method=False)
 binary("pow", lambda xp, x, y: x ** y, (_pow_vjp_base, _pow_vjp_exponent),
        operators=("__pow__", "__rpow__", "__ipow__"),
        names=lambda x, y: "PowBackward2" if not isinstance(x, Tensor) else
