@@ -587,13 +587,16 @@ defcomposite("einsum", einsum, method=False)
 
 
 def kron(input, other):
-    """Kronecker product: every element of ``input`` times all of ``other``, laid out block by block."""
+    """Kronecker product: every element of ``input`` times all of ``other``, laid out block by block. As PyTorch
+    (``_unsafe_view``s of the inputs), the product keeps reshaped copies, not the inputs: writing into an input
+    afterwards does not stop the backward."""
     n = max(input.ndim, other.ndim)
-    a = input.reshape(*(1,) * (n - input.ndim), *input.shape)
-    b = other.reshape(*(1,) * (n - other.ndim), *other.shape)
-    a = a.reshape(*[s for d in a.shape for s in (d, 1)])
-    b = b.reshape(*[s for d in b.shape for s in (1, d)])
-    return (a * b).reshape(*[p * q for p, q in zip(a.shape[::2], b.shape[1::2])])
+    sa = (1,) * (n - input.ndim) + tuple(input.shape)
+    sb = (1,) * (n - other.ndim) + tuple(other.shape)
+    reshaped = TABLE["_reshape_copy"].op
+    a = apply(reshaped, (input,), (tuple(s for d in sa for s in (d, 1)),))
+    b = apply(reshaped, (other,), (tuple(s for d in sb for s in (1, d)),))
+    return (a * b).reshape(*[p * q for p, q in zip(sa, sb)])
 
 
 defcomposite("kron", kron, out=True)
