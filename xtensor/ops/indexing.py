@@ -23,7 +23,7 @@ from .._tensor import Tensor, contiguous_strides
 
 
 # ------------------------------------------------------------------ indexing
-def _getitem_fwd(xp, x, index, backend):
+def _getitem_fwd(xp, x, index, backend, mask=None):
     if backend.native_indexing and not (backend.mutable and _reverses(index)):  # numpy: a reversal is a view
         return x[index]
     return gather_positions(xp, x, positions_of(tuple(x.shape))[index])
@@ -33,7 +33,7 @@ def _reverses(index):
     return any(isinstance(i, slice) and i.step is not None and i.step < 0 for i in index)
 
 
-def _getitem_vjp(ns, g, ans, x, index, backend):
+def _getitem_vjp(ns, g, ans, x, index, backend, mask=None):
     """Gradients of repeated elements add up: an accumulating index_put."""
     return ns.index_add(x.shape, index, g)
 
@@ -46,6 +46,9 @@ getitem_view = defop("getitem_view", lambda xp, x, index, backend: x[index], (_g
                      function=False, method=False, node="SliceBackward0")
 getitem_copy = defop("getitem_copy", _getitem_fwd, (_getitem_vjp,), saves=(1,), function=False, method=False,
                      node="IndexBackward0")
+# ``input[mask]`` that keeps (and version-checks) ``input`` and the caller's ``mask`` as PyTorch's masked_select
+masked_select = defop("_masked_select", _getitem_fwd, (_getitem_vjp,), saves=(0, 3), function=False, method=False,
+                      node="MaskedSelectBackward0")
 
 
 def _index_put_fwd(xp, x, v, index, backend, accumulate=False):
@@ -579,7 +582,7 @@ def take_along_dim(input, indices, dim=None):
                                f"dimension {k}")
     x_shape, i_shape = shape[:], shape[:]
     x_shape[d], i_shape[d] = xs[d], ins[d]
-    return input.expand(x_shape).gather(d, indices.expand(i_shape))
+    return input.expand(x_shape).gather(d, indices.expand(i_shape).clone())  # PyTorch's node keeps a copy of them
 
 
 
