@@ -148,21 +148,35 @@ def _torch_counts(name, idx):
 
 
 BACKENDS = ("numpy", "jax", "array_api_strict")
+# jax compiles every kernel (~2 minutes for the whole table): one op per way of keeping tensors there
+JAX_OPS = {"exp", "mul", "__rtruediv__", "__rmul__", "lerp", "copysign", "erfinv", "sort", "max_dim", "cummax",
+           "var_mean", "cat", "split", "kron", "svd", "linalg_eigh_vectors", "qr", "fft_fft", "fft_rfft", "fft_irfft",
+           "gather", "scatter", "index_copy", "take", "put", "take_along_dim", "masked_select", "getitem_advanced"}
+
+# Where xtensor still keeps other tensors than PyTorch: (scenario, op, sample or None for all) -> why.
+XFAIL = {
+    ("output", "linalg_lstsq", None): "PyTorch's LinalgLstsqBackward0 keeps the solution; xtensor's lstsq is a "
+                                      "composite (pinv(A) @ B), whose nodes keep pinv(A) and B, not the solution",
+    ("input", "index_add", 1): "with alpha, xtensor adds source * alpha (a new tensor), so a write into the "
+                               "caller's source is not seen; PyTorch keeps source itself",
+    ("input", "index_put", None): "xtensor's index_put keeps its indices as host arrays; PyTorch keeps (and "
+                                  "version-checks) the index tensors and a 0-d value",
+}
 
 
-def _cases():
+def _cases(scenario):
     out = []
     for info in OPS:
         if not info.differentiable:
             continue
         for n, idx in enumerate(_samples(info)):
+            reason = XFAIL.get((scenario, info.name, None)) or XFAIL.get((scenario, info.name, idx))
+            marks = [pytest.mark.xfail(reason=reason, strict=True)] if reason else []
             for backend in BACKENDS:
-                if backend == "numpy" or n == 0:  # jax and array_api_strict: the first sample
-                    out.append(pytest.param(info, idx, backend, id=f"{info.name}-{idx}-{backend}"))
+                # numpy: every sample; array_api_strict: the first; jax: the first, of JAX_OPS
+                if backend == "numpy" or n == 0 and (backend != "jax" or info.name in JAX_OPS):
+                    out.append(pytest.param(info, idx, backend, id=f"{info.name}-{idx}-{backend}", marks=marks))
     return out
-
-
-CASES = _cases()
 
 
 def _compare(info, idx, backend, scenario, positions):
@@ -178,16 +192,16 @@ def _compare(info, idx, backend, scenario, positions):
     assert not differ, "\n".join(differ)
 
 
-@pytest.mark.parametrize("info, idx, backend", CASES)
+@pytest.mark.parametrize("info, idx, backend", _cases("input"))
 def test_write_into_an_input_then_backward_as_torch(info, idx, backend):
     _compare(info, idx, backend, "input", lambda counts: range(counts[0]))
 
 
-@pytest.mark.parametrize("info, idx, backend", CASES)
+@pytest.mark.parametrize("info, idx, backend", _cases("output"))
 def test_write_into_an_output_then_backward_as_torch(info, idx, backend):
     _compare(info, idx, backend, "output", lambda counts: range(counts[1]))
 
 
-@pytest.mark.parametrize("info, idx, backend", CASES)
+@pytest.mark.parametrize("info, idx, backend", _cases("twice"))
 def test_second_backward_without_retain_graph_as_torch(info, idx, backend):
     _compare(info, idx, backend, "twice", lambda counts: (0,))

@@ -63,7 +63,7 @@ index_put = defop(
     "index_put", _index_put_fwd,
     (lambda g, ans, x, v, index, backend, accumulate=False: g if accumulate else g.index_put_host(index, g.new_zeros(())),
      lambda g, ans, x, v, index, backend, accumulate=False: g.getitem_host(index)),
-    saves=(), function=False, method=False, node="IndexPutBackward0")
+    saves=(2,), function=False, method=False, node="IndexPutBackward0")  # the index, freed by a backward
 
 
 # ------------------------------------------------------------------ gather / scatter
