@@ -386,6 +386,11 @@ def _record(op, result, args, tensors, ns=None):
             scalar_edge = (None, 0) if _wraps_scalars(op, tensors) else SCALAR_EDGE
             edges = [scalar_edge if e is None else e for e in edges]
         edges = node._edges = tuple(edges)
+    # a view's node reads only its input's shape: it keeps a history-free tensor over the same array, not the input
+    # -- a write through the view makes the input's history lead to this node (a cycle, were the input kept here)
+    if op.view is not None:
+        x = args[0]
+        args = (wrap(x._arr if x._arr is not None else x._refresh(), x._backend, x._dtype),) + args[1:]
     node._args = args
     node._raw_ns = (ns or _uniform_ns(op, result, tensors)) if op.ns_vjps else None
     node._out = None
