@@ -157,8 +157,6 @@ JAX_OPS = {"exp", "mul", "__rtruediv__", "__rmul__", "lerp", "copysign", "erfinv
 XFAIL = {
     ("output", "linalg_lstsq", None): "PyTorch's LinalgLstsqBackward0 keeps the solution; xtensor's lstsq is a "
                                       "composite (pinv(A) @ B), whose nodes keep pinv(A) and B, not the solution",
-    ("input", "index_add", 1): "with alpha, xtensor adds source * alpha (a new tensor), so a write into the "
-                               "caller's source is not seen; PyTorch keeps source itself",
     ("input", "index_put", None): "xtensor's index_put keeps its indices as host arrays; PyTorch keeps (and "
                                   "version-checks) the index tensors and a 0-d value",
 }

@@ -90,8 +90,9 @@ def _gather_fwd(xp, x, index, dim, backend):
     return xp.reshape(out, tuple(idx.shape))
 
 
-def _scatter_fwd(xp, x, src, index, dim, reduce, backend):
-    """``x`` with ``src`` (an array at least as large as ``index``, or a scalar) combined in at ``index``."""
+def _scatter_fwd(xp, x, src, index, dim, reduce, backend, given=None):
+    """``x`` with ``src`` (an array at least as large as ``index``, or a scalar) combined in at ``index``. ``given``:
+    the caller's source when ``src`` was computed from it (``index_add``'s ``alpha``), kept for its node only."""
     idx = _index_array(xp, index, backend)
     n = math.prod(idx.shape)
     if hasattr(src, "shape") and src.ndim:
@@ -205,11 +206,11 @@ def _set_src_vjp(g, ans, x, src, index, dim, mode, backend):
     return _into(g.gather(dim, index), src) if mode == "set" else _no_derivative("scatter with reduce")
 
 
-def _add_x_vjp(g, ans, x, src, index, dim, mode, backend):
+def _add_x_vjp(g, ans, x, src, index, dim, mode, backend, given=None):
     return g
 
 
-def _add_src_vjp(g, ans, x, src, index, dim, mode, backend):
+def _add_src_vjp(g, ans, x, src, index, dim, mode, backend, given=None):
     return _into(g.gather(dim, index), src)
 
 
@@ -404,13 +405,14 @@ def _shaped(source, like):
 
 def _index_add_sig(input, dim, index, source, *, alpha=1):
     d, along = _index_write_args("index_add_", input, dim, index, source)
+    given = source
     if alpha != 1:
         source = source * alpha
-    return (input, _shaped(source, along)), (along, d, "sum", _adapter(input, source))
+    return (input, _shaped(source, along)), (along, d, "sum", _adapter(input, source), given)
 
 
 defop("index_add", _scatter_fwd, (_add_x_vjp, _add_src_vjp), sig=_index_add_sig, inplace=True, out=True,
-      saves=(1, 2))  # source and index, as PyTorch
+      saves=(1, 2, 6))  # source (the caller's, also when scaled by alpha) and index, as PyTorch
 
 
 def _index_copy_sig(input, dim, index, source):
