@@ -155,8 +155,6 @@ JAX_OPS = {"exp", "mul", "__rtruediv__", "__rmul__", "lerp", "copysign", "erfinv
 
 # Where xtensor still keeps other tensors than PyTorch: (scenario, op, sample or None for all) -> why.
 XFAIL = {
-    ("output", "linalg_lstsq", None): "PyTorch's LinalgLstsqBackward0 keeps the solution; xtensor's lstsq is a "
-                                      "composite (pinv(A) @ B), whose nodes keep pinv(A) and B, not the solution",
     ("input", "index_put", None): "xtensor's index_put keeps its indices as host arrays; PyTorch keeps (and "
                                   "version-checks) the index tensors and a 0-d value",
 }

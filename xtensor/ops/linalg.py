@@ -952,9 +952,30 @@ def pinv(A, rtol=None, hermitian=False, *, atol=None):
     check_matrix("linalg.pinv", A)
     if atol is not None:
         raise NotImplementedError("linalg.pinv: atol= is not supported; use rtol=")
-    if hasattr(rtol, "_dtype"):  # one cutoff per matrix of the stack (the standard's array rtol)
-        rtol = rtol.to(A.dtype)._value
-    return apply(TABLE["linalg_pinv"].op, (A,), (rtol,))
+    return apply(TABLE["linalg_pinv"].op, (A,), (_rtol(A, rtol),))
+
+
+def _rtol(A, rtol):
+    """``rtol`` as the forward takes it: an array rtol is one cutoff per matrix of the stack (the standard's)."""
+    return rtol.to(A.dtype)._value if hasattr(rtol, "_dtype") else rtol
+
+
+# lstsq's solution pinv(A) @ B as one node that keeps A, B and the solution, as PyTorch's LinalgLstsqBackward0;
+# its VJPs recompute pinv(A) (as PyTorch's linalg_lstsq_backward does)
+def _lstsq_vjp_a(g, ans, A, B, rtol):
+    P = apply(TABLE["linalg_pinv"].op, (A,), (rtol,))
+    return _pinv_vjp(g @ _mH(B), P, A, rtol)
+
+
+defop("_lstsq_solution", lambda xp, A, B, rtol: xp.linalg.pinv(A, rtol=rtol) @ B,
+      (_lstsq_vjp_a, lambda g, ans, A, B, rtol: _mH(apply(TABLE["linalg_pinv"].op, (A,), (rtol,))) @ g),
+      node="LinalgLstsqBackward0", function=False, method=False, saves=(0, 1, "result"))
+
+
+def lstsq_solution(A, B, rtol=None):
+    """``pinv(A) @ B`` (``B`` a stack of matrices), the solution ``xtensor.linalg.lstsq`` returns."""
+    check_matrix("linalg.lstsq", A)
+    return apply(TABLE["_lstsq_solution"].op, (A, B), (_rtol(A, rtol),))
 
 
 def pinverse(input, rcond=1e-15):
