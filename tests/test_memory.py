@@ -35,6 +35,18 @@ def test_graph_is_freed_when_its_output_is_dropped(backend, no_gc):
 
 
 @pytest.mark.parametrize("backend", ["numpy", "jax", "array_api_strict"])
+def test_graph_written_through_a_view_of_its_base_is_freed(backend, no_gc):
+    x = t.rand(4, 3, backend=backend, requires_grad=True)
+    base = x * 2
+    view = base[1]
+    view.mul_(3)  # the base's history now runs through the view's node (CopySlices), which must not hold the base
+    loss = base.sum()
+    alive, node = weakref.ref(base), weakref.ref(base.grad_fn)
+    del base, view, loss
+    assert alive() is None and node() is None
+
+
+@pytest.mark.parametrize("backend", ["numpy", "jax", "array_api_strict"])
 def test_saved_outputs_are_freed_after_backward(backend, no_gc):
     x = t.rand(4, backend=backend, requires_grad=True)
     y = x.exp()  # ExpBackward0 keeps its output's array for the gradient, MulBackward0 keeps y

@@ -564,7 +564,6 @@ _NODE_CASES = {
 # Node names PyTorch gives that xtensor does not (yet). Reported, not asserted:
 _NODE_XFAIL = {
     "positive": "PyTorch: +x returns x itself (its grad_fn); xtensor's positive makes a new PositiveBackward0 node",
-    "rtruediv": "PyTorch: Scalar / Tensor is reciprocal() * scalar (MulBackward0); xtensor gives one DivBackward0",
 }
 
 

@@ -69,8 +69,8 @@ class Op:
             raise TypeError(f"op {name}: every VJP must take the namespace, or none")
         # argument positions whose dtype a VJP does not compute with (a condition, a cast's source)
         self.raw_any_dtype = raw_any_dtype
-        # ``saves=()`` declares a VJP that reads only its inputs' shapes: nothing to version-check or free
-        self._needs = [self._saved_positions(fn) if saves is None else (saves, False) for fn in fns]
+        # ``saves=`` declares what PyTorch's node keeps (``()``: only shapes, nothing to version-check or free)
+        self._needs = [self._saved_positions(fn) if saves is None else _declared(saves) for fn in fns]
         # what _record decides per op rather than per call
         self._saves_any = any(positions or uses_out for positions, uses_out in self._needs)
         self._plans = {}
@@ -104,6 +104,16 @@ class Op:
 
     def __repr__(self):
         return f"<op {self.name}>"
+
+
+def _declared(saves):
+    """A ``saves=`` declaration as ``(input positions, outputs)``: ints are argument positions, ``"result"`` means
+    every output and ``"resultN"`` output N alone (derivatives.yaml's names: ``sort`` keeps ``indices``, result1)."""
+    positions = tuple(s for s in saves if not isinstance(s, str))
+    outputs = [s for s in saves if isinstance(s, str)]
+    if not outputs or "result" in outputs:
+        return positions, bool(outputs)
+    return positions, frozenset(int(s[len("result"):]) for s in outputs)
 
 
 _node_classes = {}
@@ -162,7 +172,7 @@ class OpNode(Node):
         else:
             g = grads
             if out is not None:
-                out = tuple([o[0] for o in out])
+                out = tuple([None if o is None else o[0] for o in out])
         ns = self._raw_ns
         values = [(a._arr if a._arr is not None else a._refresh()) if isinstance(a, Tensor) else a for a in args]
         if op.vjp_all is not None:
@@ -192,9 +202,9 @@ class OpNode(Node):
                         raise _modified_error(t._dtype, t.shape, current, version, t._grad_fn, t._output_nr)
         out = self._out
         if out is not None:
-            for nr, (arr, storage, version, backend, dtype) in enumerate(out if self.op.nout > 1 else (out,)):
-                if storage.version != version:
-                    raise _modified_error(dtype, arr.shape, storage.version, version, self, nr)
+            for nr, saved in enumerate(out if self.op.nout > 1 else (out,)):
+                if saved is not None and saved[1].version != saved[2]:
+                    raise _modified_error(saved[4], saved[0].shape, saved[1].version, saved[2], self, nr)
 
     def _saved_outputs(self):
         """The saved outputs as Tensors; under ``create_graph`` as outputs of this very node (PyTorch's
@@ -204,7 +214,11 @@ class OpNode(Node):
             return None
         history = _grad_state.enabled
         rebuilt = []
-        for nr, (arr, storage, version, backend, dtype) in enumerate(out if self.op.nout > 1 else (out,)):
+        for nr, saved in enumerate(out if self.op.nout > 1 else (out,)):
+            if saved is None:  # an output the node does not keep
+                rebuilt.append(None)
+                continue
+            arr, storage, version, backend, dtype = saved
             r = wrap(arr, backend, dtype)
             if history and dtype.kind in "fc":
                 r._grad_fn, r._requires_grad = self, True
@@ -369,10 +383,14 @@ def _record(op, result, args, tensors, ns=None):
     else:
         edges = [edge_of(t) if isinstance(t, Tensor) else None for t in tensors]
         if None in edges:
-            shows = op.scalar_edges
-            scalar_edge = (None, 0) if (shows(*tensors) if callable(shows) else shows) else SCALAR_EDGE
+            scalar_edge = (None, 0) if _wraps_scalars(op, tensors) else SCALAR_EDGE
             edges = [scalar_edge if e is None else e for e in edges]
         edges = node._edges = tuple(edges)
+    # a view's node reads only its input's shape: it keeps a history-free tensor over the same array, not the input
+    # -- a write through the view makes the input's history lead to this node (a cycle, were the input kept here)
+    if op.view is not None:
+        x = args[0]
+        args = (wrap(x._arr if x._arr is not None else x._refresh(), x._backend, x._dtype),) + args[1:]
     node._args = args
     node._raw_ns = (ns or _uniform_ns(op, result, tensors)) if op.ns_vjps else None
     node._out = None
@@ -387,9 +405,16 @@ def _record(op, result, args, tensors, ns=None):
         if "*" in positions:
             positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
         versions = _ZEROS[len(positions)] if len(positions) < 4 else (0,) * len(positions)
+        # whether the node keeps any tensor: a parameter read (an index) is one, a Python-scalar operand only where
+        # PyTorch wraps it into a tensor
+        held = uses_out
         for i, p in enumerate(positions):
             t = args[p]
-            if isinstance(t, Tensor) and t.__dict__:  # a fresh result (empty __dict__) has neither to check
+            if not isinstance(t, Tensor):
+                held = held or p >= n or _wraps_scalars(op, tensors)
+                continue
+            held = True
+            if t.__dict__:  # a fresh result (empty __dict__) has neither to check
                 if t._inference:
                     raise RuntimeError(_INFERENCE_SAVED)
                 st = t.__dict__.get("_storage")
@@ -398,9 +423,10 @@ def _record(op, result, args, tensors, ns=None):
                         versions = list(versions)
                     versions[i] = st.version
         node._saved_at = positions
-        node._saved_versions = versions
+        node._saved_versions = versions if held else None  # None: nothing to free, a second backward runs
         if uses_out:
-            node._out = tuple(_saved_output(o) for o in result) if op.nout > 1 else _saved_output(result)
+            node._out = tuple(_saved_output(o) if uses_out is True or i in uses_out else None
+                              for i, o in enumerate(result)) if op.nout > 1 else _saved_output(result)
     else:
         node._saved_versions = None
     if op.nout > 1:
@@ -417,6 +443,12 @@ def _record(op, result, args, tensors, ns=None):
 
 
 _ZEROS = ((), (0,), (0, 0), (0, 0, 0))
+
+
+def _wraps_scalars(op, tensors):
+    """Whether PyTorch takes this call's Python-scalar operands as (wrapped-number) tensors, which its nodes save."""
+    shows = op.scalar_edges
+    return shows(*tensors) if callable(shows) else shows
 
 
 def _saved_output(o):

@@ -12,7 +12,7 @@ from ._backend import get_backend
 from ._dispatch import apply, detached, history_alias, wrap
 from ._index import basic_meta, normalize_index
 from ._table import TABLE
-from .ops.indexing import getitem_copy, getitem_view, index_put as index_put_op
+from .ops.indexing import getitem_copy, getitem_view, index_put as index_put_op, masked_select as masked_select_op
 from .ops.shapes import view_strides, _view_shape
 from ._tensor import OVERLAP_ERROR, Tensor, ViewMeta, _wrap_dim
 from ._variants import assign_inplace, check_inplace, spread_requires_grad, torch_functions
@@ -151,10 +151,8 @@ def masked_select(input, mask):
     if tuple(mask.shape) != tuple(input.shape):
         shape = tuple(np.broadcast_shapes(tuple(input.shape), tuple(mask.shape)))
         input, mask = input.expand(shape), mask.expand(shape)
-    r = getitem(input, mask)
-    if r._grad_fn is not None:
-        r._grad_fn = _renamed(r._grad_fn, "MaskedSelectBackward0")
-    return r
+    host_index, _ = normalize_index(mask, tuple(input.shape), input._backend)
+    return apply(masked_select_op, (input,), (host_index, input._backend, mask))
 
 
 def index_put(input, indices, values, accumulate=False):

@@ -311,7 +311,10 @@ def _make_operators(entry, method, inplace):
     op = entry.op
     ops = {}
     for dunder in entry.operators:
-        if _variant_of(dunder, "i", entry.operators):
+        spelled = TABLE.get(dunder)  # an operator PyTorch writes with other ops (``s / x``: reciprocal, then mul)
+        if spelled is not None and spelled.kind == "composite":
+            ops[dunder] = spelled.sig
+        elif _variant_of(dunder, "i", entry.operators):
             ops[dunder] = inplace
         elif entry.kind == "binary":
             ops[dunder] = _fast_binary(op, reflected=_variant_of(dunder, "r", entry.operators))

@@ -25,10 +25,13 @@ def _c2c_fwd(xp, x, axes, norm, forward):
     return (xp.fft.fftn if forward else xp.fft.ifftn)(x, axes=axes, norm=norm)
 
 
-def _c2c(x, axes, norm, forward):
+def _c2c(x, axes, norm, forward, real_op=None):
+    """``real_op``: the primitive for real ``x`` (``fft``/``ifft`` take it as PyTorch's r2c, which keeps ``x``;
+    ``fftn`` converts it to complex first, and keeps nothing)."""
+    op = _C2C if real_op is None or x.dtype.kind == "c" else real_op
     if not forward and x.dtype.kind != "c":  # as PyTorch: the inverse of real input is the conjugate forward one
-        return conj(apply(_C2C, (x,), (axes, _DUAL[norm], True)))
-    return apply(_C2C, (x,), (axes, norm, forward))
+        return conj(apply(op, (x,), (axes, _DUAL[norm], True)))
+    return apply(op, (x,), (axes, norm, forward))
 
 
 def _c2c_vjp(g, ans, x, axes, norm, forward):
@@ -38,6 +41,8 @@ def _c2c_vjp(g, ans, x, axes, norm, forward):
 
 _C2C = defop("_fft_c2c", _c2c_fwd, (_c2c_vjp,), saves=(), function=False, method=False,
              names=lambda x, *params: "FftC2CBackward0" if x.dtype.kind == "c" else "FftR2CBackward0")
+_R2C_FULL = defop("_fft_r2c_full", _c2c_fwd, (_c2c_vjp,), saves=(0,), function=False, method=False,
+                  node="FftR2CBackward0")  # the two-sided spectrum of real input (PyTorch's r2c keeps its input)
 
 
 def _r2c(x, axes, norm):
@@ -50,7 +55,7 @@ def _r2c_vjp(g, ans, x, axes, norm):
 
 
 _R2C = defop("_fft_r2c", lambda xp, x, axes, norm: xp.fft.rfftn(x, axes=axes, norm=norm), (_r2c_vjp,),
-             saves=(), function=False, method=False, node="FftR2CBackward0")
+             saves=(0,), function=False, method=False, node="FftR2CBackward0")  # as PyTorch (its VJP: the shape)
 
 
 def _c2r(x, axes, norm, n):
@@ -146,11 +151,11 @@ def _resized(x, axes, sizes):
 
 
 # ------------------------------------------------------------------ transforms (PyTorch spellings)
-def _complex_transform(forward, name):
+def _complex_transform(forward, name, real_op=None):
     def transform_n(input, s=None, dim=None, norm=None, *, out=None):
         x = _float_input(input, name)
         axes, sizes = _axes_and_sizes(x, s, dim, name)
-        return _result(_c2c(_resized(x, axes, sizes), axes, _norm(norm, name), forward), out, name)
+        return _result(_c2c(_resized(x, axes, sizes), axes, _norm(norm, name), forward, real_op), out, name)
     return transform_n
 
 
@@ -207,7 +212,9 @@ def ihfftn(input, s=None, dim=None, norm=None, *, out=None):
     return _result(conj(rfftn(input, s, dim, _DUAL[_norm(norm, "ihfftn")])), out, "ihfftn")
 
 
-fft, ifft, rfft, irfft, hfft, ihfft = (_one_dim(f) for f in (fftn, ifftn, rfftn, irfftn, hfftn, ihfftn))
+fft, ifft = (_one_dim(_complex_transform(forward, name, _R2C_FULL)) for forward, name in ((True, "fftn"),
+                                                                                            (False, "ifftn")))
+rfft, irfft, hfft, ihfft = (_one_dim(f) for f in (rfftn, irfftn, hfftn, ihfftn))
 fft2, ifft2, rfft2, irfft2 = (_two_dim(f) for f in (fftn, ifftn, rfftn, irfftn))
 for _f, _name in ((fft, "fft"), (ifft, "ifft"), (rfft, "rfft"), (irfft, "irfft"), (hfft, "hfft"), (ihfft, "ihfft"),
                   (fft2, "fft2"), (ifft2, "ifft2"), (rfft2, "rfft2"), (irfft2, "irfft2")):

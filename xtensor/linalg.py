@@ -87,7 +87,7 @@ def lstsq(A, B, rcond=None, *, driver=None):
     empty (the default, 'gelsy'); ``rank`` computed; ``singular_values`` empty."""
     vector = B.ndim == A.ndim - 1
     Bm = B.unsqueeze(-1) if vector else B
-    solution = pinv(A, rtol=rcond) @ Bm
+    solution = _ops.lstsq_solution(A, Bm, rcond)
     rank = matrix_rank(A, rtol=rcond)
     m, n = A.shape[-2:]
     empty = A.new_zeros(0)

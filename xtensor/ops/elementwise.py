@@ -18,7 +18,7 @@ import operator
 from .. import _dtypes
 from .._dispatch import apply
 from .._ns import is_array
-from .._table import TABLE, as_bool, as_uint8, defop, refusing, to_float, where_zero
+from .._table import TABLE, as_bool, as_uint8, defcomposite, defop, refusing, to_float, where_zero
 from .._tensor import Tensor
 
 LN2, LN10 = math.log(2.0), math.log(10.0)
@@ -337,7 +337,7 @@ def _div_rounded(xp, x, y, rounding_mode):
 
 
 _div_mode = defop("_div_mode", _div_rounded, (lambda g, ans, x, y, mode: g * 0, lambda g, ans, x, y, mode: g * 0),
-                  node="DivBackward2", function=False, method=False)
+                  node="DivBackward2", function=False, method=False, saves=(0, 1))  # as PyTorch's DivBackward2
 
 
 def _div(input, other, *, rounding_mode=None):
@@ -352,8 +352,9 @@ def _div(input, other, *, rounding_mode=None):
 
 
 def _copysign_vjp(g, ans, x, y):
-    """PyTorch: ``g * ans / x`` where ``x != 0``, else 0 -- written as a sign flip so no 0/0 enters the graph."""
-    flip = x.signbit() != (y.signbit() if isinstance(y, Tensor) else math.copysign(1.0, y) < 0)
+    """PyTorch: ``g * ans / x`` where ``x != 0``, else 0 -- written as a sign flip so no 0/0 enters the graph (from
+    ``x`` and the result, what PyTorch keeps: not ``y``)."""
+    flip = x.signbit() != ans.signbit()
     return where_zero(x != 0, g.where(~flip, -g))
 
 
@@ -394,6 +395,18 @@ binary("mul", lambda xp, x, y: x * y, (lambda ns, g, ans, x, y: g * ns.conj(y), 
 binary("div", lambda xp, x, y: x / y,
        (lambda ns, g, ans, x, y: g / ns.conj(y), lambda ns, g, ans, x, y: -g * ns.conj(x / y / y)),  # saves x, y: not the quotient (PyTorch's)
        api="divide", operators=("__truediv__", "__rtruediv__", "__itruediv__"), cast=to_float, sig=_div)
+
+
+def _rtruediv(self, other):
+    """``other / self`` for a number ``other``: ``self.reciprocal() * other``, as PyTorch spells it, so the node keeps
+    the reciprocal and not ``self`` (a later write into ``self`` is allowed) and the result is a MulBackward0's."""
+    try:
+        return self.reciprocal() * other
+    except TypeError:  # not a number: Python's own error for ``/`` (PyTorch turns TypeErrors into NotImplemented)
+        return NotImplemented
+
+
+defcomposite("__rtruediv__", _rtruediv, function=False, method=False)
 binary("pow", lambda xp, x, y: x ** y, (_pow_vjp_base, _pow_vjp_exponent),
        operators=("__pow__", "__rpow__", "__ipow__"),
        names=lambda x, y: "PowBackward2" if not isinstance(x, Tensor) else
@@ -415,7 +428,8 @@ binary("hypot", lambda xp, x, y: xp.hypot(x, y),
        (lambda ns, g, ans, x, y: g * x / ans, lambda ns, g, ans, x, y: g * y / ans),
        cast=to_float)
 binary("logaddexp", lambda xp, x, y: xp.logaddexp(x, y),
-       (lambda ns, g, ans, x, y: g * ns.exp(x - ans), lambda ns, g, ans, x, y: g * ns.exp(y - ans)), cast=to_float)
+       (lambda ns, g, ans, x, y: g / (1 + ns.exp(y - x)), lambda ns, g, ans, x, y: g / (1 + ns.exp(x - y))),
+       cast=to_float)
 binary("copysign", lambda xp, x, y: xp.copysign(x, y), (_copysign_vjp, lambda g, ans, x, y: g * 0), cast=to_float,
        names=lambda x, y: "CopysignBackward0" if isinstance(y, Tensor) else "CopysignBackward1")
 binary("xlogy", _xlogy, (lambda g, ans, x, y: g * (x != 0).to(g.dtype).xlogy(y), lambda g, ans, x, y: g * x / y),
@@ -463,7 +477,7 @@ def _lerp(xp, x, end, weight):
 
 defop("lerp", _lerp, (lambda g, ans, x, end, w: g * (1 - w), lambda g, ans, x, end, w: g * w,
                       lambda g, ans, x, end, w: g * (end - x)),
-      kind="custom", inplace=True, out=True, sig=_lerp_sig,
+      kind="custom", inplace=True, out=True, sig=_lerp_sig, scalar_edges=False,  # lerp.Scalar: a plain number
       names=lambda x, end, w: "LerpBackward1" if isinstance(w, Tensor) else "LerpBackward0")
 defop("addcmul", lambda xp, x, t1, t2, value=1: x + value * t1 * t2,
       (lambda g, ans, x, t1, t2, value=1: g, lambda g, ans, x, t1, t2, value=1: g * value * t2,

@@ -23,7 +23,7 @@ from .._tensor import Tensor, contiguous_strides
 
 
 # ------------------------------------------------------------------ indexing
-def _getitem_fwd(xp, x, index, backend):
+def _getitem_fwd(xp, x, index, backend, mask=None):
     if backend.native_indexing and not (backend.mutable and _reverses(index)):  # numpy: a reversal is a view
         return x[index]
     return gather_positions(xp, x, positions_of(tuple(x.shape))[index])
@@ -33,7 +33,7 @@ def _reverses(index):
     return any(isinstance(i, slice) and i.step is not None and i.step < 0 for i in index)
 
 
-def _getitem_vjp(ns, g, ans, x, index, backend):
+def _getitem_vjp(ns, g, ans, x, index, backend, mask=None):
     """Gradients of repeated elements add up: an accumulating index_put."""
     return ns.index_add(x.shape, index, g)
 
@@ -44,8 +44,11 @@ def _getitem_meta(shape, stride, offset, index, backend):
 
 getitem_view = defop("getitem_view", lambda xp, x, index, backend: x[index], (_getitem_vjp,), view=_getitem_meta, saves=(),
                      function=False, method=False, node="SliceBackward0")
-getitem_copy = defop("getitem_copy", _getitem_fwd, (_getitem_vjp,), saves=(), function=False, method=False,
+getitem_copy = defop("getitem_copy", _getitem_fwd, (_getitem_vjp,), saves=(1,), function=False, method=False,
                      node="IndexBackward0")
+# ``input[mask]`` that keeps (and version-checks) ``input`` and the caller's ``mask`` as PyTorch's masked_select
+masked_select = defop("_masked_select", _getitem_fwd, (_getitem_vjp,), saves=(0, 3), function=False, method=False,
+                      node="MaskedSelectBackward0")
 
 
 def _index_put_fwd(xp, x, v, index, backend, accumulate=False):
@@ -60,7 +63,7 @@ index_put = defop(
     "index_put", _index_put_fwd,
     (lambda g, ans, x, v, index, backend, accumulate=False: g if accumulate else g.index_put_host(index, g.new_zeros(())),
      lambda g, ans, x, v, index, backend, accumulate=False: g.getitem_host(index)),
-    saves=(), function=False, method=False, node="IndexPutBackward0")
+    saves=(2,), function=False, method=False, node="IndexPutBackward0")  # the index, freed by a backward
 
 
 # ------------------------------------------------------------------ gather / scatter
@@ -87,8 +90,9 @@ def _gather_fwd(xp, x, index, dim, backend):
     return xp.reshape(out, tuple(idx.shape))
 
 
-def _scatter_fwd(xp, x, src, index, dim, reduce, backend):
-    """``x`` with ``src`` (an array at least as large as ``index``, or a scalar) combined in at ``index``."""
+def _scatter_fwd(xp, x, src, index, dim, reduce, backend, given=None):
+    """``x`` with ``src`` (an array at least as large as ``index``, or a scalar) combined in at ``index``. ``given``:
+    the caller's source when ``src`` was computed from it (``index_add``'s ``alpha``), kept for its node only."""
     idx = _index_array(xp, index, backend)
     n = math.prod(idx.shape)
     if hasattr(src, "shape") and src.ndim:
@@ -163,7 +167,7 @@ def _gather_sig(input, dim, index, *, sparse_grad=False):
 
 defop("gather", _gather_fwd,
       (lambda ns, g, ans, x, index, dim, backend: ns.scatter_add(ns.zeros(x.shape, g), dim, index, g),),
-      sig=_gather_sig, out=True, saves=(1,))
+      sig=_gather_sig, out=True, saves=(0, 1))  # self and index, as PyTorch
 
 
 _REDUCE_NAMES = {"add": "sum", "multiply": "prod"}
@@ -202,11 +206,11 @@ def _set_src_vjp(g, ans, x, src, index, dim, mode, backend):
     return _into(g.gather(dim, index), src) if mode == "set" else _no_derivative("scatter with reduce")
 
 
-def _add_x_vjp(g, ans, x, src, index, dim, mode, backend):
+def _add_x_vjp(g, ans, x, src, index, dim, mode, backend, given=None):
     return g
 
 
-def _add_src_vjp(g, ans, x, src, index, dim, mode, backend):
+def _add_src_vjp(g, ans, x, src, index, dim, mode, backend, given=None):
     return _into(g.gather(dim, index), src)
 
 
@@ -215,7 +219,7 @@ def _into(gi, src):
     return gi if tuple(gi.shape) == tuple(src.shape) else src.new_zeros(src.shape).index_put_host(_sub(gi), gi)
 
 
-defop("scatter", _scatter_fwd, (_set_x_vjp, _set_src_vjp), sig=_scatter_sig, inplace=True, out=True,
+defop("scatter", _scatter_fwd, (_set_x_vjp, _set_src_vjp), sig=_scatter_sig, inplace=True, out=True, saves=(2,),
       names=lambda x, src, *params: "ScatterBackward0" if isinstance(src, Tensor) else "ScatterBackward1")
 
 
@@ -401,13 +405,14 @@ def _shaped(source, like):
 
 def _index_add_sig(input, dim, index, source, *, alpha=1):
     d, along = _index_write_args("index_add_", input, dim, index, source)
+    given = source
     if alpha != 1:
         source = source * alpha
-    return (input, _shaped(source, along)), (along, d, "sum", _adapter(input, source))
+    return (input, _shaped(source, along)), (along, d, "sum", _adapter(input, source), given)
 
 
 defop("index_add", _scatter_fwd, (_add_x_vjp, _add_src_vjp), sig=_index_add_sig, inplace=True, out=True,
-      saves=(2,))
+      saves=(1, 2, 6))  # source (the caller's, also when scaled by alpha) and index, as PyTorch
 
 
 def _index_copy_sig(input, dim, index, source):
@@ -416,7 +421,7 @@ def _index_copy_sig(input, dim, index, source):
 
 
 defop("index_copy", _scatter_fwd, (_set_x_vjp, _set_src_vjp), sig=_index_copy_sig, inplace=True, out=True,
-      saves=(2,))
+      saves=(1, 2))
 
 
 def _index_fill_sig(input, dim, index, value):
@@ -524,39 +529,41 @@ def _flat_index(name, input, index, error=IndexError):
 
 
 def _take_sig(input, index):
-    return (input,), (_flat_index("take", input, index), tuple(index.shape), _adapter(input, index))
+    # the caller's ``index`` last: the node keeps it as PyTorch does (version-checked), computing with the flat one
+    return (input,), (_flat_index("take", input, index), tuple(index.shape), _adapter(input, index), index)
 
 
-def _take_fwd(xp, x, index, shape, backend):
+def _take_fwd(xp, x, index, shape, backend, given):
     return xp.reshape(xp.take(xp.reshape(x, (-1,)), _index_array(xp, index, backend), axis=0), shape)
 
 
-defop("take", _take_fwd, (lambda g, ans, x, index, shape, backend: g.new_zeros(x.shape).put(index, g, True),),
-      sig=_take_sig, saves=(1,), out=True)
+defop("take", _take_fwd, (lambda g, ans, x, index, shape, backend, given: g.new_zeros(x.shape).put(index, g, True),),
+      sig=_take_sig, saves=(0, 4), out=True)  # self and index, as PyTorch
 
 
 def _put_sig(input, index, source, accumulate=False):
-    index = _flat_index("put_", input, index)
+    flat = _flat_index("put_", input, index)
     if not isinstance(source, Tensor):
         raise TypeError(f"put(): argument 'source' must be Tensor, not {type(source).__name__}")
-    if source.numel() != index.numel():
+    if source.numel() != flat.numel():
         raise RuntimeError(f"put_(): Expected source and index to have the same number of elements, but got "
-                           f"source.numel() = {source.numel()}, index.numel() = {index.numel()}")
+                           f"source.numel() = {source.numel()}, index.numel() = {flat.numel()}")
     if source.dtype is not input.dtype:
         raise RuntimeError(f"put_(): self ({input.dtype.scalar_name}) and source ({source.dtype.scalar_name}) "
                            "must have the same scalar type")
-    return (input, source), (index, "sum" if accumulate else "set", _adapter(input, source))
+    return (input, source), (flat, "sum" if accumulate else "set", _adapter(input, source), index)  # as take's
 
 
-def _put_fwd(xp, x, source, index, mode, backend):
+def _put_fwd(xp, x, source, index, mode, backend, given):
     return xp.reshape(_scatter_fwd(xp, xp.reshape(x, (-1,)), xp.reshape(source, (-1,)), index, 0, mode, backend),
                       x.shape)
 
 
 defop("put", _put_fwd,
-      (lambda g, ans, x, source, index, mode, backend: g if mode == "sum" else g.put(index, g.new_zeros(index.shape)),
-       lambda g, ans, x, source, index, mode, backend: g.take(index).reshape(source.shape)),
-      sig=_put_sig, inplace=True, saves=(2,))
+      (lambda g, ans, x, source, index, mode, backend, given:
+       g if mode == "sum" else g.put(index, g.new_zeros(index.shape)),
+       lambda g, ans, x, source, index, mode, backend, given: g.take(index).reshape(source.shape)),
+      sig=_put_sig, inplace=True, saves=(1, 5))  # source and index, as PyTorch
 
 
 def take_along_dim(input, indices, dim=None):
@@ -577,7 +584,7 @@ def take_along_dim(input, indices, dim=None):
                                f"dimension {k}")
     x_shape, i_shape = shape[:], shape[:]
     x_shape[d], i_shape[d] = xs[d], ins[d]
-    return input.expand(x_shape).gather(d, indices.expand(i_shape))
+    return input.expand(x_shape).gather(d, indices.expand(i_shape).clone())  # PyTorch's node keeps a copy of them
 
 
 

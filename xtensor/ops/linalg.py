@@ -587,13 +587,16 @@ defcomposite("einsum", einsum, method=False)
 
 
 def kron(input, other):
-    """Kronecker product: every element of ``input`` times all of ``other``, laid out block by block."""
+    """Kronecker product: every element of ``input`` times all of ``other``, laid out block by block. As PyTorch
+    (``_unsafe_view``s of the inputs), the product keeps reshaped copies, not the inputs: writing into an input
+    afterwards does not stop the backward."""
     n = max(input.ndim, other.ndim)
-    a = input.reshape(*(1,) * (n - input.ndim), *input.shape)
-    b = other.reshape(*(1,) * (n - other.ndim), *other.shape)
-    a = a.reshape(*[s for d in a.shape for s in (d, 1)])
-    b = b.reshape(*[s for d in b.shape for s in (1, d)])
-    return (a * b).reshape(*[p * q for p, q in zip(a.shape[::2], b.shape[1::2])])
+    sa = (1,) * (n - input.ndim) + tuple(input.shape)
+    sb = (1,) * (n - other.ndim) + tuple(other.shape)
+    reshaped = TABLE["_reshape_copy"].op
+    a = apply(reshaped, (input,), (tuple(s for d in sa for s in (d, 1)),))
+    b = apply(reshaped, (other,), (tuple(s for d in sb for s in (1, d)),))
+    return (a * b).reshape(*[p * q for p, q in zip(sa, sb)])
 
 
 defcomposite("kron", kron, out=True)
@@ -702,7 +705,8 @@ def _svd_vjp(g, ans, x, full_matrices):
     return U @ inner @ Vh
 
 
-defop("linalg_svd", _svd_fwd, (_svd_vjp,), nout=3, node="LinalgSvdBackward0", function=False, method=False)
+defop("linalg_svd", _svd_fwd, (_svd_vjp,), nout=3, node="LinalgSvdBackward0", function=False, method=False,
+      saves=("result",))  # U, S, Vh (the VJP reads the input's shape only), as PyTorch
 
 
 def linalg_svd(A, full_matrices=True):
@@ -753,7 +757,8 @@ def _eigh_vjp(g, ans, x, uplo):
     return V @ (inner / E) @ V.mT
 
 
-defop("linalg_eigh", _eigh_fwd, (_eigh_vjp,), nout=2, node="LinalgEighBackward0", function=False, method=False)
+defop("linalg_eigh", _eigh_fwd, (_eigh_vjp,), nout=2, node="LinalgEighBackward0", function=False, method=False,
+      saves=("result",))
 
 
 def eigh(A, UPLO="L"):
@@ -822,12 +827,13 @@ def _qr_vjp(g, ans, x, mode):
     if m >= n:
         return _qr_grad_tall(Q, R, gQ, gR)
     from .. import _variants
-    y, u, dv = x[..., m:], R[..., :m], gR[..., m:]
+    y, u, dv = Q @ R[..., m:], R[..., :m], gR[..., m:]  # x's right block, from the saved Q, R as PyTorch
     dx = _qr_grad_tall(Q, u, gQ + y @ dv.mT, gR[..., :m])
     return _variants.torch_functions["cat"]([dx, Q @ dv], -1)
 
 
-defop("linalg_qr", _qr_fwd, (_qr_vjp,), nout=2, node="LinalgQrBackward0", function=False, method=False)
+defop("linalg_qr", _qr_fwd, (_qr_vjp,), nout=2, node="LinalgQrBackward0", function=False, method=False,
+      saves=("result",))
 
 
 def qr(A, mode="reduced"):
@@ -863,7 +869,7 @@ def _cholesky_fwd(xp, x, upper):
 
 
 for _name, _node in (("linalg_cholesky", "LinalgCholeskyExBackward0"), ("_torch_cholesky", "CholeskyBackward0")):
-    defop(_name, _cholesky_fwd, (_cholesky_vjp,), node=_node, function=False, method=False)
+    defop(_name, _cholesky_fwd, (_cholesky_vjp,), node=_node, function=False, method=False, saves=("result",))
 
 
 def cholesky_of(name, op_name, A, upper):
@@ -946,9 +952,30 @@ def pinv(A, rtol=None, hermitian=False, *, atol=None):
     check_matrix("linalg.pinv", A)
     if atol is not None:
         raise NotImplementedError("linalg.pinv: atol= is not supported; use rtol=")
-    if hasattr(rtol, "_dtype"):  # one cutoff per matrix of the stack (the standard's array rtol)
-        rtol = rtol.to(A.dtype)._value
-    return apply(TABLE["linalg_pinv"].op, (A,), (rtol,))
+    return apply(TABLE["linalg_pinv"].op, (A,), (_rtol(A, rtol),))
+
+
+def _rtol(A, rtol):
+    """``rtol`` as the forward takes it: an array rtol is one cutoff per matrix of the stack (the standard's)."""
+    return rtol.to(A.dtype)._value if hasattr(rtol, "_dtype") else rtol
+
+
+# lstsq's solution pinv(A) @ B as one node that keeps A, B and the solution, as PyTorch's LinalgLstsqBackward0;
+# its VJPs recompute pinv(A) (as PyTorch's linalg_lstsq_backward does)
+def _lstsq_vjp_a(g, ans, A, B, rtol):
+    P = apply(TABLE["linalg_pinv"].op, (A,), (rtol,))
+    return _pinv_vjp(g @ _mH(B), P, A, rtol)
+
+
+defop("_lstsq_solution", lambda xp, A, B, rtol: xp.linalg.pinv(A, rtol=rtol) @ B,
+      (_lstsq_vjp_a, lambda g, ans, A, B, rtol: _mH(apply(TABLE["linalg_pinv"].op, (A,), (rtol,))) @ g),
+      node="LinalgLstsqBackward0", function=False, method=False, saves=(0, 1, "result"))
+
+
+def lstsq_solution(A, B, rtol=None):
+    """``pinv(A) @ B`` (``B`` a stack of matrices), the solution ``xtensor.linalg.lstsq`` returns."""
+    check_matrix("linalg.lstsq", A)
+    return apply(TABLE["_lstsq_solution"].op, (A, B), (_rtol(A, rtol),))
 
 
 def pinverse(input, rcond=1e-15):

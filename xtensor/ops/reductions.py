@@ -301,12 +301,12 @@ def _stat_mean(name, stat_fwd, stat_vjp):
         return stat_fwd(xp, x, dims, correction, keepdim), xp.mean(x, axis=dims, keepdims=keepdim)
 
     def vjp(g, ans, x, dims, correction, keepdim):
-        parts = [] if g[0] is None else [stat_vjp(g[0], ans[0], x, dims, correction, keepdim)]
+        parts = [] if g[0] is None else [stat_vjp(g[0], ans and ans[0], x, dims, correction, keepdim)]  # var: no ans
         if g[1] is not None:
             parts.append(unreduce(g[1], x.shape, dims, keepdim) / _count(x.shape, dims))
         return parts[0] if len(parts) == 1 else parts[0] + parts[1]
     op = defop(f"_{name}", fwd, (vjp,), nout=2, node=f"{name[:3].capitalize()}MeanBackward0", function=False,
-               method=False)
+               method=False, saves=(0, "result0") if name == "std_mean" else (0,))  # var_mean: self alone
     sig = _var_sig(name)
 
     def stat_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
@@ -394,9 +394,9 @@ def _max_dim_fwd(f, arg):
 
 
 defop("max_dim", _max_dim_fwd("max", "argmax"), (_pick_vjp,), nout=2, node="MaxBackward0", function=False,
-      method=False, sig=None)
+      method=False, sig=None, saves=("result1",))
 defop("min_dim", _max_dim_fwd("min", "argmin"), (_pick_vjp,), nout=2, node="MinBackward0", function=False,
-      method=False, sig=None)
+      method=False, sig=None, saves=("result1",))
 
 
 # ------------------------------------------------------------------ logsumexp, dist
@@ -573,7 +573,7 @@ def _running_extreme(kind):
 for _kind in ("max", "min"):
     _op = defop(f"_cum{_kind}", _running_extreme(_kind),
                 (lambda g, ans, x, dim: _scatter_along(g[0], ans[1], dim, tuple(x.shape)) if x.ndim else g[0],),
-                nout=2, node=f"Cum{_kind}Backward0", function=False, method=False)
+                nout=2, node=f"Cum{_kind}Backward0", function=False, method=False, saves=(0, "result1"))
     defcomposite(f"cum{_kind}", (lambda op, kind: lambda input, dim: RESULTS[f"cum{kind}"](
         *apply(op, (input,), (_one_dim(input, dim),))))(_op, _kind))
 
@@ -630,7 +630,7 @@ def _sort_fwd(xp, x, dim, descending):
 
 _SORT = defop("_sort", _sort_fwd, (lambda g, ans, x, dim, descending: _permute_along(
     g[0], ans[1].argsort(dim) if x.ndim else ans[1], dim),),
-    nout=2, node="SortBackward0", function=False, method=False)
+    nout=2, node="SortBackward0", function=False, method=False, saves=("result1",))
 
 
 def sort(input, dim=-1, descending=False, stable=False):
@@ -676,7 +676,7 @@ def _topk_fwd(xp, x, k, dim, largest):
 
 _TOPK = defop("_topk", _topk_fwd, (lambda g, ans, x, k, dim, largest:
                                    _scatter_along(g[0], ans[1], dim, tuple(x.shape)) if x.ndim else g[0],),
-              nout=2, node="TopkBackward0", function=False, method=False)
+              nout=2, node="TopkBackward0", function=False, method=False, saves=("result1",))
 
 
 _NO_TOPK = refusing("topk", "bc", errors={"b": (RuntimeError, "topk does not support bool dtypes on CPU"),
@@ -710,7 +710,7 @@ def _kth_fwd(xp, x, dim, keepdim, position):
 
 
 _KTHVALUE = defop("_kthvalue", _kth_fwd, (_pick_vjp,), nout=2, node="KthvalueBackward0", function=False,
-                  method=False)
+                  method=False, saves=("result1",))
 
 
 def kthvalue(input, k, dim=-1, keepdim=False):
@@ -746,7 +746,7 @@ def _median(name, ignore_nan):
     node = "".join(p.capitalize() for p in name.split("_"))
     by_dim = defop(f"_{name}_dim", lambda xp, x, dim, keepdim: _kth_fwd(xp, x, dim, keepdim,
                                                                          _median_position(ignore_nan)),
-                   (_pick_vjp,), nout=2, node=f"{node}Backward1", function=False, method=False)
+                   (_pick_vjp,), nout=2, node=f"{node}Backward1", function=False, method=False, saves=("result1",))
     whole = defop(f"_{name}_all", lambda xp, x, dims, keepdim: _kth_fwd(
         xp, xp.reshape(x, (-1,)), 0, False, _median_position(ignore_nan))[0], (_share_vjp,),
         node=f"{node}Backward0", function=False, method=False)
@@ -793,7 +793,8 @@ def _largest(xp, dtype):
     return int(xp.iinfo(dtype).max)
 
 
-_MODE = defop("_mode", _mode_fwd, (_pick_vjp,), nout=2, node="ModeBackward0", function=False, method=False)
+_MODE = defop("_mode", _mode_fwd, (_pick_vjp,), nout=2, node="ModeBackward0", function=False, method=False,
+              saves=("result1",))
 
 
 def mode(input, dim=-1, keepdim=False):

@@ -281,7 +281,7 @@ def _stack_sig(tensors, dim=0):
 
 
 defop("cat", lambda xp, *args: xp.concat(args[:-1], axis=args[-1]), vjp_all=_cat_vjp, sig=_cat_sig,
-      method=False, api="concat", out=True,
+      method=False, api="concat", out=True, saves=(),
       api_sig=lambda arrays, /, *, axis=0: _cat_sig(arrays, axis) if axis is not None else
       _cat_sig([a.reshape(-1) for a in arrays], 0))
 defop("stack", lambda xp, *args: xp.stack(args[:-1], axis=args[-1]),

@@ -40,7 +40,7 @@ def kernel(name, kernel_name, vjp, *, torch_level=False, node=None, refuse="c"):
 # ------------------------------------------------------------------ the erf family
 kernel("erf", "erf", lambda g, ans, x, backend: g * TWO_OVER_SQRT_PI * (-x * x).exp(), torch_level=True)
 kernel("erfc", "erfc", lambda g, ans, x, backend: -g * TWO_OVER_SQRT_PI * (-x * x).exp(), torch_level=True)
-kernel("erfinv", "erfinv", lambda g, ans, x, backend: g * (0.5 * math.sqrt(math.pi)) * (ans * ans).exp(),
+kernel("erfinv", "erfinv", lambda g, ans, x, backend: g * (0.5 * math.sqrt(math.pi)) * (x.erfinv() ** 2).exp(),
        torch_level=True)
 kernel("special_erfcx", "erfcx", lambda g, ans, x, backend: g * (2 * x * ans - TWO_OVER_SQRT_PI),
        node="SpecialErfcxBackward0")
@@ -89,7 +89,8 @@ def _mvlgamma(xp, x, p, backend):
 
 
 defop("mvlgamma", _mvlgamma, (lambda g, ans, x, p, backend: g * sum((x - j / 2).digamma() for j in range(p)),),
-      kind="custom", sig=_mvlgamma_sig, cast=refusing("mvlgamma", "c", to_float), inplace=True, out=True)
+      kind="custom", sig=_mvlgamma_sig, cast=refusing("mvlgamma", "c", to_float), inplace=True, out=True,
+      saves=(0,))  # (x is read inside a generator, which the saved-set inference does not see)
 
 
 def _igamma_sig(name):
@@ -203,9 +204,10 @@ def _sinc(xp, x):
 
 
 def _sinc_vjp(g, ans, x):
-    """PyTorch's: ``(cos(pi x) - sinc(x)) / x``, 0 at 0 (conjugated for complex x)."""
+    """PyTorch's: ``(cos(pi x) - sinc(x)) / x``, 0 at 0 (conjugated for complex x); from ``x`` alone, as PyTorch
+    keeps it."""
     safe = x.where(x != 0, x.new_ones(()))
-    slope = ((math.pi * safe).cos() - ans) / safe
+    slope = ((math.pi * safe).cos() - safe.sinc()) / safe
     return where_zero(x != 0, g * (slope.conj() if slope.dtype.kind == "c" else slope))
 
 
