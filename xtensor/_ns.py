@@ -87,6 +87,17 @@ class RawNamespace:
     def mT(self, a):
         return self.xp.matrix_transpose(a)
 
+    def narrow(self, g, dim, start, length):
+        return g[(slice(None),) * dim + (slice(start, start + length), ...)]
+
+    def select(self, g, dim, index):
+        return g[(slice(None),) * dim + (index, ...)]
+
+    def arange_along(self, like, dim):
+        """0..n-1 along ``dim`` of an integer array shaped to broadcast against ``like``."""
+        n = like.shape[dim]
+        return self.xp.reshape(self.xp.arange(n), tuple(n if i == dim else 1 for i in range(like.ndim)))
+
     def matmul(self, a, b):
         return self.xp.matmul(a, b)
 
@@ -250,6 +261,20 @@ class TensorNamespace:
     @staticmethod
     def mT(a):
         return a.mT
+
+    @staticmethod
+    def narrow(g, dim, start, length):
+        return g.narrow(dim, start, length)
+
+    @staticmethod
+    def select(g, dim, index):
+        return g.select(dim, index)
+
+    @staticmethod
+    def arange_along(like, dim):
+        from ._creation import arange
+        n = like.shape[dim]
+        return arange(n, backend=like._backend).reshape(tuple(n if i == dim else 1 for i in range(like.ndim)))
 
     @staticmethod
     def matmul(a, b):
