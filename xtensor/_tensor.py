@@ -172,12 +172,13 @@ class ViewMeta:
     are only read, so the integer arithmetic is skipped unless someone asks for it.
     """
 
-    __slots__ = ("_parent", "_rule", "_params", "_meta", "_positions")
+    __slots__ = ("_parent", "_rule", "_params", "_meta", "_positions", "_box")
 
     def __init__(self, parent, rule, params):
         self._parent, self._rule, self._params = parent, rule, params
         self._meta = None
         self._positions = None
+        self._box = False  # not worked out yet
 
     @classmethod
     def of(cls, shape, stride, offset):
@@ -215,6 +216,14 @@ class ViewMeta:
             self._positions = np.broadcast_to(pos, self.shape)
         return self._positions
 
+    def box(self, root_shape):
+        """``(starts, box_shape)`` when this view is a box of a C-ordered root of ``root_shape`` (each of its
+        dims a unit-step run along one root dim, in the root's order: what basic slicing and integer
+        indexing make), so that the view's elements in C order are the box's; None otherwise."""
+        if self._box is False:
+            self._box = _box_of(*self.resolve(), tuple(root_shape))
+        return self._box
+
     def index_in(self, tensor):
         """This view's elements as an advanced index into ``tensor``, an alias of the same storage that holds
         them all (the view's autograd base): where the view's gradient lands in the base's."""
@@ -227,6 +236,24 @@ class ViewMeta:
         """True when two elements share one memory location (an expanded view that is not empty)."""
         shape = self.shape
         return 0 not in shape and any(st == 0 and n > 1 for n, st in zip(shape, self.stride))
+
+
+def _box_of(shape, stride, offset, root_shape):
+    root_strides = contiguous_strides(root_shape)
+    starts = [(offset // s) % n if n else 0 for n, s in zip(root_shape, root_strides)]
+    if 0 in shape or sum(a * s for a, s in zip(starts, root_strides)) != offset:
+        return None
+    box, d = [1] * len(root_shape), 0
+    for n, st in zip(shape, stride):
+        if n == 1:
+            continue
+        while d < len(root_shape) and (root_strides[d] != st or root_shape[d] == 1):
+            d += 1
+        if d == len(root_shape) or starts[d] + n > root_shape[d]:
+            return None
+        box[d] = n
+        d += 1
+    return tuple(starts), tuple(box)
 
 
 def elements_at(tensor, positions):
@@ -322,8 +349,12 @@ class Tensor:
         else:
             if tuple(value.shape) != tuple(self.shape):
                 value = xp.broadcast_to(value, tuple(self.shape))
+            update_box = getattr(backend, "update_box", None)
+            box = self._view.box(st.array.shape) if self._view is not None and update_box is not None else None
             if self._view is None:
                 st.array = value
+            elif box is not None:  # a slice of the base: one update of that box, no positions
+                st.array = update_box(st.array, box[0], xp.reshape(value, box[1]))
             else:
                 flat = xp.reshape(st.array, (-1,))
                 new = backend.scatter_flat(flat, self._view.positions().reshape(-1), xp.reshape(value, (-1,)))
