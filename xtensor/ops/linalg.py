@@ -133,12 +133,11 @@ def _matmul_sig(input, other):
     if input.dtype is not other.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
                            f"{input.dtype.name} != {other.dtype.name}")
-    if input.ndim == 0 or other.ndim == 0:
-        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {input.ndim}D and "
-                           f"{other.ndim}D")
-    k1 = input.shape[-1]
-    k2 = other.shape[-2] if other.ndim > 1 else other.shape[0]
-    if k1 != k2:
+    a, b = input._value.shape, other._value.shape  # (plain tuples: the common call checks at array speed)
+    if not a or not b:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {len(a)}D and "
+                           f"{len(b)}D")
+    if a[-1] != b[-2 if len(b) > 1 else 0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
                            f"({_shape_str(input)} and {_shape_str(other)})")
     return (input, other), ()
