@@ -17,8 +17,8 @@ takes at least ``target_time``), and then ``repeat`` rounds are timed with
 xtensor[numpy]; jax, xtensor[jax] and jax.jit -- are interleaved round by round, so slow drift
 of the machine hits the columns a ratio compares alike; different runtimes are timed one after
 another, so one library's busy-waiting BLAS/OpenMP threads do not slow another's matmul. The
-reported figure is the median per-call time over the rounds; the best round is kept in the
-JSON as well.
+reported figure is the best round's per-call time (timeit's advice: on a shared machine the
+slower rounds measure the other processes, not the code); the median is kept in the JSON as well.
 
 Columns (a column whose library is missing is skipped):
 
@@ -542,7 +542,7 @@ def run_case(name, *, repeat=FULL["repeat"], target_time=FULL["target_time"], co
              settle=None):
     """Time one case on every available column; returns a JSON-able dict.
 
-    ``times_us``: median per-call µs per column; ``min_us``: best round; ``skipped``: column -> why;
+    ``times_us``: best round's per-call µs per column; ``median_us``: the median round; ``skipped``: column -> why;
     ``ratios``: the RATIOS that both columns allow; ``targets``: [{ratio, limit, value, pass}].
     """
     case = CASES[name]
@@ -573,7 +573,7 @@ def run_case(name, *, repeat=FULL["repeat"], target_time=FULL["target_time"], co
         for _ in range(max(1, repeat)):
             for column in members:  # interleaved within a family: drift hits the compared columns alike
                 rounds[column].append(_loop(fns[column], numbers[column]) / numbers[column])
-    times = {c: statistics.median(r) * 1e6 for c, r in rounds.items()}
+    times = {c: min(r) * 1e6 for c, r in rounds.items()}
     ratios = {r: _ratio(times, *cols) for r, cols in RATIOS.items()}
     targets = [{"ratio": r, "limit": limit, "value": ratios[r],
                 "pass": None if ratios[r] is None else ratios[r] <= limit}
@@ -581,7 +581,7 @@ def run_case(name, *, repeat=FULL["repeat"], target_time=FULL["target_time"], co
     return {
         "name": case.name, "group": case.group, "description": case.description,
         "times_us": times,
-        "min_us": {c: min(r) * 1e6 for c, r in rounds.items()},
+        "median_us": {c: statistics.median(r) * 1e6 for c, r in rounds.items()},
         "loops": numbers, "repeat": max(1, repeat),
         "skipped": skipped,
         "ratios": {k: v for k, v in ratios.items() if v is not None},
@@ -606,7 +606,7 @@ def metadata(repeat, target_time, quick):
         "python": platform.python_version(), "platform": platform.platform(),
         "machine": platform.machine(), "cpu_count": os.cpu_count(),
         "numpy": np.__version__, "xtensor": _xt().__version__,
-        "repeat": repeat, "target_time_s": target_time, "quick": quick, "statistic": "median of rounds",
+        "repeat": repeat, "target_time_s": target_time, "quick": quick, "statistic": "best of rounds",
     }
     if _have("torch"):
         torch = _torch()
@@ -693,7 +693,7 @@ def print_rich(results, meta):
     columns = _present_columns(results)
     short = ["case", *[_SHORT_HEADERS[c] for c in columns], *[_SHORT_HEADERS[r] for r in RATIOS],
              "targets", "status"]
-    table = Table(title="xtensor dispatch overhead: median µs per call (lower is better)",
+    table = Table(title="xtensor dispatch overhead: best-round µs per call (lower is better)",
                   caption=_caption(meta))
     for i, h in enumerate(short):
         table.add_column(escape(h), justify="left" if i == 0 or i >= len(short) - 2 else "right", no_wrap=True)
