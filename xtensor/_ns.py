@@ -101,6 +101,9 @@ class RawNamespace:
     def matmul(self, a, b):
         return self.xp.matmul(a, b)
 
+    def inv(self, a):
+        return self.xp.linalg.inv(a)
+
     def cast_like(self, g, x):
         """``g`` in ``x``'s dtype."""
         return g if g.dtype == x.dtype else self.xp.astype(g, x.dtype)
@@ -279,6 +282,12 @@ class TensorNamespace:
     @staticmethod
     def matmul(a, b):
         return a @ b
+
+    @staticmethod
+    def inv(a):
+        from ._table import TABLE
+        from ._dispatch import apply
+        return apply(TABLE["linalg_inv"].op, (a,))
 
     @staticmethod
     def cast_like(g, x):

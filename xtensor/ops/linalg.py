@@ -229,7 +229,7 @@ def _vdot_fwd(xp, x, y):
     return xp.matmul(xp.conj(x), y) if x.dtype in (xp.complex64, xp.complex128) else xp.matmul(x, y)
 
 
-defop("vdot", _vdot_fwd, (lambda g, ans, x, y: conj(g) * y, lambda g, ans, x, y: g * x), out=True, sig=_ranked_sig(
+defop("vdot", _vdot_fwd, (lambda ns, g, ans, x, y: ns.conj(g) * y, lambda ns, g, ans, x, y: g * x), out=True, sig=_ranked_sig(
     "vdot", (1, 1), lambda arg, t, x, y: f"1D tensors expected, but got {x.ndim}D and {y.ndim}D tensors"))
 
 
@@ -607,7 +607,18 @@ def _sym(a):
     return (a + a.mT) * 0.5
 
 
-defop("linalg_inv", lambda xp, x: xp.linalg.inv(x), (lambda g, ans, x: -(_mH(ans) @ g @ _mH(ans)),),
+def _adjoint(ns, a):
+    """``_mH`` against a namespace (``_ns``)."""
+    return ns.conj(ns.mT(a))
+
+
+def _per_matrix(ns, g):
+    """A gradient per matrix (shape ``(..., )``) broadcast against matrices ``(..., n, n)``."""
+    return ns.unsqueeze(ns.unsqueeze(g, -1), -1)
+
+
+defop("linalg_inv", lambda xp, x: xp.linalg.inv(x),
+      (lambda ns, g, ans, x: -ns.matmul(ns.matmul(_adjoint(ns, ans), g), _adjoint(ns, ans)),),
       node="LinalgInvExBackward0", function=False, method=False)
 
 
@@ -626,7 +637,7 @@ def _det_sig(input):
 
 
 defop("det", lambda xp, x: xp.linalg.det(x),
-      (lambda g, ans, x: (g * conj(ans)).unsqueeze(-1).unsqueeze(-1) * _mH(_inv(x)),),
+      (lambda ns, g, ans, x: _per_matrix(ns, g * ns.conj(ans)) * _adjoint(ns, ns.inv(x)),),
       sig=_det_sig, node="LinalgDetBackward0")
 
 
@@ -635,7 +646,7 @@ def _slogdet_fwd(xp, x):
     return sign, logabsdet
 
 
-defop("linalg_slogdet", _slogdet_fwd, (lambda g, ans, x: g[1].unsqueeze(-1).unsqueeze(-1) * _mH(_inv(x)),),
+defop("linalg_slogdet", _slogdet_fwd, (lambda ns, g, ans, x: _per_matrix(ns, g[1]) * _adjoint(ns, ns.inv(x)),),
       nout=2, node="LinalgSlogdetBackward0", function=False, method=False)
 
 
@@ -1033,23 +1044,23 @@ def _vector_norm_fwd(xp, x, ord, dims, keepdim):
     return xp.linalg.vector_norm(x, axis=dims, keepdims=keepdim, ord=ord)
 
 
-def _vector_norm_vjp(g, ans, x, ord, dims, keepdim):
+def _vector_norm_vjp(ns, g, ans, x, ord, dims, keepdim):
     """PyTorch's linalg_vector_norm_backward: inf norms share the gradient among ties; 0 where the norm is 0."""
     full_dims = dims_of(dims, x.ndim)
-    g = unreduce(g, x.shape, full_dims, keepdim)
-    norm = unreduce(ans, x.shape, full_dims, keepdim)
+    g = ns.unreduce(g, x.shape, full_dims, keepdim)
+    norm = ns.unreduce(ans, x.shape, full_dims, keepdim)
     if ord == 0:
         return g * 0
     if ord == 1:
-        return g * x.sign()
+        return g * ns.sign(x)
     if ord == 2:
-        return where_zero(norm != 0, g * x / norm.where(norm != 0, norm.new_ones(())))
+        return ns.where_zero(norm != 0, g * x / ns.where(norm != 0, norm, ns.full_like(norm, 1)))
     if math.isinf(ord):
-        hits = (x.abs() == norm)
-        count = unreduce(hits.sum(full_dims, keepdim=True), x.shape, full_dims, True)
-        return where_zero(hits, g * x.sign() / count)
-    scale = x.abs() ** (ord - 2) if ord >= 2 else x.abs().where(x != 0, x.new_ones(())) ** (ord - 2)
-    return where_zero((norm != 0) & (x != 0), g * x * scale / norm ** (ord - 1))
+        hits = ns.abs(x) == norm
+        count = ns.unreduce(ns.sum(ns.cast_like(hits, g), full_dims, True), x.shape, full_dims, True)
+        return ns.where_zero(hits, g * ns.sign(x) / count)
+    scale = ns.abs(x) ** (ord - 2) if ord >= 2 else ns.where(x != 0, ns.abs(x), ns.full_like(x, 1)) ** (ord - 2)
+    return ns.where_zero((norm != 0) & (x != 0), g * x * scale / norm ** (ord - 1))
 
 
 defop("linalg_vector_norm", _vector_norm_fwd, (_vector_norm_vjp,), node="LinalgVectorNormBackward0",
