@@ -429,7 +429,7 @@ def _triangle(name, above):
             raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
         return (input,), (diagonal,)
 
-    defop(name, fwd, (lambda g, ans, x, k: getattr(g, name)(k),), sig=sig, saves=(), inplace=True, out=True,
+    defop(name, fwd, (lambda ns, g, ans, x, k: getattr(ns, name)(g, k),), sig=sig, saves=(), inplace=True, out=True,
           api_sig=lambda x, /, *, k=0: sig(x, k), api=True)
 
 

@@ -547,7 +547,7 @@ def _flip_sig(input, *dims):
 
 
 defop("flip", lambda xp, x, dims: _owned(xp.flip(x, axis=dims)) if dims else xp.asarray(x, copy=True),
-      (lambda g, ans, x, dims: g.flip(dims),), sig=_flip_sig, saves=(), api=True,
+      (lambda ns, g, ans, x, dims: ns.flip(g, dims),), sig=_flip_sig, saves=(), api=True,
       api_sig=lambda x, /, *, axis=None: ((x,), (dims_of(axis, x.ndim),)))
 
 
