@@ -79,3 +79,15 @@ def test_assigning_into_an_expanded_view_is_still_refused(backend):
     x = xtensor.zeros(3).expand(2, 3)
     with pytest.raises(RuntimeError, match="more than one element"):
         x[0:2] = x[0:2]
+
+
+@pytest.mark.parametrize("dim", [0, 1])
+def test_gather_gradient_adds_up_repeated_indices_as_pytorch(backend, dim):
+    values = np.arange(12.0).reshape(3, 4)
+    index = np.array([[0, 2, 2, 1], [2, 2, 0, 0]]) if dim == 0 else np.array([[3, 3, 0], [1, 1, 1], [0, 2, 3]])
+    weights = np.arange(1.0, index.size + 1).reshape(index.shape)
+    x = xtensor.tensor(values, requires_grad=True)
+    (x.gather(dim, xtensor.tensor(index)) * xtensor.tensor(weights)).sum().backward()
+    t = torch.tensor(values, requires_grad=True)
+    (t.gather(dim, torch.tensor(index)) * torch.tensor(weights)).sum().backward()
+    assert x.grad.tolist() == t.grad.tolist()

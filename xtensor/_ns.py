@@ -196,6 +196,17 @@ class NumpyNamespace(RawNamespace):
     def cast_like(self, g, x):
         return g if g.dtype == x.dtype else g.astype(x.dtype)
 
+    def scatter_add(self, x, dim, index, src):
+        """One ``np.add.at`` at ``index`` along ``dim`` and each element's own coordinate along the other dims
+        (the flat positions' bookkeeping costs several times more for small indices)."""
+        if not index.ndim:
+            return super().scatter_add(x, dim, index, src)
+        coords = [np.arange(n).reshape((n,) + (1,) * (index.ndim - k - 1)) for k, n in enumerate(index.shape)]
+        coords[dim] = index
+        out = x.copy()
+        np.add.at(out, tuple(coords), src[tuple(slice(0, n) for n in index.shape)])
+        return out
+
 
 _WORDS = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}  # a signed integer per itemsize (-1: all bits set)
 _RAW = {}
