@@ -1,7 +1,8 @@
 """The jax backend: immutable arrays on CPU/GPU/TPU through XLA.
 
 x64 is switched on so float64/int64 tensors behave as in PyTorch. Writes through views use
-one functional ``.at[].set`` update of the storage, which stays traceable under ``jax.jit``.
+one functional update of the storage (``lax.dynamic_update_slice`` of the box a sliced view covers,
+``.at[].set`` at the positions of any other view), which stays traceable under ``jax.jit``.
 """
 import numpy as np
 

@@ -91,3 +91,18 @@ def test_gather_gradient_adds_up_repeated_indices_as_pytorch(backend, dim):
     t = torch.tensor(values, requires_grad=True)
     (t.gather(dim, torch.tensor(index)) * torch.tensor(weights)).sum().backward()
     assert x.grad.tolist() == t.grad.tolist()
+
+
+@pytest.mark.parametrize("index", [
+    (slice(1, 3),), (slice(None), 2), (1,), (slice(None, None, 2),), (slice(1, 3), None, slice(0, 2)), (-1,),
+    (slice(None), slice(None, None, -1)),
+], ids=["rows", "column", "row", "step", "newaxis", "last-row", "reversed"])
+def test_assignment_through_a_basic_index_is_numpys(backend, index):
+    want = np.arange(24.0).reshape(4, 6)
+    x = xtensor.tensor(want.copy())
+    alias = x[1:]
+    values = np.arange(100.0, 100.0 + want[index].size).reshape(want[index].shape)
+    x[index] = xtensor.tensor(values)
+    want[index] = values
+    assert x.tolist() == want.tolist()
+    assert alias.tolist() == want[1:].tolist()

@@ -24,7 +24,9 @@ How a write reaches the base and the other views:
   alias of the root). Nothing copies the base.
 * Immutable backends (jax, array-API namespaces) write functionally: the new value is scattered
   into the flattened root at the view's storage positions (``adapter.scatter_flat``: one
-  ``.at[].set`` on jax), ``storage.array`` is replaced, and every other alias's cache is dropped;
+  ``.at[].set`` on jax) -- or, for a view that is a box of the root (what basic slicing and integer
+  indexing make, ``ViewMeta.box``) on an adapter with ``update_box``, written into that box (jax: one
+  ``lax.dynamic_update_slice``) --, ``storage.array`` is replaced, and every other alias's cache is dropped;
   it re-reads lazily by a gather at its positions. One write is one functional update of the
   base, however many aliases exist. Positions are host integers derived from metadata only, so
   writes stay traceable under ``jax.jit`` (no value ever leaves the device).
@@ -256,6 +258,17 @@ def _box_of(shape, stride, offset, root_shape):
     return tuple(starts), tuple(box)
 
 
+def _basic_box(tensor, index, root_shape):
+    """``(starts, box_shape, shape)`` of ``tensor[index]`` when ``index`` is basic and selects a box of the root
+    (see ``ViewMeta.box``; ``shape``: the indexed region's own shape); None otherwise."""
+    if not all(i is None or i is Ellipsis or type(i) in (int, slice) for i in index):
+        return None
+    from ._index import basic_meta
+    meta = basic_meta(*tensor._meta(), index)
+    box = _box_of(*meta, tuple(root_shape))
+    return None if box is None else (*box, meta[0])
+
+
 def elements_at(tensor, positions):
     """For storage ``positions`` (host ints), the C-order index of the element of ``tensor`` at each; None when
     some position is not one of ``tensor``'s elements."""
@@ -371,15 +384,19 @@ class Tensor:
             self._mutable_target()[index] = value
         else:
             xp = backend.xp
-            meta_pos = self._view.positions() if self._view is not None else \
-                np.arange(int(np.prod(self.shape)), dtype=np.int64).reshape(tuple(self.shape))
-            pos = meta_pos[index]
             native = backend.native[self._dtype]
             if value.dtype != native:
                 value = xp.astype(value, native)
-            value = xp.reshape(xp.broadcast_to(value, pos.shape), (-1,))
-            flat = xp.reshape(st.array, (-1,))
-            st.array = xp.reshape(backend.scatter_flat(flat, pos.reshape(-1), value), st.array.shape)
+            box = _basic_box(self, index, st.array.shape) if hasattr(backend, "update_box") else None
+            if box is not None:  # a slice of the base: one update of that box
+                st.array = backend.update_box(st.array, box[0], xp.reshape(xp.broadcast_to(value, box[2]), box[1]))
+            else:
+                meta_pos = self._view.positions() if self._view is not None else \
+                    np.arange(int(np.prod(self.shape)), dtype=np.int64).reshape(tuple(self.shape))
+                pos = meta_pos[index]
+                value = xp.reshape(xp.broadcast_to(value, pos.shape), (-1,))
+                flat = xp.reshape(st.array, (-1,))
+                st.array = xp.reshape(backend.scatter_flat(flat, pos.reshape(-1), value), st.array.shape)
             self._invalidate_aliases()
             self._arr = None
         st.version += 1
