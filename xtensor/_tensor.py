@@ -24,7 +24,9 @@ How a write reaches the base and the other views:
   alias of the root). Nothing copies the base.
 * Immutable backends (jax, array-API namespaces) write functionally: the new value is scattered
   into the flattened root at the view's storage positions (``adapter.scatter_flat``: one
-  ``.at[].set`` on jax), ``storage.array`` is replaced, and every other alias's cache is dropped;
+  ``.at[].set`` on jax) -- or, for a view that is a box of the root (what basic slicing and integer
+  indexing make, ``ViewMeta.box``) on an adapter with ``update_box``, written into that box (jax: one
+  ``lax.dynamic_update_slice``) --, ``storage.array`` is replaced, and every other alias's cache is dropped;
   it re-reads lazily by a gather at its positions. One write is one functional update of the
   base, however many aliases exist. Positions are host integers derived from metadata only, so
   writes stay traceable under ``jax.jit`` (no value ever leaves the device).
@@ -172,12 +174,13 @@ class ViewMeta:
     are only read, so the integer arithmetic is skipped unless someone asks for it.
     """
 
-    __slots__ = ("_parent", "_rule", "_params", "_meta", "_positions")
+    __slots__ = ("_parent", "_rule", "_params", "_meta", "_positions", "_box")
 
     def __init__(self, parent, rule, params):
         self._parent, self._rule, self._params = parent, rule, params
         self._meta = None
         self._positions = None
+        self._box = False  # not worked out yet
 
     @classmethod
     def of(cls, shape, stride, offset):
@@ -215,6 +218,14 @@ class ViewMeta:
             self._positions = np.broadcast_to(pos, self.shape)
         return self._positions
 
+    def box(self, root_shape):
+        """``(starts, box_shape)`` when this view is a box of a C-ordered root of ``root_shape`` (each of its
+        dims a unit-step run along one root dim, in the root's order: what basic slicing and integer
+        indexing make), so that the view's elements in C order are the box's; None otherwise."""
+        if self._box is False:
+            self._box = _box_of(*self.resolve(), tuple(root_shape))
+        return self._box
+
     def index_in(self, tensor):
         """This view's elements as an advanced index into ``tensor``, an alias of the same storage that holds
         them all (the view's autograd base): where the view's gradient lands in the base's."""
@@ -227,6 +238,35 @@ class ViewMeta:
         """True when two elements share one memory location (an expanded view that is not empty)."""
         shape = self.shape
         return 0 not in shape and any(st == 0 and n > 1 for n, st in zip(shape, self.stride))
+
+
+def _box_of(shape, stride, offset, root_shape):
+    root_strides = contiguous_strides(root_shape)
+    starts = [(offset // s) % n if n else 0 for n, s in zip(root_shape, root_strides)]
+    if 0 in shape or sum(a * s for a, s in zip(starts, root_strides)) != offset:
+        return None
+    box, d = [1] * len(root_shape), 0
+    for n, st in zip(shape, stride):
+        if n == 1:
+            continue
+        while d < len(root_shape) and (root_strides[d] != st or root_shape[d] == 1):
+            d += 1
+        if d == len(root_shape) or starts[d] + n > root_shape[d]:
+            return None
+        box[d] = n
+        d += 1
+    return tuple(starts), tuple(box)
+
+
+def _basic_box(tensor, index, root_shape):
+    """``(starts, box_shape, shape)`` of ``tensor[index]`` when ``index`` is basic and selects a box of the root
+    (see ``ViewMeta.box``; ``shape``: the indexed region's own shape); None otherwise."""
+    if not all(i is None or i is Ellipsis or type(i) in (int, slice) for i in index):
+        return None
+    from ._index import basic_meta
+    meta = basic_meta(*tensor._meta(), index)
+    box = _box_of(*meta, tuple(root_shape))
+    return None if box is None else (*box, meta[0])
 
 
 def elements_at(tensor, positions):
@@ -322,8 +362,12 @@ class Tensor:
         else:
             if tuple(value.shape) != tuple(self.shape):
                 value = xp.broadcast_to(value, tuple(self.shape))
+            update_box = getattr(backend, "update_box", None)
+            box = self._view.box(st.array.shape) if self._view is not None and update_box is not None else None
             if self._view is None:
                 st.array = value
+            elif box is not None:  # a slice of the base: one update of that box, no positions
+                st.array = update_box(st.array, box[0], xp.reshape(value, box[1]))
             else:
                 flat = xp.reshape(st.array, (-1,))
                 new = backend.scatter_flat(flat, self._view.positions().reshape(-1), xp.reshape(value, (-1,)))
@@ -340,15 +384,19 @@ class Tensor:
             self._mutable_target()[index] = value
         else:
             xp = backend.xp
-            meta_pos = self._view.positions() if self._view is not None else \
-                np.arange(int(np.prod(self.shape)), dtype=np.int64).reshape(tuple(self.shape))
-            pos = meta_pos[index]
             native = backend.native[self._dtype]
             if value.dtype != native:
                 value = xp.astype(value, native)
-            value = xp.reshape(xp.broadcast_to(value, pos.shape), (-1,))
-            flat = xp.reshape(st.array, (-1,))
-            st.array = xp.reshape(backend.scatter_flat(flat, pos.reshape(-1), value), st.array.shape)
+            box = _basic_box(self, index, st.array.shape) if hasattr(backend, "update_box") else None
+            if box is not None:  # a slice of the base: one update of that box
+                st.array = backend.update_box(st.array, box[0], xp.reshape(xp.broadcast_to(value, box[2]), box[1]))
+            else:
+                meta_pos = self._view.positions() if self._view is not None else \
+                    np.arange(int(np.prod(self.shape)), dtype=np.int64).reshape(tuple(self.shape))
+                pos = meta_pos[index]
+                value = xp.reshape(xp.broadcast_to(value, pos.shape), (-1,))
+                flat = xp.reshape(st.array, (-1,))
+                st.array = xp.reshape(backend.scatter_flat(flat, pos.reshape(-1), value), st.array.shape)
             self._invalidate_aliases()
             self._arr = None
         st.version += 1

@@ -193,7 +193,7 @@ unary("sigmoid", lambda xp, x: 1 / (1 + xp.exp(-x)), lambda ns, g, ans, x: g * a
 unary("sqrt", _with_complex_cases("sqrt"), lambda ns, g, ans, x: g / (2 * ans), float_only=True)
 unary("rsqrt", lambda xp, x: 1 / xp.sqrt(x), lambda ns, g, ans, x: -0.5 * g * ans * ans * ans,
       float_only=True, api=None)
-unary("relu", lambda xp, x: xp.where(x > 0, x, xp.zeros_like(x)), lambda ns, g, ans, x: ns.where_zero(ans > 0, g),
+unary("relu", lambda xp, x: xp.maximum(x, 0), lambda ns, g, ans, x: ns.where_zero(ans > 0, g),  # NaN stays NaN
       api=None)
 unary("abs", lambda xp, x: xp.abs(x), lambda ns, g, ans, x: g * ns.sign(x), operators=("__abs__",))
 unary("neg", lambda xp, x: -x, lambda ns, g, ans, x: -g, api="negative", operators=("__neg__",))
@@ -518,19 +518,19 @@ def _clamp(xp, x, *bounds_and_which):
     return x
 
 
-def _clamp_vjp(g, ans, x, *bounds_and_which):
+def _clamp_vjp(ns, g, ans, x, *bounds_and_which):
     """PyTorch's clamp gradients: to ``x`` within the closed bounds, to a tensor bound where it is taken."""
     *bounds, which = bounds_and_which
     lo = bounds[0] if which in ("min", "both") else None
     hi = bounds[-1] if which in ("max", "both") else None
     inside = (x >= lo) if hi is None else (x <= hi) if lo is None else (x >= lo) & (x <= hi)
-    grads = [where_zero(inside, g)]
+    grads = [ns.where_zero(inside, g)]
     if lo is not None:
-        grads.append(where_zero((x < lo) & (lo < hi) if hi is not None else x < lo, g)
-                     if isinstance(lo, Tensor) else None)
+        grads.append(ns.where_zero((x < lo) & (lo < hi) if hi is not None else x < lo, g)
+                     if is_array(lo) else None)
     if hi is not None:
-        grads.append(where_zero((x > hi) | (hi < lo) if lo is not None else x > hi, g)
-                     if isinstance(hi, Tensor) else None)
+        grads.append(ns.where_zero((x > hi) | (hi < lo) if lo is not None else x > hi, g)
+                     if is_array(hi) else None)
     return grads
 
 

@@ -133,12 +133,11 @@ def _matmul_sig(input, other):
     if input.dtype is not other.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
                            f"{input.dtype.name} != {other.dtype.name}")
-    if input.ndim == 0 or other.ndim == 0:
-        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {input.ndim}D and "
-                           f"{other.ndim}D")
-    k1 = input.shape[-1]
-    k2 = other.shape[-2] if other.ndim > 1 else other.shape[0]
-    if k1 != k2:
+    a, b = input._value.shape, other._value.shape  # (plain tuples: the common call checks at array speed)
+    if not a or not b:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {len(a)}D and "
+                           f"{len(b)}D")
+    if a[-1] != b[-2 if len(b) > 1 else 0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
                            f"({_shape_str(input)} and {_shape_str(other)})")
     return (input, other), ()
@@ -230,8 +229,9 @@ def _vdot_fwd(xp, x, y):
     return xp.matmul(xp.conj(x), y) if x.dtype in (xp.complex64, xp.complex128) else xp.matmul(x, y)
 
 
-defop("vdot", _vdot_fwd, (lambda g, ans, x, y: conj(g) * y, lambda g, ans, x, y: g * x), out=True, sig=_ranked_sig(
-    "vdot", (1, 1), lambda arg, t, x, y: f"1D tensors expected, but got {x.ndim}D and {y.ndim}D tensors"))
+defop("vdot", _vdot_fwd, (lambda ns, g, ans, x, y: ns.conj(g) * y, lambda ns, g, ans, x, y: g * x), out=True,
+      sig=_ranked_sig("vdot", (1, 1),
+                      lambda arg, t, x, y: f"1D tensors expected, but got {x.ndim}D and {y.ndim}D tensors"))
 
 
 # ``beta * input + alpha * (product)``: addmm, addbmm, addmv, baddbmm, addr. ``beta == 0`` ignores input
@@ -430,7 +430,7 @@ def _triangle(name, above):
             raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
         return (input,), (diagonal,)
 
-    defop(name, fwd, (lambda g, ans, x, k: getattr(g, name)(k),), sig=sig, saves=(), inplace=True, out=True,
+    defop(name, fwd, (lambda ns, g, ans, x, k: getattr(ns, name)(g, k),), sig=sig, saves=(), inplace=True, out=True,
           api_sig=lambda x, /, *, k=0: sig(x, k), api=True)
 
 
@@ -611,7 +611,18 @@ def _sym(a):
     return (a + a.mT) * 0.5
 
 
-defop("linalg_inv", lambda xp, x: xp.linalg.inv(x), (lambda g, ans, x: -(_mH(ans) @ g @ _mH(ans)),),
+def _adjoint(ns, a):
+    """``_mH`` against a namespace (``_ns``)."""
+    return ns.conj(ns.mT(a))
+
+
+def _per_matrix(ns, g):
+    """A gradient per matrix (shape ``(..., )``) broadcast against matrices ``(..., n, n)``."""
+    return ns.unsqueeze(ns.unsqueeze(g, -1), -1)
+
+
+defop("linalg_inv", lambda xp, x: xp.linalg.inv(x),
+      (lambda ns, g, ans, x: -ns.matmul(ns.matmul(_adjoint(ns, ans), g), _adjoint(ns, ans)),),
       node="LinalgInvExBackward0", function=False, method=False)
 
 
@@ -630,7 +641,7 @@ def _det_sig(input):
 
 
 defop("det", lambda xp, x: xp.linalg.det(x),
-      (lambda g, ans, x: (g * conj(ans)).unsqueeze(-1).unsqueeze(-1) * _mH(_inv(x)),),
+      (lambda ns, g, ans, x: _per_matrix(ns, g * ns.conj(ans)) * _adjoint(ns, ns.inv(x)),),
       sig=_det_sig, node="LinalgDetBackward0")
 
 
@@ -639,7 +650,7 @@ def _slogdet_fwd(xp, x):
     return sign, logabsdet
 
 
-defop("linalg_slogdet", _slogdet_fwd, (lambda g, ans, x: g[1].unsqueeze(-1).unsqueeze(-1) * _mH(_inv(x)),),
+defop("linalg_slogdet", _slogdet_fwd, (lambda ns, g, ans, x: _per_matrix(ns, g[1]) * _adjoint(ns, ns.inv(x)),),
       nout=2, node="LinalgSlogdetBackward0", function=False, method=False)
 
 
@@ -1061,23 +1072,23 @@ def _vector_norm_fwd(xp, x, ord, dims, keepdim):
     return xp.linalg.vector_norm(x, axis=dims, keepdims=keepdim, ord=ord)
 
 
-def _vector_norm_vjp(g, ans, x, ord, dims, keepdim):
+def _vector_norm_vjp(ns, g, ans, x, ord, dims, keepdim):
     """PyTorch's linalg_vector_norm_backward: inf norms share the gradient among ties; 0 where the norm is 0."""
     full_dims = dims_of(dims, x.ndim)
-    g = unreduce(g, x.shape, full_dims, keepdim)
-    norm = unreduce(ans, x.shape, full_dims, keepdim)
+    g = ns.unreduce(g, x.shape, full_dims, keepdim)
+    norm = ns.unreduce(ans, x.shape, full_dims, keepdim)
     if ord == 0:
         return g * 0
     if ord == 1:
-        return g * x.sign()
+        return g * ns.sign(x)
     if ord == 2:
-        return where_zero(norm != 0, g * x / norm.where(norm != 0, norm.new_ones(())))
+        return ns.where_zero(norm != 0, g * x / ns.where(norm != 0, norm, ns.full_like(norm, 1)))
     if math.isinf(ord):
-        hits = (x.abs() == norm)
-        count = unreduce(hits.sum(full_dims, keepdim=True), x.shape, full_dims, True)
-        return where_zero(hits, g * x.sign() / count)
-    scale = x.abs() ** (ord - 2) if ord >= 2 else x.abs().where(x != 0, x.new_ones(())) ** (ord - 2)
-    return where_zero((norm != 0) & (x != 0), g * x * scale / norm ** (ord - 1))
+        hits = ns.abs(x) == norm
+        count = ns.unreduce(ns.sum(ns.cast_like(hits, g), full_dims, True), x.shape, full_dims, True)
+        return ns.where_zero(hits, g * ns.sign(x) / count)
+    scale = ns.abs(x) ** (ord - 2) if ord >= 2 else ns.where(x != 0, ns.abs(x), ns.full_like(x, 1)) ** (ord - 2)
+    return ns.where_zero((norm != 0) & (x != 0), g * x * scale / norm ** (ord - 1))
 
 
 defop("linalg_vector_norm", _vector_norm_fwd, (_vector_norm_vjp,), node="LinalgVectorNormBackward0",

@@ -12,9 +12,9 @@ from .._dispatch import _unify, apply
 from .._table import defop, dims_of, to_float
 
 
-def _along(t, dim):
+def _along(ns, t, dim):
     """``t`` summed over ``dim`` keeping it (a 0-d tensor has nothing to sum over)."""
-    return t if dim is None else t.sum(dim, keepdim=True)
+    return t if dim is None else ns.sum(t, (dim,), True)
 
 
 def _softmax_sig(name):
@@ -46,9 +46,9 @@ def _log_softmax_fwd(xp, x, dim):
     return z - xp.log(xp.sum(xp.exp(z), axis=dim, keepdims=True))
 
 
-defop("softmax", _softmax_fwd, (lambda g, ans, x, dim: ans * (g - _along(g * ans, dim)),),
+defop("softmax", _softmax_fwd, (lambda ns, g, ans, x, dim: ans * (g - _along(ns, g * ans, dim)),),
       sig=_softmax_sig("softmax"), cast=to_float)
-defop("log_softmax", _log_softmax_fwd, (lambda g, ans, x, dim: g - ans.exp() * _along(g, dim),),
+defop("log_softmax", _log_softmax_fwd, (lambda ns, g, ans, x, dim: g - ns.exp(ans) * _along(ns, g, dim),),
       sig=_softmax_sig("log_softmax"), cast=to_float)
 
 

@@ -102,20 +102,13 @@ def _axis_index(ndim, axis, index):
     return (slice(None),) * axis + (index, Ellipsis)
 
 
-def _arange_along(x, dim, n=None):
-    """0..n-1 along ``dim`` of a tensor shaped to broadcast against ``x``."""
-    from .._creation import arange
-    shape = [1] * x.ndim
-    shape[dim] = x.shape[dim] if n is None else n
-    return arange(shape[dim], backend=x._backend).reshape(shape)
-
-
-def _pick_vjp(g, ans, x, dim, keepdim, *_):
+def _pick_vjp(ns, g, ans, x, dim, keepdim, *_):
     """All of the gradient to the index a selection along ``dim`` returned (PyTorch's rule)."""
     if x.ndim == 0:
         return g[0]
-    idx = ans[1] if keepdim else ans[1].unsqueeze(dim)
-    return where_zero(_arange_along(x, dim) == idx, (g[0] if keepdim else g[0].unsqueeze(dim)).expand(x.shape))
+    idx = ans[1] if keepdim else ns.unsqueeze(ans[1], dim)
+    return ns.where_zero(ns.arange_along(x, dim) == idx,
+                         ns.expand(g[0] if keepdim else ns.unsqueeze(g[0], dim), x.shape))
 
 
 def _scatter_along(g, idx, dim, shape):
@@ -127,12 +120,13 @@ def _scatter_along(g, idx, dim, shape):
     return where_zero(hits, g.unsqueeze(dim)).sum(dim + 1)
 
 
-def _share_vjp(g, ans, x, dims, keepdim):
-    """The gradient of a reduction to one of its elements: shared evenly among the tied ones (PyTorch's rule)."""
-    value = unreduce(ans, x.shape, dims, keepdim)
-    mask = (x == value) | (x.isnan() & value.isnan()) if x.dtype.kind == "f" else x == value
-    return unreduce(g, x.shape, dims, keepdim) * mask / unreduce(mask.sum(dims, keepdim=keepdim), x.shape, dims,
-                                                                   keepdim)
+def _share_vjp(ns, g, ans, x, dims, keepdim):
+    """The gradient of a reduction to one of its elements: shared evenly among the tied ones (PyTorch's rule;
+    NaN ties with NaN)."""
+    value = ns.unreduce(ans, x.shape, dims, keepdim)
+    tied = ns.cast_like((x == value) | ((x != x) & (value != value)), g)
+    return ns.unreduce(g, x.shape, dims, keepdim) * tied / ns.unreduce(ns.sum(tied, dims, keepdim), x.shape, dims,
+                                                                       keepdim)
 
 
 # ------------------------------------------------------------------ sum, mean, prod

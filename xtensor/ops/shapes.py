@@ -256,12 +256,12 @@ def _mismatch(a, b, d):
     return a.ndim
 
 
-def _cat_vjp(g, ans, *args):
+def _cat_vjp(ns, g, ans, *args):
     *tensors, d = args
     grads, start = [], 0
     for t in tensors:
         n = t.shape[d] if t.ndim else 0
-        grads.append(g.narrow(d, start, n) if t.ndim == g.ndim else g.new_zeros(t.shape))
+        grads.append(ns.narrow(g, d, start, n) if t.ndim == g.ndim else ns.zeros(t.shape, g))
         start += n
     return grads
 
@@ -285,7 +285,7 @@ defop("cat", lambda xp, *args: xp.concat(args[:-1], axis=args[-1]), vjp_all=_cat
       api_sig=lambda arrays, /, *, axis=0: _cat_sig(arrays, axis) if axis is not None else
       _cat_sig([a.reshape(-1) for a in arrays], 0))
 defop("stack", lambda xp, *args: xp.stack(args[:-1], axis=args[-1]),
-      vjp_all=lambda g, ans, *args: [g.select(args[-1], i) for i in range(len(args) - 1)],
+      vjp_all=lambda ns, g, ans, *args: [ns.select(g, args[-1], i) for i in range(len(args) - 1)],
       sig=_stack_sig, method=False, api=True, out=True,
       api_sig=lambda arrays, /, *, axis=0: _stack_sig(arrays, axis))
 
@@ -547,7 +547,7 @@ def _flip_sig(input, *dims):
 
 
 defop("flip", lambda xp, x, dims: _owned(xp.flip(x, axis=dims)) if dims else xp.asarray(x, copy=True),
-      (lambda g, ans, x, dims: g.flip(dims),), sig=_flip_sig, saves=(), api=True,
+      (lambda ns, g, ans, x, dims: ns.flip(g, dims),), sig=_flip_sig, saves=(), api=True,
       api_sig=lambda x, /, *, axis=None: ((x,), (dims_of(axis, x.ndim),)))
 
 

@@ -3,7 +3,8 @@ incomplete gamma, zeta, entr/xlog1py/sinc and the orthogonal polynomials of ``to
 
 The standard has no special functions, so the primitives ask the tensor's adapter for a kernel by scipy.special's
 name (``backend.special(name, *arrays)``: SciPy on numpy, jax.scipy.special on jax, the host elsewhere). Their VJPs
-are PyTorch's derivative formulas, written in xtensor ops. Where PyTorch defines no derivative neither does
+are PyTorch's derivative formulas, written in xtensor ops (the erf family's against a namespace, ``_ns``: they run on
+raw arrays when no graph is built). Where PyTorch defines no derivative neither does
 xtensor: the Bessel functions other than i0/i0e/i1/i1e, ``airy_ai``, ``spherical_bessel_j0`` and the polynomials
 give results that do not require grad, and the derivatives of ``zeta`` and of ``igamma``/``igammac`` with respect
 to their first argument raise PyTorch's NotImplementedError.
@@ -38,15 +39,15 @@ def kernel(name, kernel_name, vjp, *, torch_level=False, node=None, refuse="c"):
 
 
 # ------------------------------------------------------------------ the erf family
-kernel("erf", "erf", lambda g, ans, x, backend: g * TWO_OVER_SQRT_PI * (-x * x).exp(), torch_level=True)
-kernel("erfc", "erfc", lambda g, ans, x, backend: -g * TWO_OVER_SQRT_PI * (-x * x).exp(), torch_level=True)
+kernel("erf", "erf", lambda ns, g, ans, x, backend: g * TWO_OVER_SQRT_PI * ns.exp(-x * x), torch_level=True)
+kernel("erfc", "erfc", lambda ns, g, ans, x, backend: -g * TWO_OVER_SQRT_PI * ns.exp(-x * x), torch_level=True)
 kernel("erfinv", "erfinv", lambda g, ans, x, backend: g * (0.5 * math.sqrt(math.pi)) * (x.erfinv() ** 2).exp(),
        torch_level=True)
-kernel("special_erfcx", "erfcx", lambda g, ans, x, backend: g * (2 * x * ans - TWO_OVER_SQRT_PI),
+kernel("special_erfcx", "erfcx", lambda ns, g, ans, x, backend: g * (2 * x * ans - TWO_OVER_SQRT_PI),
        node="SpecialErfcxBackward0")
-kernel("special_ndtri", "ndtri", lambda g, ans, x, backend: g * SQRT_2PI * (ans * ans / 2).exp(),
+kernel("special_ndtri", "ndtri", lambda ns, g, ans, x, backend: g * SQRT_2PI * ns.exp(ans * ans / 2),
        node="SpecialNdtriBackward0")
-kernel("special_log_ndtr", "log_ndtr", lambda g, ans, x, backend: g / SQRT_2PI * (-(ans + x * x / 2)).exp(),
+kernel("special_log_ndtr", "log_ndtr", lambda ns, g, ans, x, backend: g / SQRT_2PI * ns.exp(-(ans + x * x / 2)),
        node="SpecialLogNdtrBackward0")
 
 
