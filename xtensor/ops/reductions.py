@@ -413,9 +413,9 @@ defop("logsumexp", _logsumexp_fwd, (lambda ns, g, ans, x, dims, keepdim: ns.unre
 
 
 def _dist_vjp(sign):
-    def vjp(g, ans, x, y, p):
+    def vjp(ns, g, ans, x, y, p):
         from .linalg import _vector_norm_vjp  # torch.norm's own gradient (linalg is imported after this module)
-        return _vector_norm_vjp(g, ans, x - y, p, None, False) * sign
+        return _vector_norm_vjp(ns, g, ans, x - y, p, None, False) * sign
     return vjp
 
 
