@@ -136,7 +136,16 @@ class _Gathered:
     def walk_call(self, fn, args, kwargs):
         self.walk(args, arguments=True)
         self.walk(kwargs, arguments=True)
-        self.walk(fn)
+        self.walk_step(fn)
+
+    def walk_step(self, fn):
+        """The step itself: its closure and globals are walked wherever its code lives (a step written in
+        an installed package, as the demo's in ``xtensor.cli``); what it reaches from there, as ``walk``."""
+        if isinstance(fn, types.FunctionType) and id(fn) not in self._seen:
+            self._seen.add(id(fn))
+            self._walk_function(fn, library_too=True)
+        else:
+            self.walk(fn)
 
     def walk(self, obj, arguments=False):
         if isinstance(obj, Tensor):
@@ -176,9 +185,9 @@ class _Gathered:
         elif arguments:
             self.statics.append(("object", id(obj)))  # an opaque argument: the program is kept per object
 
-    def _walk_function(self, fn):
+    def _walk_function(self, fn, library_too=False):
         code = fn.__code__
-        if _is_library_file(code.co_filename):
+        if not library_too and _is_library_file(code.co_filename):
             return
         for cell in fn.__closure__ or ():
             try:

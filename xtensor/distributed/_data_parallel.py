@@ -49,7 +49,7 @@ class DataParallelStep:
         """Replicate, in place, the tensors the step reaches that are off the mesh: through its closure and
         globals, and through the arguments that are not data (a model, an optimizer)."""
         gathered = _Gathered()
-        gathered.walk(self.compiled._orig_mod)
+        gathered.walk_step(self.compiled._orig_mod)
         for holder in _state_holders(arguments):
             gathered.walk(holder)
         for t in gathered.tensors:
