@@ -95,6 +95,25 @@ def test_compiled_sgd_step_matches_eager_values_and_gradients(backend):
     assert step.compilations == (2 if backend == "jax" else 0)  # no .grad yet, then .grad present
 
 
+def test_a_step_written_in_an_installed_package_gathers_its_closure(on_jax):
+    """Code of installed packages is not walked for state, except the step itself (the demo's is in xtensor.cli)."""
+    source = ("def make_step(params, lr):\n"
+              "    def step(x, y):\n"
+              "        return sgd_step(params, x, y, lr)\n"
+              "    return step\n")
+    namespace = {"sgd_step": sgd_step}
+    exec(compile(source, "/venv/lib/python3.12/site-packages/trainer/steps.py", "exec"), namespace)
+    eager, compiled = _leaf_params(), _leaf_params()
+    step = t.compile(namespace["make_step"](compiled, 0.1))
+    x, y = t.tensor(X), t.tensor(Y)
+    for _ in range(3):
+        expected, got = sgd_step(eager, x, y, 0.1), step(x, y)
+        assert got.item() == pytest.approx(expected.item(), rel=1e-6)
+    for p, q in zip(compiled, eager):
+        np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-6)
+    assert step.compilations == 2
+
+
 def test_compiled_adam_step_on_a_module_matches_torch(on_jax):
     torch = pytest.importorskip("torch")
     model = Linear(W0, [0.0, 0.1])

@@ -96,7 +96,28 @@ class CompiledStep:
 
 
 # --------------------------------------------------------------------------- gathering
-_SCALARS = (bool, int, float, complex, str, bytes, type(None), _dtypes.DType)
+_SCALARS = frozenset((bool, int, float, complex, str, bytes, type(None), _dtypes.DType))
+_KINDS = {}  # type -> how ``_Gathered.walk`` treats its instances (see ``_kind``)
+
+
+def _kind(cls):
+    """How ``walk`` treats instances of ``cls``, decided once per type."""
+    jax = sys.modules.get("jax")
+    if issubclass(cls, Tensor):
+        kind = "tensor"
+    elif cls in _SCALARS:
+        kind = "scalar"
+    elif issubclass(cls, np.ndarray) or jax is not None and issubclass(cls, (jax.Array, jax.core.Tracer)):
+        kind = "array"
+    elif issubclass(cls, (list, tuple)):
+        kind = "sequence"
+    elif issubclass(cls, dict):
+        kind = "dict"
+    else:
+        kind = {types.FunctionType: "function", types.MethodType: "method",
+                functools.partial: "partial"}.get(cls, "object")
+    _KINDS[cls] = kind
+    return kind
 
 
 @functools.lru_cache(maxsize=None)
@@ -148,13 +169,16 @@ class _Gathered:
             self.walk(fn)
 
     def walk(self, obj, arguments=False):
-        if isinstance(obj, Tensor):
+        # every call of a compiled step walks its state: one look-up of the type's kind, then its branch
+        cls = type(obj)
+        kind = _KINDS.get(cls) or _kind(cls)
+        if kind == "tensor":
             self.statics.append(("t", self._add(obj)))
             return
-        if type(obj) in _SCALARS:
-            self.statics.append((type(obj), obj))  # 1, 1.0 and True are equal keys but not the same step
+        if kind == "scalar":
+            self.statics.append((cls, obj))  # 1, 1.0 and True are equal keys but not the same step
             return
-        if isinstance(obj, np.ndarray) or _is_jax_array(obj):
+        if kind == "array":
             if arguments:
                 self.arrays.append(obj)
                 self.statics.append(("a", tuple(obj.shape), obj.dtype))
@@ -163,21 +187,24 @@ class _Gathered:
             self.statics.append(("seen",))
             return
         self._seen.add(id(obj))
-        if isinstance(obj, (list, tuple)):
-            self.statics.append((type(obj).__name__, len(obj)))
+        if kind == "sequence":
+            self.statics.append((cls, len(obj)))
             for item in obj:
                 self.walk(item, arguments)
-        elif isinstance(obj, dict):
-            self.statics.append(("dict", len(obj)))
+        elif kind == "dict":
+            self.statics.append((cls, len(obj)))
             for k, v in obj.items():
-                self.walk(k, arguments)
+                if type(k) is str:  # attribute and hyperparameter names: the common key, kept as it is
+                    self.statics.append(k)
+                else:
+                    self.walk(k, arguments)
                 self.walk(v, arguments)
-        elif isinstance(obj, types.FunctionType):
+        elif kind == "function":
             self._walk_function(obj)
-        elif isinstance(obj, types.MethodType):
+        elif kind == "method":
             self.walk(obj.__self__)
             self.walk(obj.__func__)
-        elif isinstance(obj, functools.partial):
+        elif kind == "partial":
             self.walk((obj.func, obj.args, obj.keywords), arguments)
         elif _walks_attributes(obj):
             self.statics.append(type(obj))
@@ -247,7 +274,7 @@ class _Gathered:
                     f"(grad_fn=<{type(t._grad_fn).__name__}>, shape {list(t.shape)}), which a compiled step "
                     "cannot extend: pass or keep .detach() of it, or run the step eagerly")
         avals = tuple((st.array.shape, st.array.dtype) for st in storages)
-        return (avals, tensors, tuple(_hashable(s) for s in self.statics), grad_mode.state.enabled,
+        return (avals, tensors, tuple(self.statics), grad_mode.state.enabled,
                 grad_mode.state.inference, _dtypes.get_default_dtype(), get_default_backend().name)
 
 
@@ -259,14 +286,6 @@ def _walks_attributes(obj):
         return True
     module = sys.modules.get(type(obj).__module__)
     return module is not None and not _is_library_file(getattr(module, "__file__", None) or "<builtin>")
-
-
-def _hashable(value):
-    try:
-        hash(value)
-    except TypeError:
-        return ("unhashable", id(value))
-    return value
 
 
 def _is_jax_array(obj):
