@@ -25,7 +25,8 @@ Timing reuses ``bench_overhead``'s auto-ranged rounds (median per step); ``xtens
 
 Scaling: ``data_parallel`` over meshes of 1, 2, 4 and 8 devices runs in a subprocess started with
 ``XLA_FLAGS=--xla_force_host_platform_device_count=8`` (jax fixes its devices at start-up), next to plain
-``jax.jit`` of the step with the batch sharded the same way. Simulated devices share the machine's cores:
+``jax.jit`` of the step with the batch sharded the same way (both move each batch from one device onto the
+mesh on every call). Simulated devices share the machine's cores:
 the rows show what splitting costs and how XLA's CPU runtime spreads the parts, not a speed-up that real
 devices would give.
 """
@@ -115,7 +116,8 @@ def _torch_step(weights):
 
 
 def _jax_step(weights, shardings=None):
-    """The step in plain jax; ``shardings`` = (replicated, batch-sharded) places it on a mesh."""
+    """The step in plain jax; ``shardings`` = (replicated, batch-sharded) places it on a mesh: the state once,
+    each batch (a one-device array, as data_parallel is given) on every call."""
     import jax
     import jax.numpy as jnp
 
@@ -144,9 +146,11 @@ def _jax_step(weights, shardings=None):
     jitted = jax.jit(step, donate_argnums=(0, 1, 2, 3))
 
     def train_step(x, y):
+        if shardings:
+            x, y = jax.device_put(x, sharded), jax.device_put(y, sharded)
         *state[:4], loss = jitted(*state, x, y)
         return loss
-    return train_step, lambda size: tuple(put(a, sharded) for a in _batch(size))
+    return train_step, lambda size: tuple(jnp.asarray(a) for a in _batch(size))
 
 
 def _blocking(step, x, y, block):

@@ -70,6 +70,7 @@ class CompiledStep:
         self._orig_mod = fn
         self._disable = disable
         self._cache = {}
+        self.lay_out = None  # called with the gathered state before each call (data_parallel places it)
         self.compilations = 0  # how many signatures were traced and compiled (tests and curious users)
         functools.update_wrapper(self, fn, updated=())
 
@@ -82,6 +83,8 @@ class CompiledStep:
             return fn(*args, **kwargs)
         gathered = _Gathered()
         gathered.walk_call(fn, args, kwargs)
+        if self.lay_out is not None:
+            self.lay_out(gathered)
         backend = gathered.backend()
         if backend is None or not getattr(backend, "compiles", False) or gathered.traced():
             return fn(*args, **kwargs)
