@@ -248,8 +248,11 @@ class _Gathered:
 
     def traced(self):
         """True inside an outer trace: the step is then part of the outer program."""
-        storages, _ = self.storages()
-        return any(_is_tracer(st.array) for st in storages) or any(_is_tracer(a) for a in self.arrays)
+        jax = sys.modules.get("jax")
+        if jax is None:
+            return False
+        tracer, (storages, _) = jax.core.Tracer, self.storages()
+        return any(isinstance(st.array, tracer) for st in storages) or any(isinstance(a, tracer) for a in self.arrays)
 
     def storages(self):
         """Unique storages of the gathered tensors, and each tensor's storage index."""
@@ -501,6 +504,9 @@ def _substitute(obj, positions, values):
 def _unshared(donated, others):
     """Donated arrays that appear twice (two storages over one jax array) are copied: one buffer cannot be
     both consumed and read."""
+    ids = [id(a) for a in donated]
+    if len(set(ids).union(map(id, others))) == len(ids) + len(others):
+        return donated  # every call but the rare aliasing one
     counts = {}
     for a in (*donated, *others):
         counts[id(a)] = counts.get(id(a), 0) + 1
