@@ -118,7 +118,7 @@ def _kind(cls):
         kind = "dict"
     else:
         kind = {types.FunctionType: "function", types.MethodType: "method",
-                functools.partial: "partial"}.get(cls, "object")
+                functools.partial: "partial"}.get(cls) or _object_kind(cls)
     _KINDS[cls] = kind
     return kind
 
@@ -209,8 +209,8 @@ class _Gathered:
             self.walk(obj.__func__)
         elif kind == "partial":
             self.walk((obj.func, obj.args, obj.keywords), arguments)
-        elif _walks_attributes(obj):
-            self.statics.append(type(obj))
+        elif kind == "attributes" or kind == "object" and hasattr(obj, "param_groups"):
+            self.statics.append(cls)
             self.walk(vars(obj))
         elif arguments:
             self.statics.append(("object", id(obj)))  # an opaque argument: the program is kept per object
@@ -284,14 +284,16 @@ class _Gathered:
                 grad_mode.state.inference, _dtypes.get_default_dtype(), get_default_backend().name)
 
 
-def _walks_attributes(obj):
-    """Modules, optimizers and instances of the user's own classes are walked through their attributes."""
-    if not hasattr(obj, "__dict__") or isinstance(obj, (type, types.ModuleType)):
-        return False
-    if callable(getattr(obj, "parameters", None)) or hasattr(obj, "param_groups"):
-        return True
-    module = sys.modules.get(type(obj).__module__)
-    return module is not None and not _is_library_file(getattr(module, "__file__", None) or "<builtin>")
+def _object_kind(cls):
+    """Modules (a ``parameters()`` method) and instances of the user's own classes are walked through their
+    attributes ("attributes"); optimizers too, found per object by their ``param_groups`` ("object")."""
+    if not cls.__dictoffset__ or issubclass(cls, (type, types.ModuleType)):
+        return "opaque"  # no instance __dict__, or a class or module: never walked
+    if callable(getattr(cls, "parameters", None)):
+        return "attributes"
+    module = sys.modules.get(cls.__module__)
+    user_code = module is not None and not _is_library_file(getattr(module, "__file__", None) or "<builtin>")
+    return "attributes" if user_code else "object"
 
 
 def _is_jax_array(obj):
