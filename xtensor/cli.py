@@ -294,7 +294,8 @@ def _demo_step(args, backend):
 
         def data_parallel_step(inputs, targets):
             result = parallel(inputs, targets)
-            splits.setdefault(len(targets), parallel.batch_split)
+            if len(targets) not in splits:  # batch_split reads the shards: once per batch size
+                splits[len(targets)] = parallel.batch_split
             return result
         return data_parallel_step
     return wrap_step, splits, f"data-parallel over {args.devices} {platform} devices (xtensor.distributed." \
