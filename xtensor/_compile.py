@@ -23,6 +23,11 @@ Limits (each an error or documented behaviour, never a silent wrong result):
   data-dependent shape) raises ``RuntimeError`` naming the call, where it is and the way out.
 * Random numbers come from xtensor's host generator, so a step that draws them (dropout) cannot
   be compiled: an error says so (draw them outside and pass them in).
+* Known gap, not yet an error: code of installed packages is walked only where it is the step
+  itself, so a tensor reached only through a package's own closures or module globals is not
+  gathered -- the program reads it as a constant and its writes are lost (the tensor is left
+  holding a traced value, and jax's leaked-tracer error comes later). Reach such state from the
+  step's arguments, closure or the globals its own code names.
 * State created by the step that is not a tensor's ``.grad`` (an optimizer's lazily made moments)
   is written into the objects the trace made; such a trace serves that call only, and the next
   call, which finds the state in place, compiles the steady step. Python numbers the step changes
