@@ -277,3 +277,79 @@ def test_every_python_object_is_restored_after_a_failed_trace(on_jax):
     with pytest.raises(RuntimeError, match="item()"):
         t.compile(fails)()
     assert w.grad is before and w.tolist() == [1.0, 1.0] and w.grad.tolist() == [3.0, 3.0]
+
+
+# --------------------------------------------------------------------------- a warm step sees every change
+class Shifted(t.nn.Module):
+    """A linear layer that adds ``self.shift`` when the module has one (a tensor attribute set later)."""
+
+    def __init__(self):
+        super().__init__()
+        self.linear = t.nn.Linear(2, 2)
+
+    def forward(self, x):
+        out = self.linear(x)
+        return out + self.shift if hasattr(self, "shift") else out
+
+
+def _step(model, optimizer, zero_grad=True):
+    def train_step(x, y):
+        if zero_grad:
+            optimizer.zero_grad()
+        loss = ((model(x) - y) ** 2).mean()
+        loss.backward()
+        optimizer.step()
+        return loss
+    return train_step
+
+
+def _weight(model):
+    return model.linear.weight
+
+
+# name -> (the optimizer's parameters and options, whether the step zeroes the grads, the change made
+# between two calls, identically, to the eager and to the compiled twin)
+CHANGES = {
+    "a parameter replaced": (lambda m: ([_weight(m), m.linear.bias], {}), True,
+                             lambda m, o: setattr(m.linear, "weight", t.nn.Parameter(t.full((2, 2), 0.25)))),
+    "a param group added": (lambda m: ([_weight(m)], {}), True,
+                            lambda m, o: o.add_param_group({"params": [m.linear.bias], "lr": 0.5})),
+    "a hyperparameter changed": (lambda m: (m.parameters(), {}), True,
+                                 lambda m, o: o.param_groups[0].__setitem__("lr", 0.01)),
+    ".grad set to None": (lambda m: (m.parameters(), {}), False,  # the step accumulates grads
+                          lambda m, o: setattr(_weight(m), "grad", None)),
+    "a new tensor attribute on a module": (lambda m: (m.parameters(), {}), True,
+                                           lambda m, o: setattr(m, "shift", t.full((2,), 0.5))),
+    "a tensor replaced in the optimizer state": (
+        lambda m: (m.parameters(), {"momentum": 0.9}), True,
+        lambda m, o: o.state[_weight(m)].__setitem__("momentum_buffer", t.ones(2, 2))),
+    "a parameter written in place": (lambda m: (m.parameters(), {}), True,
+                                     lambda m, o: _weight(m).data.mul_(-1.0)),
+}
+
+
+@pytest.mark.parametrize("change", list(CHANGES))
+def test_a_change_to_the_state_between_calls_gives_the_eager_result(on_jax, change):
+    """The compiled step reuses its last walk of the state while nothing changed (checked cheaply each call);
+    every kind of change must be seen: after it the step computes what eager PyTorch-style code computes."""
+    make_params, zero_grad, mutate = CHANGES[change]
+    twins = []
+    for _ in range(2):
+        t.manual_seed(0)
+        model = Shifted()
+        params, options = make_params(model)
+        optimizer = t.optim.SGD(params, lr=0.1, **options)
+        twins.append((model, optimizer, _step(model, optimizer, zero_grad)))
+    (eager_model, eager_opt, eager), (model, optimizer, step) = twins
+    step = t.compile(step)
+    x, y = t.tensor(X), t.tensor(Y)
+    for call in range(6):
+        if call == 3:
+            assert step._fast is not None  # the cheap path was in use: the change below must invalidate it
+            mutate(eager_model, eager_opt)
+            mutate(model, optimizer)
+        expected, got = eager(x, y), step(x, y)
+        assert got.item() == pytest.approx(expected.item(), rel=1e-5), call
+    for p, q in zip(model.parameters(), eager_model.parameters()):
+        np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-5)
+        assert (p.grad is None) == (q.grad is None)

@@ -31,7 +31,9 @@ class DataParallelStep:
 
     def __init__(self, step, device_mesh, batch_dim=0):
         self.compiled = _compile(step)
-        self.compiled.lay_out = self._replicate_state  # on the tensors the compiled step gathers, each call
+        # on the tensors the compiled step gathers, on each full walk (a call that reuses the last walk finds
+        # every storage holding the array the last call left there: on the mesh already)
+        self.compiled.lay_out = self._replicate_state
         self.device_mesh = device_mesh
         self.batch_dim = batch_dim
         self._batch = None  # the last call's first split tensor argument
