@@ -353,3 +353,68 @@ def test_a_change_to_the_state_between_calls_gives_the_eager_result(on_jax, chan
     for p, q in zip(model.parameters(), eager_model.parameters()):
         np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-5)
         assert (p.grad is None) == (q.grad is None)
+
+
+def test_new_batches_each_call_and_a_smaller_last_batch_give_the_eager_result(on_jax):
+    """A data loader hands the step new tensors every call (the reused walk takes them as they come)."""
+    twins = []
+    for _ in range(2):
+        t.manual_seed(0)
+        model = Shifted()
+        optimizer = t.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        twins.append(_step(model, optimizer))
+    eager, step = twins[0], t.compile(twins[1])
+    rng = np.random.default_rng(0)
+    for size in (4, 4, 4, 4, 3, 4):
+        x = rng.standard_normal((size, 2), dtype=np.float32)
+        y = rng.standard_normal((size, 2), dtype=np.float32)
+        expected, got = eager(t.tensor(x), t.tensor(y)), step(t.tensor(x), t.tensor(y))
+        assert got.item() == pytest.approx(expected.item(), rel=1e-5), size
+
+
+def test_state_reached_through_default_arguments_is_gathered(on_jax):
+    """``def step(x, y, model=model)`` (a loop binding its variables) reads its state through its defaults,
+    and a tensor of that state (the bias's accumulated grad) can also come in as an argument."""
+    twins = []
+    for _ in range(2):
+        t.manual_seed(0)
+        model = Shifted()
+        optimizer = t.optim.SGD(model.parameters(), lr=0.1)
+
+        def train_step(x, y, optimizer=optimizer, model=model):
+            loss = ((model(x) - y) ** 2).mean()
+            loss.backward()
+            optimizer.step()
+            return loss
+        twins.append((model, train_step))
+    (eager_model, eager), (model, step) = twins[0], (twins[1][0], t.compile(twins[1][1]))
+    x = t.tensor(X)
+    for call in range(7):
+        if call in (3, 4):  # the bias's accumulated grad, fed back as the target; then the data again
+            expected = eager(x, eager_model.linear.bias.grad)
+            got = step(x, model.linear.bias.grad)
+        else:
+            expected, got = eager(x, t.tensor([1.0, 0.5])), step(x, t.tensor([1.0, 0.5]))  # the grad's shape
+        assert got.item() == pytest.approx(expected.item(), rel=1e-5), call
+
+
+def test_an_argument_that_was_a_state_tensor_last_call_is_not_taken_for_it(on_jax):
+    """A parameter's .grad passed as the argument for two calls, then a new tensor: the program must read the
+    .grad from the parameter again, not from the argument's place."""
+    eager_w, w = t.tensor(W0, requires_grad=True), t.tensor(W0, requires_grad=True)
+    eager_w.grad, w.grad = t.ones(2, 2), t.ones(2, 2)
+
+    def make(param):
+        def apply(scale):  # the update reads the grad through the closure; the argument scales it
+            with t.no_grad():
+                param.sub_(0.1 * param.grad * scale)
+            return param.sum()
+        return apply
+    eager, step = make(eager_w), t.compile(make(w))
+    for call in range(6):
+        if call in (2, 3):
+            expected, got = eager(eager_w.grad), step(w.grad)
+        else:
+            expected, got = eager(t.full((2, 2), 2.0)), step(t.full((2, 2), 2.0))
+        assert got.item() == pytest.approx(expected.item(), rel=1e-5), call
+    np.testing.assert_allclose(w.detach().numpy(), eager_w.detach().numpy(), rtol=1e-6)

@@ -4,7 +4,7 @@ updates) compiled into one XLA computation on the jax backend.
 Functionalization at the boundary, not a tracer of our own:
 
 1. *Gather* the tensors the step can read or write: its arguments, and what its code reaches from
-   there and from its closure and the globals it names -- modules (anything with ``parameters()``:
+   there and from its closure, default arguments and the globals it names -- modules (anything with ``parameters()``:
    its attributes, so parameters, buffers and submodules), optimizers (anything with
    ``param_groups``: its ``state`` and groups), user objects, containers -- and each tensor's
    ``.grad``. Their *storages* are the state (views of one storage share one state entry).
@@ -269,20 +269,21 @@ class _Gathered:
         if not library_too and _is_library_file(code.co_filename):
             return
         guard = self.guard
+        defaults = fn.__defaults__, fn.__kwdefaults__  # what its code reads too (def f(x, model=model))
         if guard is not None:
             guard.functions.append(fn)
             guard.codes.append(code)
+            guard.defaults.extend(defaults)
+        for value in defaults:
+            if value is not None:
+                self.walk(value)
         for cell in fn.__closure__ or ():
-            try:
-                contents = cell.cell_contents
-            except ValueError:  # an empty cell (a name bound later)
-                if guard is not None:
-                    guard.empty_cells.append(cell)
-                continue
+            contents = _contents(cell)
             if guard is not None:
                 guard.cells.append(cell)
                 guard.cell_values.append(contents)
-            self.walk(contents)
+            if contents is not _MISSING:  # not an empty cell (a name bound later)
+                self.walk(contents)
         namespace = fn.__globals__
         for name in _global_names(code):
             value = namespace.get(name, _MISSING)
@@ -356,7 +357,7 @@ _is = operator.is_
 _VALUES = operator.methodcaller("values")
 _DICT_OF = operator.attrgetter("__dict__")
 _CODE_OF = operator.attrgetter("__code__")
-_CONTENTS = operator.attrgetter("cell_contents")
+_DEFAULTS_OF = operator.attrgetter("__defaults__", "__kwdefaults__")
 _ARRAY_OF = operator.attrgetter("array")
 # what the walk and the signature read from a tensor
 _TENSOR_FIELDS = operator.attrgetter("_storage", "_view", "_dtype", "_requires_grad", "_grad_fn", "_backend", "_grad")
@@ -379,7 +380,7 @@ class _Guard:
         self.mappings, self.mapping_lens, self.mapping_keys, self.mapping_values = [], [], [], []  # OrderedDict...
         self.objects, self.classes, self.object_dicts = [], [], []
         self.plain = []  # objects walked past because they have no param_groups
-        self.functions, self.codes, self.cells, self.cell_values, self.empty_cells = [], [], [], [], []
+        self.functions, self.codes, self.defaults, self.cells, self.cell_values = [], [], [], [], []
         self.namespaces, self.names, self.global_values = [], [], []
 
     def add_mapping(self, obj):
@@ -406,19 +407,19 @@ class _Guard:
                 and _all_same(_chain(map(_VALUES, self.mappings)), self.mapping_values)
                 and _all_same(_chain(self.sequences), self.items)
                 and _all_same(map(_CODE_OF, self.functions), self.codes)
-                and _all_same(map(_CONTENTS, self.cells), self.cell_values)
+                and _all_same(_chain(map(_DEFAULTS_OF, self.functions)), self.defaults)
+                and _all_same(map(_contents, self.cells), self.cell_values)
                 and _all_same(map(dict.get, self.namespaces, self.names, itertools.repeat(_MISSING)),
                               self.global_values)
-                and not any(map(hasattr, self.plain, itertools.repeat("param_groups")))
-                and not any(map(_filled, self.empty_cells)))
+                and not any(map(hasattr, self.plain, itertools.repeat("param_groups"))))
 
 
-def _filled(cell):
+def _contents(cell):
+    """A closure cell's value; _MISSING while it is empty."""
     try:
-        cell.cell_contents
+        return cell.cell_contents
     except ValueError:
-        return False
-    return True
+        return _MISSING
 
 
 class _Fast:
@@ -448,8 +449,9 @@ class _Fast:
         arg_tensors = [a for a in (*args, *kwargs.values()) if isinstance(a, Tensor)]
         if len(arg_tensors) != k or owners[:k] != list(range(k)) or any(o < k for o in owners[k:]) \
                 or any(t._view is not None or t._grad is not None for t in arg_tensors) \
-                or any(type(x) is tuple and x[0] == "t" and x[1] < k for x in gathered.statics[s:]):
-            return None  # arguments with a grad, a view, repeated, or shared with the state
+                or any(type(x) is tuple and x[0] == "t" and x[1] < k for x in gathered.statics[s:]) \
+                or any(slot < k for slot in gathered.grad_slot.values()):
+            return None  # arguments with a grad, a view, repeated, or shared with the state (a .grad there)
         reached = {x[1] for x in gathered.statics[s:] if type(x) is tuple and len(x) == 2 and x[0] == "t"}
         grad_slots = []
         for i, _ in program.grads:
