@@ -538,7 +538,8 @@ class _Fast:
         if not (_all_same(_chain(map(_TENSOR_FIELDS, self.state_tensors)), self.fields)
                 and _all_same(map(_ARRAY_OF, self.state_storages), self.arrays) and self.guard.holds()):
             return None
-        return arg_storages + self.state_storages, arg_tensors + self.state_tensors, ()
+        # no argument arrays: [] as after a full walk, so that jax.jit keeps one entry (a tuple would retrace)
+        return arg_storages + self.state_storages, arg_tensors + self.state_tensors, []
 
 
 def _environment():
