@@ -95,6 +95,25 @@ def test_compiled_sgd_step_matches_eager_values_and_gradients(backend):
     assert step.compilations == (2 if backend == "jax" else 0)  # no .grad yet, then .grad present
 
 
+def test_a_step_written_in_an_installed_package_gathers_its_closure(on_jax):
+    """Code of installed packages is not walked for state, except the step itself (the demo's is in xtensor.cli)."""
+    source = ("def make_step(params, lr):\n"
+              "    def step(x, y):\n"
+              "        return sgd_step(params, x, y, lr)\n"
+              "    return step\n")
+    namespace = {"sgd_step": sgd_step}
+    exec(compile(source, "/venv/lib/python3.12/site-packages/trainer/steps.py", "exec"), namespace)
+    eager, compiled = _leaf_params(), _leaf_params()
+    step = t.compile(namespace["make_step"](compiled, 0.1))
+    x, y = t.tensor(X), t.tensor(Y)
+    for _ in range(3):
+        expected, got = sgd_step(eager, x, y, 0.1), step(x, y)
+        assert got.item() == pytest.approx(expected.item(), rel=1e-6)
+    for p, q in zip(compiled, eager):
+        np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-6)
+    assert step.compilations == 2
+
+
 def test_compiled_adam_step_on_a_module_matches_torch(on_jax):
     torch = pytest.importorskip("torch")
     model = Linear(W0, [0.0, 0.1])
@@ -258,3 +277,144 @@ def test_every_python_object_is_restored_after_a_failed_trace(on_jax):
     with pytest.raises(RuntimeError, match="item()"):
         t.compile(fails)()
     assert w.grad is before and w.tolist() == [1.0, 1.0] and w.grad.tolist() == [3.0, 3.0]
+
+
+# --------------------------------------------------------------------------- a warm step sees every change
+class Shifted(t.nn.Module):
+    """A linear layer that adds ``self.shift`` when the module has one (a tensor attribute set later)."""
+
+    def __init__(self):
+        super().__init__()
+        self.linear = t.nn.Linear(2, 2)
+
+    def forward(self, x):
+        out = self.linear(x)
+        return out + self.shift if hasattr(self, "shift") else out
+
+
+def _step(model, optimizer, zero_grad=True):
+    def train_step(x, y):
+        if zero_grad:
+            optimizer.zero_grad()
+        loss = ((model(x) - y) ** 2).mean()
+        loss.backward()
+        optimizer.step()
+        return loss
+    return train_step
+
+
+def _weight(model):
+    return model.linear.weight
+
+
+# name -> (the optimizer's parameters and options, whether the step zeroes the grads, the change made
+# between two calls, identically, to the eager and to the compiled twin)
+CHANGES = {
+    "a parameter replaced": (lambda m: ([_weight(m), m.linear.bias], {}), True,
+                             lambda m, o: setattr(m.linear, "weight", t.nn.Parameter(t.full((2, 2), 0.25)))),
+    "a param group added": (lambda m: ([_weight(m)], {}), True,
+                            lambda m, o: o.add_param_group({"params": [m.linear.bias], "lr": 0.5})),
+    "a hyperparameter changed": (lambda m: (m.parameters(), {}), True,
+                                 lambda m, o: o.param_groups[0].__setitem__("lr", 0.01)),
+    ".grad set to None": (lambda m: (m.parameters(), {}), False,  # the step accumulates grads
+                          lambda m, o: setattr(_weight(m), "grad", None)),
+    "a new tensor attribute on a module": (lambda m: (m.parameters(), {}), True,
+                                           lambda m, o: setattr(m, "shift", t.full((2,), 0.5))),
+    "a tensor replaced in the optimizer state": (
+        lambda m: (m.parameters(), {"momentum": 0.9}), True,
+        lambda m, o: o.state[_weight(m)].__setitem__("momentum_buffer", t.ones(2, 2))),
+    "a parameter written in place": (lambda m: (m.parameters(), {}), True,
+                                     lambda m, o: _weight(m).data.mul_(-1.0)),
+}
+
+
+@pytest.mark.parametrize("change", list(CHANGES))
+def test_a_change_to_the_state_between_calls_gives_the_eager_result(on_jax, change):
+    """The compiled step reuses its last walk of the state while nothing changed (checked cheaply each call);
+    every kind of change must be seen: after it the step computes what eager PyTorch-style code computes."""
+    make_params, zero_grad, mutate = CHANGES[change]
+    twins = []
+    for _ in range(2):
+        t.manual_seed(0)
+        model = Shifted()
+        params, options = make_params(model)
+        optimizer = t.optim.SGD(params, lr=0.1, **options)
+        twins.append((model, optimizer, _step(model, optimizer, zero_grad)))
+    (eager_model, eager_opt, eager), (model, optimizer, step) = twins
+    step = t.compile(step)
+    x, y = t.tensor(X), t.tensor(Y)
+    for call in range(6):
+        if call == 3:
+            assert step._fast is not None  # the cheap path was in use: the change below must invalidate it
+            mutate(eager_model, eager_opt)
+            mutate(model, optimizer)
+        expected, got = eager(x, y), step(x, y)
+        assert got.item() == pytest.approx(expected.item(), rel=1e-5), call
+    for p, q in zip(model.parameters(), eager_model.parameters()):
+        np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-5)
+        assert (p.grad is None) == (q.grad is None)
+
+
+def test_new_batches_each_call_and_a_smaller_last_batch_give_the_eager_result(on_jax):
+    """A data loader hands the step new tensors every call (the reused walk takes them as they come)."""
+    twins = []
+    for _ in range(2):
+        t.manual_seed(0)
+        model = Shifted()
+        optimizer = t.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        twins.append(_step(model, optimizer))
+    eager, step = twins[0], t.compile(twins[1])
+    rng = np.random.default_rng(0)
+    for size in (4, 4, 4, 4, 3, 4):
+        x = rng.standard_normal((size, 2), dtype=np.float32)
+        y = rng.standard_normal((size, 2), dtype=np.float32)
+        expected, got = eager(t.tensor(x), t.tensor(y)), step(t.tensor(x), t.tensor(y))
+        assert got.item() == pytest.approx(expected.item(), rel=1e-5), size
+
+
+def test_state_reached_through_default_arguments_is_gathered(on_jax):
+    """``def step(x, y, model=model)`` (a loop binding its variables) reads its state through its defaults,
+    and a tensor of that state (the bias's accumulated grad) can also come in as an argument."""
+    twins = []
+    for _ in range(2):
+        t.manual_seed(0)
+        model = Shifted()
+        optimizer = t.optim.SGD(model.parameters(), lr=0.1)
+
+        def train_step(x, y, optimizer=optimizer, model=model):
+            loss = ((model(x) - y) ** 2).mean()
+            loss.backward()
+            optimizer.step()
+            return loss
+        twins.append((model, train_step))
+    (eager_model, eager), (model, step) = twins[0], (twins[1][0], t.compile(twins[1][1]))
+    x = t.tensor(X)
+    for call in range(7):
+        if call in (3, 4):  # the bias's accumulated grad, fed back as the target; then the data again
+            expected = eager(x, eager_model.linear.bias.grad)
+            got = step(x, model.linear.bias.grad)
+        else:
+            expected, got = eager(x, t.tensor([1.0, 0.5])), step(x, t.tensor([1.0, 0.5]))  # the grad's shape
+        assert got.item() == pytest.approx(expected.item(), rel=1e-5), call
+
+
+def test_an_argument_that_was_a_state_tensor_last_call_is_not_taken_for_it(on_jax):
+    """A parameter's .grad passed as the argument for two calls, then a new tensor: the program must read the
+    .grad from the parameter again, not from the argument's place."""
+    eager_w, w = t.tensor(W0, requires_grad=True), t.tensor(W0, requires_grad=True)
+    eager_w.grad, w.grad = t.ones(2, 2), t.ones(2, 2)
+
+    def make(param):
+        def apply(scale):  # the update reads the grad through the closure; the argument scales it
+            with t.no_grad():
+                param.sub_(0.1 * param.grad * scale)
+            return param.sum()
+        return apply
+    eager, step = make(eager_w), t.compile(make(w))
+    for call in range(6):
+        if call in (2, 3):
+            expected, got = eager(eager_w.grad), step(w.grad)
+        else:
+            expected, got = eager(t.full((2, 2), 2.0)), step(t.full((2, 2), 2.0))
+        assert got.item() == pytest.approx(expected.item(), rel=1e-5), call
+    np.testing.assert_allclose(w.detach().numpy(), eager_w.detach().numpy(), rtol=1e-6)

@@ -4,7 +4,7 @@ updates) compiled into one XLA computation on the jax backend.
 Functionalization at the boundary, not a tracer of our own:
 
 1. *Gather* the tensors the step can read or write: its arguments, and what its code reaches from
-   there and from its closure and the globals it names -- modules (anything with ``parameters()``:
+   there and from its closure, default arguments and the globals it names -- modules (anything with ``parameters()``:
    its attributes, so parameters, buffers and submodules), optimizers (anything with
    ``param_groups``: its ``state`` and groups), user objects, containers -- and each tensor's
    ``.grad``. Their *storages* are the state (views of one storage share one state entry).
@@ -17,12 +17,24 @@ Functionalization at the boundary, not a tracer of our own:
    call), donating the storages the step overwrites, run it, and write the results into the same
    Tensor objects: storages the step wrote, ``.grad`` it created or cleared, tensors it rebound
    with ``.data =``. Later calls with the same signature only gather, run and write back.
+4. A call reuses the last call's walk (its tensors, storages and signature) while cheap guards hold, as
+   torch.compile's do: every container the walk read has the same length and the same items (identity),
+   every walked object its class and attribute dict, every walked function its code, closure and globals,
+   every gathered tensor its storage, view, dtype, ``requires_grad``, ``grad_fn``, backend and ``.grad``,
+   every storage the array the last call left; the arguments are root tensors of the same shapes and dtypes
+   and the same Python scalars. Anything else takes the full walk. Storages the step never reads (a
+   ``.grad`` it clears first) are not inputs of the program.
 
 Limits (each an error or documented behaviour, never a silent wrong result):
 * A host read under compilation (``.item()``, ``bool(t)``, ``float(t)``, a boolean mask, a
   data-dependent shape) raises ``RuntimeError`` naming the call, where it is and the way out.
 * Random numbers come from xtensor's host generator, so a step that draws them (dropout) cannot
   be compiled: an error says so (draw them outside and pass them in).
+* Known gap, not yet an error: code of installed packages is walked only where it is the step
+  itself, so a tensor reached only through a package's own closures or module globals is not
+  gathered -- the program reads it as a constant and its writes are lost (the tensor is left
+  holding a traced value, and jax's leaked-tracer error comes later). Reach such state from the
+  step's arguments, closure or the globals its own code names.
 * State created by the step that is not a tensor's ``.grad`` (an optimizer's lazily made moments)
   is written into the objects the trace made; such a trace serves that call only, and the next
   call, which finds the state in place, compiles the steady step. Python numbers the step changes
@@ -36,6 +48,8 @@ Limits (each an error or documented behaviour, never a silent wrong result):
 """
 import dis
 import functools
+import itertools
+import operator
 import os
 import sys
 import types
@@ -70,6 +84,8 @@ class CompiledStep:
         self._orig_mod = fn
         self._disable = disable
         self._cache = {}
+        self._fast = None  # _Fast: the last call's walk and program, reused while its guards hold
+        self.lay_out = None  # called with the gathered state on each full walk (data_parallel places it)
         self.compilations = 0  # how many signatures were traced and compiled (tests and curious users)
         functools.update_wrapper(self, fn, updated=())
 
@@ -80,8 +96,19 @@ class CompiledStep:
         fn = self._orig_mod
         if self._disable:
             return fn(*args, **kwargs)
+        fast, self._fast = self._fast, None  # (left unset if anything below raises)
+        if fast is not None:
+            found = fast.holds(args, kwargs)
+            if found is not None:
+                result = fast.program.run(*found)
+                fast.after_run()
+                self._fast = fast
+                return result
         gathered = _Gathered()
-        gathered.walk_call(fn, args, kwargs)
+        guard = _Guard()
+        gathered.walk_call(fn, args, kwargs, guard)
+        if self.lay_out is not None:
+            self.lay_out(gathered)
         backend = gathered.backend()
         if backend is None or not getattr(backend, "compiles", False) or gathered.traced():
             return fn(*args, **kwargs)
@@ -92,11 +119,36 @@ class CompiledStep:
             self.compilations += 1
             if program.reusable:
                 self._cache[key] = program
-        return program.run(gathered, args, kwargs)
+        storages, _ = gathered.storages()
+        result = program.run(storages, gathered.tensors, gathered.arrays)
+        if program.reusable:
+            self._fast = _Fast.build(gathered, guard, program, args, kwargs)
+        return result
 
 
 # --------------------------------------------------------------------------- gathering
-_SCALARS = (bool, int, float, complex, str, bytes, type(None), _dtypes.DType)
+_SCALARS = frozenset((bool, int, float, complex, str, bytes, type(None), _dtypes.DType))
+_KINDS = {}  # type -> how ``_Gathered.walk`` treats its instances (see ``_kind``)
+
+
+def _kind(cls):
+    """How ``walk`` treats instances of ``cls``, decided once per type."""
+    jax = sys.modules.get("jax")
+    if issubclass(cls, Tensor):
+        kind = "tensor"
+    elif cls in _SCALARS:
+        kind = "scalar"
+    elif issubclass(cls, np.ndarray) or jax is not None and issubclass(cls, (jax.Array, jax.core.Tracer)):
+        kind = "array"
+    elif issubclass(cls, (list, tuple)):
+        kind = "sequence"
+    elif issubclass(cls, dict):
+        kind = "dict"
+    else:
+        kind = {types.FunctionType: "function", types.MethodType: "method",
+                functools.partial: "partial"}.get(cls) or _object_kind(cls)
+    _KINDS[cls] = kind
+    return kind
 
 
 @functools.lru_cache(maxsize=None)
@@ -129,23 +181,43 @@ class _Gathered:
         self.position = {}  # id(tensor) -> index in ``tensors``
         self.arrays = []  # raw numpy/jax arrays among the arguments: inputs of the program
         self.statics = []  # the shape of what was walked and the Python scalars found
+        self.grad_slot = {}  # tensor index -> index of its .grad
+        self.state_start = None  # (tensors, statics) found in the arguments: the step's state follows
+        self.guard = None  # a _Guard recording the state's walk, or None
         self._seen = set()
         self._storages = None
 
     # -- walking ----------------------------------------------------------------------------------
-    def walk_call(self, fn, args, kwargs):
+    def walk_call(self, fn, args, kwargs, guard=None):
         self.walk(args, arguments=True)
         self.walk(kwargs, arguments=True)
-        self.walk(fn)
+        self.state_start = len(self.tensors), len(self.statics)
+        self.guard = guard
+        try:
+            self.walk_step(fn)
+        finally:
+            self.guard = None
+
+    def walk_step(self, fn):
+        """The step itself: its closure and globals are walked wherever its code lives (a step written in
+        an installed package, as the demo's in ``xtensor.cli``); what it reaches from there, as ``walk``."""
+        if isinstance(fn, types.FunctionType) and id(fn) not in self._seen:
+            self._seen.add(id(fn))
+            self._walk_function(fn, library_too=True)
+        else:
+            self.walk(fn)
 
     def walk(self, obj, arguments=False):
-        if isinstance(obj, Tensor):
+        # every call of a compiled step walks its state: one look-up of the type's kind, then its branch
+        cls = type(obj)
+        kind = _KINDS.get(cls) or _kind(cls)
+        if kind == "tensor":
             self.statics.append(("t", self._add(obj)))
             return
-        if type(obj) in _SCALARS:
-            self.statics.append((type(obj), obj))  # 1, 1.0 and True are equal keys but not the same step
+        if kind == "scalar":
+            self.statics.append((cls, obj))  # 1, 1.0 and True are equal keys but not the same step
             return
-        if isinstance(obj, np.ndarray) or _is_jax_array(obj):
+        if kind == "array":
             if arguments:
                 self.arrays.append(obj)
                 self.statics.append(("a", tuple(obj.shape), obj.dtype))
@@ -154,40 +226,73 @@ class _Gathered:
             self.statics.append(("seen",))
             return
         self._seen.add(id(obj))
-        if isinstance(obj, (list, tuple)):
-            self.statics.append((type(obj).__name__, len(obj)))
+        guard = self.guard
+        if kind == "sequence":
+            if guard is not None and not isinstance(obj, tuple):  # a tuple's items cannot change
+                guard.sequences.append(obj)
+                guard.sequence_lens.append(len(obj))
+                guard.items.extend(obj)
+            self.statics.append((cls, len(obj)))
             for item in obj:
                 self.walk(item, arguments)
-        elif isinstance(obj, dict):
-            self.statics.append(("dict", len(obj)))
+        elif kind == "dict":
+            if guard is not None:
+                guard.add_mapping(obj)
+            self.statics.append((cls, len(obj)))
             for k, v in obj.items():
-                self.walk(k, arguments)
+                if type(k) is str:  # attribute and hyperparameter names: the common key, kept as it is
+                    self.statics.append(k)
+                else:
+                    self.walk(k, arguments)
                 self.walk(v, arguments)
-        elif isinstance(obj, types.FunctionType):
+        elif kind == "function":
             self._walk_function(obj)
-        elif isinstance(obj, types.MethodType):
+        elif kind == "method":
             self.walk(obj.__self__)
             self.walk(obj.__func__)
-        elif isinstance(obj, functools.partial):
+        elif kind == "partial":
             self.walk((obj.func, obj.args, obj.keywords), arguments)
-        elif _walks_attributes(obj):
-            self.statics.append(type(obj))
+        elif kind == "attributes" or kind == "object" and hasattr(obj, "param_groups"):
+            if guard is not None:
+                guard.objects.append(obj)
+                guard.classes.append(cls)
+                guard.object_dicts.append(vars(obj))
+            self.statics.append(cls)
             self.walk(vars(obj))
+        elif kind == "object" and guard is not None:
+            guard.plain.append(obj)  # walked past while it has no param_groups
         elif arguments:
             self.statics.append(("object", id(obj)))  # an opaque argument: the program is kept per object
 
-    def _walk_function(self, fn):
+    def _walk_function(self, fn, library_too=False):
         code = fn.__code__
-        if _is_library_file(code.co_filename):
+        if not library_too and _is_library_file(code.co_filename):
             return
+        guard = self.guard
+        defaults = fn.__defaults__, fn.__kwdefaults__  # what its code reads too (def f(x, model=model))
+        if guard is not None:
+            guard.functions.append(fn)
+            guard.codes.append(code)
+            guard.defaults.extend(defaults)
+        for value in defaults:
+            if value is not None:
+                self.walk(value)
         for cell in fn.__closure__ or ():
-            try:
-                self.walk(cell.cell_contents)
-            except ValueError:  # an empty cell (a name bound later)
-                pass
+            contents = _contents(cell)
+            if guard is not None:
+                guard.cells.append(cell)
+                guard.cell_values.append(contents)
+            if contents is not _MISSING:  # not an empty cell (a name bound later)
+                self.walk(contents)
+        namespace = fn.__globals__
         for name in _global_names(code):
-            if name in fn.__globals__:
-                self.walk(fn.__globals__[name])
+            value = namespace.get(name, _MISSING)
+            if guard is not None:
+                guard.namespaces.append(namespace)
+                guard.names.append(name)
+                guard.global_values.append(value)
+            if value is not _MISSING:
+                self.walk(value)
 
     def _add(self, t):
         index = self.position.get(id(t))
@@ -196,7 +301,7 @@ class _Gathered:
             self.tensors.append(t)
             grad = t._grad
             if grad is not None:
-                self._add(grad)
+                self.grad_slot[index] = self._add(grad)
         return index
 
     # -- what was found ---------------------------------------------------------------------------
@@ -209,8 +314,11 @@ class _Gathered:
 
     def traced(self):
         """True inside an outer trace: the step is then part of the outer program."""
-        storages, _ = self.storages()
-        return any(_is_tracer(st.array) for st in storages) or any(_is_tracer(a) for a in self.arrays)
+        jax = sys.modules.get("jax")
+        if jax is None:
+            return False
+        tracer, (storages, _) = jax.core.Tracer, self.storages()
+        return any(isinstance(st.array, tracer) for st in storages) or any(isinstance(a, tracer) for a in self.arrays)
 
     def storages(self):
         """Unique storages of the gathered tensors, and each tensor's storage index."""
@@ -238,26 +346,218 @@ class _Gathered:
                     f"(grad_fn=<{type(t._grad_fn).__name__}>, shape {list(t.shape)}), which a compiled step "
                     "cannot extend: pass or keep .detach() of it, or run the step eagerly")
         avals = tuple((st.array.shape, st.array.dtype) for st in storages)
-        return (avals, tensors, tuple(_hashable(s) for s in self.statics), grad_mode.state.enabled,
+        return (avals, tensors, tuple(self.statics), grad_mode.state.enabled,
                 grad_mode.state.inference, _dtypes.get_default_dtype(), get_default_backend().name)
 
 
-def _walks_attributes(obj):
-    """Modules, optimizers and instances of the user's own classes are walked through their attributes."""
-    if not hasattr(obj, "__dict__") or isinstance(obj, (type, types.ModuleType)):
-        return False
-    if callable(getattr(obj, "parameters", None)) or hasattr(obj, "param_groups"):
-        return True
-    module = sys.modules.get(type(obj).__module__)
-    return module is not None and not _is_library_file(getattr(module, "__file__", None) or "<builtin>")
+# --------------------------------------------------------------------------- reusing the last walk
+_MISSING = object()
+_chain = itertools.chain.from_iterable
+_is = operator.is_
+_VALUES = operator.methodcaller("values")
+_DICT_OF = operator.attrgetter("__dict__")
+_CODE_OF = operator.attrgetter("__code__")
+_DEFAULTS_OF = operator.attrgetter("__defaults__", "__kwdefaults__")
+_ARRAY_OF = operator.attrgetter("array")
+# what the walk and the signature read from a tensor
+_TENSOR_FIELDS = operator.attrgetter("_storage", "_view", "_dtype", "_requires_grad", "_grad_fn", "_backend", "_grad")
+_FIELD_COUNT = 7
 
 
-def _hashable(value):
+def _all_same(objects, recorded):
+    """Every object is the recorded one (identity; the lengths were checked first)."""
+    return all(map(_is, objects, recorded))
+
+
+class _Guard:
+    """What the walk of a step's state read, recorded to tell cheaply whether a new walk would find the same
+    objects in the same places (torch.compile's guards): every container's length and items by identity,
+    each walked object's class and attribute dict, each walked function's code, closure cells and globals."""
+
+    def __init__(self):
+        self.sequences, self.sequence_lens, self.items = [], [], []  # lists (not tuples: they cannot change)
+        self.dicts, self.dict_lens, self.keys, self.values = [], [], [], []  # attribute dicts among them
+        self.mappings, self.mapping_lens, self.mapping_keys, self.mapping_values = [], [], [], []  # OrderedDict...
+        self.objects, self.classes, self.object_dicts = [], [], []
+        self.plain = []  # objects walked past because they have no param_groups
+        self.functions, self.codes, self.defaults, self.cells, self.cell_values = [], [], [], [], []
+        self.namespaces, self.names, self.global_values = [], [], []
+
+    def add_mapping(self, obj):
+        cls = type(obj)
+        if cls.values is dict.values and cls.__iter__ is dict.__iter__:  # dict's own order: read at C speed
+            self.dicts.append(obj)
+            self.dict_lens.append(len(obj))
+            self.keys.extend(obj)
+            self.values.extend(obj.values())
+        else:  # its own order (OrderedDict.move_to_end): read through its methods
+            self.mappings.append(obj)
+            self.mapping_lens.append(len(obj))
+            self.mapping_keys.extend(obj)
+            self.mapping_values.extend(obj.values())
+
+    def holds(self):
+        return (list(map(len, self.dicts)) == self.dict_lens and list(map(len, self.sequences)) == self.sequence_lens
+                and list(map(len, self.mappings)) == self.mapping_lens
+                and _all_same(map(type, self.objects), self.classes)
+                and _all_same(map(_DICT_OF, self.objects), self.object_dicts)
+                and _all_same(_chain(self.dicts), self.keys)
+                and _all_same(_chain(map(dict.values, self.dicts)), self.values)
+                and _all_same(_chain(self.mappings), self.mapping_keys)
+                and _all_same(_chain(map(_VALUES, self.mappings)), self.mapping_values)
+                and _all_same(_chain(self.sequences), self.items)
+                and _all_same(map(_CODE_OF, self.functions), self.codes)
+                and _all_same(_chain(map(_DEFAULTS_OF, self.functions)), self.defaults)
+                and _all_same(map(_contents, self.cells), self.cell_values)
+                and _all_same(map(dict.get, self.namespaces, self.names, itertools.repeat(_MISSING)),
+                              self.global_values)
+                and not any(map(hasattr, self.plain, itertools.repeat("param_groups"))))
+
+
+def _contents(cell):
+    """A closure cell's value; _MISSING while it is empty."""
     try:
-        hash(value)
-    except TypeError:
-        return ("unhashable", id(value))
-    return value
+        return cell.cell_contents
+    except ValueError:
+        return _MISSING
+
+
+class _Fast:
+    """A call's gathered tensors and program, reused by the next call while nothing it depends on changed.
+
+    The step's state (what its closure and globals reach) is re-checked by its guard and by each tensor's
+    fields and storage array, identity for identity; the arguments must be as simple as they were (tensors
+    -- root ones, without ``.grad``, not part of the state -- and Python scalars) and have the same shapes,
+    dtypes and scalar values. Anything else (the first call that changed something) takes the full walk,
+    which builds a new one. ``.grad`` tensors the program makes replace the old ones in place."""
+
+    __slots__ = ("program", "guard", "environment", "template", "keywords", "arg_meta", "state_tensors",
+                 "state_ids", "state_storages", "storage_ids", "fields", "arrays", "written", "grad_slots",
+                 "tracer")
+
+    @classmethod
+    def build(cls, gathered, guard, program, args, kwargs):
+        """The entry for the call just run, or None when its arguments or what the program did rule one out."""
+        k, s = gathered.state_start
+        template = tuple(None if isinstance(a, Tensor) else (type(a), a) for a in (*args, *kwargs.values()))
+        if any(t is not None and t[0] not in _SCALARS for t in template) or gathered.arrays \
+                or program.rebound or any(i < k for i in program.written) \
+                or any(dtype is None or i < k for i, dtype in program.grads):
+            return None
+        tensors, positions = gathered.tensors, gathered.position
+        storages, owners = gathered.storages()
+        arg_tensors = [a for a in (*args, *kwargs.values()) if isinstance(a, Tensor)]
+        if len(arg_tensors) != k or owners[:k] != list(range(k)) or any(o < k for o in owners[k:]) \
+                or any(t._view is not None or t._grad is not None for t in arg_tensors) \
+                or any(type(x) is tuple and x[0] == "t" and x[1] < k for x in gathered.statics[s:]) \
+                or any(slot < k for slot in gathered.grad_slot.values()):
+            return None  # arguments with a grad, a view, repeated, or shared with the state (a .grad there)
+        reached = {x[1] for x in gathered.statics[s:] if type(x) is tuple and len(x) == 2 and x[0] == "t"}
+        grad_slots = []
+        for i, _ in program.grads:
+            slot = gathered.grad_slot.get(i)
+            if slot is None or slot in reached or list(gathered.grad_slot.values()).count(slot) != 1 \
+                    or owners.count(owners[slot]) != 1:
+                return None  # a .grad that was absent, or also reached another way: the structure changes
+            grad_slots.append((i - k, slot - k, owners[slot] - k))
+        fast = cls()
+        fast.program, fast.guard, fast.template, fast.keywords = program, guard, template, tuple(kwargs)
+        fast.environment = _environment()
+        fast.arg_meta = [(t._dtype, t._requires_grad, t._backend, tuple(storages[i].array.shape),
+                          storages[i].array.dtype) for i, t in enumerate(arg_tensors)]
+        fast.state_tensors, fast.state_storages = tensors[k:], storages[k:]
+        fast.grad_slots = grad_slots
+        fast.written = [i - k for i in program.written]
+        fast.tracer = sys.modules["jax"].core.Tracer
+        fast.state_ids = set()
+        fast.storage_ids = set()
+        fast.fields = [None] * (_FIELD_COUNT * len(fast.state_tensors))
+        fast.arrays = [None] * len(fast.state_storages)
+        fast.after_run()  # the grads made by this call: the structure as the next walk finds it
+        fast.state_ids = set(map(id, fast.state_tensors))
+        fast.storage_ids = set(map(id, fast.state_storages))
+        fast.fields = list(_chain(map(_TENSOR_FIELDS, fast.state_tensors)))
+        fast.arrays = list(map(_ARRAY_OF, fast.state_storages))
+        return fast
+
+    def after_run(self):
+        """Take the ``.grad`` tensors the program made into the reused structure in place of the old ones, and
+        record the arrays it wrote (a donated buffer also read is copied by ``run``: no check needed here)."""
+        tensors, storages, fields, arrays = self.state_tensors, self.state_storages, self.fields, self.arrays
+        state_ids, storage_ids = self.state_ids, self.storage_ids
+        width = _FIELD_COUNT
+        for owner, slot, storage in self.grad_slots:
+            grad = tensors[owner]._grad
+            state_ids.discard(id(tensors[slot]))
+            state_ids.add(id(grad))
+            tensors[slot] = grad
+            st = grad._storage
+            storage_ids.discard(id(storages[storage]))
+            storage_ids.add(id(st))
+            storages[storage] = st
+            arrays[storage] = st.array
+            fields[width * owner + width - 1] = grad  # _grad is the last field
+            fields[width * slot:width * slot + width] = _TENSOR_FIELDS(grad)
+        for i in self.written:
+            arrays[i] = storages[i].array
+
+    def holds(self, args, kwargs):
+        """(storages, tensors, arrays) for the program when a full walk would find what the last one did."""
+        if kwargs:
+            if tuple(kwargs) != self.keywords:
+                return None
+            values = (*args, *kwargs.values())
+        else:
+            if self.keywords:
+                return None
+            values = args
+        template = self.template
+        if len(values) != len(template) or _environment() != self.environment:
+            return None
+        arg_tensors, arg_storages = [], []
+        meta = iter(self.arg_meta)
+        for a, want in zip(values, template):
+            if want is None:
+                if not isinstance(a, Tensor):
+                    return None
+                dtype, requires_grad, backend, shape, array_dtype = next(meta)
+                st = a._storage
+                arr = st.array
+                if a._view is not None or a._grad is not None or a._grad_fn is not None or a._dtype is not dtype \
+                        or a._requires_grad is not requires_grad or a._backend is not backend \
+                        or arr.shape != shape or arr.dtype != array_dtype or isinstance(arr, self.tracer) \
+                        or id(a) in self.state_ids or id(st) in self.storage_ids:
+                    return None
+                arg_tensors.append(a)
+                arg_storages.append(st)
+            elif type(a) is not want[0] or a != want[1]:
+                return None
+        if len(arg_tensors) > 1 and (len(set(map(id, arg_tensors))) < len(arg_tensors)
+                                     or len(set(map(id, arg_storages))) < len(arg_storages)):
+            return None
+        if not (_all_same(_chain(map(_TENSOR_FIELDS, self.state_tensors)), self.fields)
+                and _all_same(map(_ARRAY_OF, self.state_storages), self.arrays) and self.guard.holds()):
+            return None
+        # no argument arrays: [] as after a full walk, so that jax.jit keeps one entry (a tuple would retrace)
+        return arg_storages + self.state_storages, arg_tensors + self.state_tensors, []
+
+
+def _environment():
+    """What the signature takes from outside the step."""
+    return (grad_mode.state.enabled, grad_mode.state.inference, _dtypes.get_default_dtype(),
+            get_default_backend().name)
+
+
+def _object_kind(cls):
+    """Modules (a ``parameters()`` method) and instances of the user's own classes are walked through their
+    attributes ("attributes"); optimizers too, found per object by their ``param_groups`` ("object")."""
+    if not cls.__dictoffset__ or issubclass(cls, (type, types.ModuleType)):
+        return "opaque"  # no instance __dict__, or a class or module: never walked
+    if callable(getattr(cls, "parameters", None)):
+        return "attributes"
+    module = sys.modules.get(cls.__module__)
+    user_code = module is not None and not _is_library_file(getattr(module, "__file__", None) or "<builtin>")
+    return "attributes" if user_code else "object"
 
 
 def _is_jax_array(obj):
@@ -281,7 +581,8 @@ class _Program:
         self.written = []  # storage indices the step overwrites: donated, then written back
         self.kept = []  # the other storage indices: read only
         self.rebound = []  # tensor indices the step rebound to new memory (``.data =``)
-        self.grads = []  # (tensor index, present): a ``.grad`` the step made (a fresh tensor each call) or cleared
+        self.grads = []  # (tensor index, dtype or None): a ``.grad`` the step made (fresh each call) or cleared
+        self.refreshed = []  # tensor indices over the written storages: their cached values are dropped
         self.created = []  # storages of state the step made (an optimizer's moments): this call only
         self.outputs = None  # (treedef, plan per leaf) of the step's return value
 
@@ -326,7 +627,10 @@ class _Program:
                 "step and pass them in, or run it eagerly (xtensor.compile(fn, disable=True))")
         run = jax.extend.core.jaxpr_as_fun(closed)
         written = set(program.written)
-        program.kept = [i for i in range(len(storages)) if i not in written]
+        read = _read_inputs(closed.jaxpr)
+        program.kept = [i for i in range(len(storages)) if i not in written and i in read]  # others: never read
+        program.refreshed = [index for index, owner in enumerate(owners) if owner in written]
+        avals = closed.in_avals
 
         def ordered(donated, others, array_values):
             values = [None] * len(storages)
@@ -334,6 +638,9 @@ class _Program:
                 values[i] = v
             for i, v in zip(program.kept, others):
                 values[i] = v
+            for i, v in enumerate(values):
+                if v is None:  # a storage the step never reads (a .grad it clears first): not an input
+                    values[i] = jax.numpy.zeros(avals[i].shape, avals[i].dtype)
             return run(*values, *array_values)
 
         program.executable = jax.jit(ordered, donate_argnums=0)
@@ -355,12 +662,12 @@ class _Program:
         for index, t in enumerate(tensors):
             grad, grad_before = t._grad, before.tensors[index][4]
             if grad is not grad_before:
-                self.grads.append((index, grad is not None))
+                self.grads.append((index, None if grad is None else grad._dtype))
                 if grad is not None:
                     outs.append(grad._value)
         after = _Gathered()
         after.walk_call(*roots)
-        fresh_grads = {id(tensors[i]._grad) for i, present in self.grads if present}
+        fresh_grads = {id(tensors[i]._grad) for i, dtype in self.grads if dtype is not None}
         created = {}  # id(storage) -> (storage, its new tensors)
         known = {id(st) for st in storages}
         for t in after.tensors:
@@ -384,32 +691,43 @@ class _Program:
             else:
                 plan.append(("static", leaf))
         self.outputs = (treedef, plan)
+        if len(plan) == 1 and plan[0][0] == "tensor" and treedef.num_nodes == 1:
+            self.outputs = (None, plan[0][1])
         return outs
 
-    def run(self, gathered, args, kwargs):
-        """Run the compiled step on the current state and write the results into the Tensor objects."""
-        import jax
-
-        storages, _ = gathered.storages()
-        tensors, backend = gathered.tensors, self.backend
+    def run(self, storages, tensors, arrays):
+        """Run the compiled step on the current state (the gathered storages and tensors, the argument arrays)
+        and write the results into the Tensor objects."""
+        backend = self.backend
         donated = [storages[i].array for i in self.written]
         others = [storages[i].array for i in self.kept]
-        arrays = [backend.from_numpy(a) if isinstance(a, np.ndarray) else a for a in gathered.arrays]
-        donated = _unshared(donated, others + arrays)
+        if arrays:
+            arrays = [backend.from_numpy(a) if isinstance(a, np.ndarray) else a for a in arrays]
+            donated = _unshared(donated, others + arrays)
+        else:
+            donated = _unshared(donated, others)
         outs = iter(self.executable(donated, others, arrays))
         for i in self.written:
             st = storages[i]
             st.array = next(outs)
             st.version += 1
-        _invalidate(storages, tensors)
+            if st.aliases:
+                for alias in st.live_aliases():
+                    alias._arr = None
+        for i in self.refreshed:
+            tensors[i]._arr = None
         for i in self.rebound:
             tensors[i].data = wrap(next(outs), backend)
-        for i, present in self.grads:
-            tensors[i].grad = wrap(next(outs), backend) if present else None
+        for i, dtype in self.grads:  # shape and dtype are the traced step's own: no setter checks
+            tensors[i]._grad = None if dtype is None else wrap(next(outs), backend, dtype)
         for st, owners in self.created:
             st.array = next(outs)
             _invalidate([st], owners)
         treedef, plan = self.outputs
+        if treedef is None:  # the step returned one tensor (a loss): the common case
+            return wrap(next(outs), backend, plan)
+        import jax
+
         leaves = []
         for kind, info in plan:
             if kind == "state":
@@ -467,9 +785,23 @@ def _substitute(obj, positions, values):
     return obj if index is None else values[index]
 
 
+def _read_inputs(jaxpr):
+    """Indices of the inputs of ``jaxpr`` that its equations or outputs read."""
+    import jax.extend.core
+
+    read = set()
+    for eqn in jaxpr.eqns:
+        read.update(v for v in eqn.invars if not isinstance(v, jax.extend.core.Literal))
+    read.update(v for v in jaxpr.outvars if not isinstance(v, jax.extend.core.Literal))
+    return {i for i, v in enumerate(jaxpr.invars) if v in read}
+
+
 def _unshared(donated, others):
     """Donated arrays that appear twice (two storages over one jax array) are copied: one buffer cannot be
     both consumed and read."""
+    ids = [id(a) for a in donated]
+    if len(set(ids).union(map(id, others))) == len(ids) + len(others):
+        return donated  # every call but the rare aliasing one
     counts = {}
     for a in (*donated, *others):
         counts[id(a)] = counts.get(id(a), 0) + 1

@@ -27,12 +27,14 @@ def _digits_model(nn, model):
 
 
 def digits_classifier(torch, model="mlp", epochs=None, lr=None, batch_size=32, seed=0, on_batch=None,
-                      on_epoch=None):
+                      on_epoch=None, wrap_step=None):
     """Train on 80% of scikit-learn's 8x8 digits and test on the held-out 20%; returns (net, history).
 
     ``torch`` is ``xtensor`` or PyTorch itself: the body is a PyTorch training loop. ``history`` holds one
     dict per epoch (loss, train and test accuracy); ``on_batch(loss, batches_per_epoch)`` and
-    ``on_epoch(record)`` report progress."""
+    ``on_epoch(record)`` report progress. ``wrap_step`` (``torch.compile``, or ``xtensor.distributed``'s
+    ``data_parallel`` over a mesh) wraps the training step; the learning rate is then a tensor, as PyTorch
+    advises for compiled optimizers, so the scheduler's new value each epoch is data, not a recompilation."""
     from sklearn.datasets import load_digits
 
     nn, data = torch.nn, torch.utils.data
@@ -48,7 +50,7 @@ def digits_classifier(torch, model="mlp", epochs=None, lr=None, batch_size=32, s
 
     net = _digits_model(nn, model)
     loss_fn = nn.CrossEntropyLoss()
-    optimizer = torch.optim.Adam(net.parameters(), lr=lr)
+    optimizer = torch.optim.Adam(net.parameters(), lr=torch.tensor(lr) if wrap_step else lr)
     scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=epochs)
 
     def accuracy(loader):
@@ -59,18 +61,23 @@ def digits_classifier(torch, model="mlp", epochs=None, lr=None, batch_size=32, s
                 correct += (net(inputs).argmax(dim=1) == targets).sum().item()
         return correct / len(loader.dataset)
 
+    def train_step(inputs, targets):
+        optimizer.zero_grad()
+        outputs = net(inputs)
+        loss = loss_fn(outputs, targets)
+        loss.backward()
+        optimizer.step()
+        return loss, (outputs.argmax(dim=1) == targets).sum()
+
+    step = wrap_step(train_step) if wrap_step else train_step
     history = []
     for epoch in range(1, epochs + 1):
         net.train()
         total_loss, correct = 0.0, 0
         for inputs, targets in train_loader:
-            optimizer.zero_grad()
-            outputs = net(inputs)
-            loss = loss_fn(outputs, targets)
-            loss.backward()
-            optimizer.step()
+            loss, batch_correct = step(inputs, targets)
             total_loss += loss.item() * len(targets)
-            correct += (outputs.argmax(dim=1) == targets).sum().item()
+            correct += batch_correct.item()
             if on_batch:
                 on_batch(loss.item(), len(train_loader))
         scheduler.step()
@@ -155,6 +162,8 @@ class _Reporter:
 
     def __init__(self, epochs):
         self.epochs = epochs
+        self.epoch_times = []  # seconds each epoch took (the first includes loading the data and compiling)
+        self._last = time.perf_counter()
         try:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
         except ImportError:
@@ -179,6 +188,9 @@ class _Reporter:
             self.progress.update(self.task, total=batches, advance=1, loss=loss)
 
     def epoch_done(self, record):
+        now = time.perf_counter()
+        self.epoch_times.append(now - self._last)
+        self._last = now
         line = (f"epoch {record['epoch']:>2}/{self.epochs}  loss {record['loss']:.4f}  "
                 f"train accuracy {record['train_acc']:.4f}  test accuracy {record['test_acc']:.4f}")
         if not self.progress:
@@ -221,16 +233,26 @@ def _cmd_demo(args):
     epochs = args.epochs or DEMO_DEFAULTS[args.model]["epochs"]
     with xtensor.use_backend(args.backend or xtensor.get_default_backend().name):
         backend = xtensor.get_default_backend().name
+        wrap_step, splits, how = _demo_step(args, backend)
         print(f"backend: {backend}   model: {args.model}   data: scikit-learn's 8x8 digits, 80% train / 20% test")
+        if how:
+            print(f"step: {how}")
         start = time.perf_counter()
         with _Reporter(epochs) as report:
             net, history = digits_classifier(xtensor, args.model, epochs=epochs, lr=args.lr,
                                              batch_size=args.batch_size, seed=args.seed, on_batch=report.batch,
-                                             on_epoch=report.epoch_done)
+                                             on_epoch=report.epoch_done, wrap_step=wrap_step)
         elapsed = time.perf_counter() - start
         parameters = sum(p.numel() for p in net.parameters())
+        for size, split in (splits or {}).items():
+            print(f"batch {size} split over {len(split)} devices: {split}" if sum(split) == size else
+                  f"batch {size} does not divide by {len(split)} devices: replicated, each computes all of it "
+                  f"(data_parallel's rule)")
         print(f"test accuracy: {history[-1]['test_acc']:.4f}  (the held-out 20%; {parameters:,} parameters)")
-        print(f"backend: {backend}  epochs: {epochs}  time: {elapsed:.1f} s")
+        later = report.epoch_times[1:]
+        per_epoch = f"; epoch 1 {report.epoch_times[0]:.2f} s, then {sum(later) / len(later):.2f} s per epoch" \
+            if later else ""
+        print(f"backend: {backend}  epochs: {epochs}  time: {elapsed:.1f} s{per_epoch}")
         if args.save:
             xtensor.save(net.state_dict(), args.save)
             print(f"weights: {args.save}  (xtensor.save; torch.load(..., weights_only=True) reads it too)")
@@ -238,6 +260,46 @@ def _cmd_demo(args):
             saved = _plot_history(history, f"digits {args.model} on {backend}", args.plot)
             print(f"plot: {saved}" if saved else "plot: skipped (pip install matplotlib to draw it)")
     return 0
+
+
+def _demo_step(args, backend):
+    """How ``--compile``/``--devices`` wrap the demo's training step: (``wrap_step`` for ``digits_classifier``
+    or None, the batch sizes met and each one's split over the devices (filled as it trains), a line saying so)."""
+    import xtensor
+
+    if args.devices is None:
+        if not args.compile:
+            return None, None, None
+        how = "compiled (xtensor.compile: one XLA program per batch shape)" if backend == "jax" else \
+            f"eager (xtensor.compile compiles on jax only; on {backend} the step runs eagerly, with the same results)"
+        return xtensor.compile, None, how
+    if backend != "jax":
+        raise _UserError(f"--devices trains data-parallel over jax devices, but the backend is {backend}: "
+                         "add --backend jax")
+    import jax
+
+    from .distributed import data_parallel, init_device_mesh
+
+    devices = jax.devices()
+    platform = devices[0].platform
+    if args.devices > len(devices):
+        hint = f"; simulate more on a CPU with XLA_FLAGS=--xla_force_host_platform_device_count={args.devices}" \
+            if platform == "cpu" else ""
+        raise _UserError(f"--devices {args.devices}: jax has {len(devices)} {platform} device(s){hint}")
+    mesh = init_device_mesh({"gpu": "cuda"}.get(platform, platform), (args.devices,))
+    splits = {}
+
+    def wrap_step(step):
+        parallel = data_parallel(step, mesh)
+
+        def data_parallel_step(inputs, targets):
+            result = parallel(inputs, targets)
+            if len(targets) not in splits:  # batch_split reads the shards: once per batch size
+                splits[len(targets)] = parallel.batch_split
+            return result
+        return data_parallel_step
+    return wrap_step, splits, f"data-parallel over {args.devices} {platform} devices (xtensor.distributed." \
+                              "data_parallel: compiled, the batch split over the devices, the weights replicated)"
 
 
 class _UserError(Exception):
@@ -282,6 +344,14 @@ def main(argv=None):
     demo.add_argument("--batch-size", type=_positive_int, default=32)
     demo.add_argument("--lr", type=float, help="Adam's learning rate, annealed by a cosine schedule (default 3e-3)")
     demo.add_argument("--seed", type=int, default=0, help="seeds the split, the initial weights and the shuffling")
+    demo.add_argument("--compile", action="store_true",
+                      help="compile the training step with xtensor.compile (jax: one XLA program per batch shape; "
+                           "numpy and array-API backends run the step eagerly, with the same results)")
+    demo.add_argument("--devices", type=_positive_int, metavar="N",
+                      help="jax only: train data-parallel over N devices (xtensor.distributed.data_parallel, "
+                           "compiled): each batch split evenly over them, one that does not divide (the last of "
+                           "an epoch) replicated on each; on a CPU, XLA_FLAGS="
+                           "--xla_force_host_platform_device_count=N simulates N devices")
     demo.add_argument("--save", help="where to save the weights (default digits_<model>.pt; '' to skip)")
     demo.add_argument("--plot", help="PNG of the loss and accuracy curves (default digits_<model>.png; '' to skip)")
     demo.set_defaults(run=_cmd_demo)

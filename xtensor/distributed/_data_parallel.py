@@ -8,7 +8,7 @@ the gradient of the replicated parameters -- a sum over the whole batch -- comes
 the optimizer update then runs replicated. Nothing here reduces anything: GSPMD derives the
 collectives from the layouts, so the result is the single-device step's, to float rounding.
 """
-from .._compile import _Gathered, _invalidate
+from .._compile import _invalidate
 from .._compile import compile as _compile
 from .._tensor import Tensor
 from .tensor import Replicate, Shard, distribute_tensor, on_mesh, place, sharding
@@ -31,27 +31,33 @@ class DataParallelStep:
 
     def __init__(self, step, device_mesh, batch_dim=0):
         self.compiled = _compile(step)
+        # on the tensors the compiled step gathers, on each full walk (a call that reuses the last walk finds
+        # every storage holding the array the last call left there: on the mesh already)
+        self.compiled.lay_out = self._replicate_state
         self.device_mesh = device_mesh
         self.batch_dim = batch_dim
-        self.batch_split = None  # each device's part of the last call's batch (its size along batch_dim)
+        self._batch = None  # the last call's first split tensor argument
 
     @property
     def compilations(self):
         return self.compiled.compilations
 
+    @property
+    def batch_split(self):
+        """Each (of this process's) devices' part of the last call's batch: its size along ``batch_dim``."""
+        if self._batch is None:
+            return None
+        return [shard.data.shape[self.batch_dim] for shard in self._batch._value.addressable_shards]
+
     def __call__(self, *args, **kwargs):
-        self._replicate_state((args, kwargs))
-        self.batch_split = None
+        self._batch = None
         args, kwargs = self._split(args), self._split(kwargs)
         return self.compiled(*args, **kwargs)
 
-    def _replicate_state(self, arguments):
-        """Replicate, in place, the tensors the step reaches that are off the mesh: through its closure and
-        globals, and through the arguments that are not data (a model, an optimizer)."""
-        gathered = _Gathered()
-        gathered.walk(self.compiled._orig_mod)
-        for holder in _state_holders(arguments):
-            gathered.walk(holder)
+    def _replicate_state(self, gathered):
+        """Replicate, in place, the tensors the step reaches that are off the mesh (``gathered`` by the compiled
+        step: through its closure and globals, and through the arguments that are not data, a model or an
+        optimizer; the data arguments are on the mesh already)."""
         for t in gathered.tensors:
             if t.backend != "jax":
                 raise RuntimeError(f"data_parallel runs on the jax backend, but the step reaches a tensor of shape "
@@ -64,7 +70,7 @@ class DataParallelStep:
             st.array = place(st.array, sharding(self.device_mesh, None, tuple(st.array.shape)))
         _invalidate(off_mesh, gathered.tensors)
 
-    def _split(self, obj):  # the same containers as _state_holders
+    def _split(self, obj):
         """``obj`` (the arguments) with each tensor of one or more dims split along ``batch_dim``."""
         if isinstance(obj, Tensor):
             return self._split_tensor(obj)
@@ -83,19 +89,7 @@ class DataParallelStep:
         devices = mesh.size()
         split = t.ndim > 0 and t.shape[self.batch_dim] % devices == 0
         placed = distribute_tensor(t, mesh, [Shard(self.batch_dim) if split else Replicate()] * mesh.ndim)
-        if self.batch_split is None and t.ndim > 0:
-            self.batch_split = [shard.data.shape[self.batch_dim] for shard in placed._value.addressable_shards]
+        if self._batch is None and t.ndim > 0:
+            self._batch = placed
         return placed
 
-
-def _state_holders(obj):
-    """The objects among the arguments that hold state rather than data: all but tensors, Python scalars
-    and the lists, tuples and dicts around them."""
-    if isinstance(obj, (list, tuple)):
-        for item in obj:
-            yield from _state_holders(item)
-    elif isinstance(obj, dict):
-        for item in obj.values():
-            yield from _state_holders(item)
-    elif not isinstance(obj, (Tensor, bool, int, float, complex, str, type(None))):
-        yield obj

@@ -1,0 +1,368 @@
+"""Compiled training steps: ``xtensor.compile`` against the same step in plain ``jax.jit`` and PyTorch eager,
+data-parallel scaling over simulated devices, and the demo's time per epoch.
+
+Run from the repository root::
+
+    python -m benchmarks.bench_compile                  # the step and the scaling tables (~1 min)
+    python -m benchmarks.bench_compile --quick          # smoke run (a few seconds of timing)
+    python -m benchmarks.bench_compile --demo           # also time `xtensor demo` per epoch in each mode
+    python -m benchmarks.bench_compile --json out.json
+
+The step is the demo's (``xtensor demo``): its MLP 64-128-64-10 with ReLU, cross entropy, Adam with a tensor
+learning rate, on a float32 batch of 8x8 images. Columns:
+
+* ``xtensor.compile``  the PyTorch-style step (``zero_grad``, forward, ``backward()``, ``step()``) through
+                       ``xtensor.compile`` on the jax backend, its loss blocked on
+* ``jax.jit``          the same step written in plain jax: ``jax.value_and_grad`` and Adam's update over a
+                       pytree, ``jax.jit`` with the state donated (the floor ``xtensor.compile`` is held to:
+                       target <= 1.1x)
+* ``torch``            PyTorch eager on CPU (``torch.nn``, ``torch.optim.Adam``)
+* ``xtensor[numpy]``   xtensor eager on numpy (the demo's default)
+
+Every column starts from the same weights, and the first step's losses are checked equal before timing.
+Timing reuses ``bench_overhead``'s auto-ranged rounds (median per step); ``xtensor.compile`` and
+``jax.jit`` are interleaved round by round. As a program it runs single-threaded (as ``bench_overhead``).
+
+Scaling: ``data_parallel`` over meshes of 1, 2, 4 and 8 devices runs in a subprocess started with
+``XLA_FLAGS=--xla_force_host_platform_device_count=8`` (jax fixes its devices at start-up), next to plain
+``jax.jit`` of the step with the batch sharded the same way (both move each batch from one device onto the
+mesh on every call). Simulated devices share the machine's cores:
+the rows show what splitting costs and how XLA's CPU runtime spreads the parts, not a speed-up that real
+devices would give.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+if __name__ == "__main__" and "--scaling-child" not in sys.argv:  # one thread, as bench_overhead
+    for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(_var, "1")
+    os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
+
+import numpy as np  # noqa: E402
+
+if __package__ in (None, ""):  # run as a script: make `benchmarks` importable
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from benchmarks.bench_overhead import _loop, autorange, metadata  # noqa: E402
+
+BATCHES = (32, 256)
+LR, BETAS, EPS = 3e-3, (0.9, 0.999), 1e-8
+DEVICE_COUNTS = (1, 2, 4, 8)
+QUICK = {"repeat": 3, "target_time": 0.02}
+FULL = {"repeat": 7, "target_time": 0.2}
+
+
+def _batch(size):
+    rng = np.random.default_rng(size)
+    return rng.random((size, 1, 8, 8), dtype=np.float32), rng.integers(0, 10, size)
+
+
+# --------------------------------------------------------------------------- the step, four ways
+def _xtensor_step(backend, compiled):
+    """The demo's step on ``backend``; returns (step(x, y) -> loss, the model, the batch maker)."""
+    import xtensor
+    from xtensor.cli import _digits_model
+
+    with xtensor.use_backend(backend):
+        xtensor.manual_seed(0)
+        net = _digits_model(xtensor.nn, "mlp")
+        optimizer = xtensor.optim.Adam(net.parameters(), lr=xtensor.tensor(LR), betas=BETAS, eps=EPS)
+    loss_fn = xtensor.nn.CrossEntropyLoss()
+
+    def train_step(inputs, targets):
+        optimizer.zero_grad()
+        loss = loss_fn(net(inputs), targets)
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    def tensors(size):
+        x, y = _batch(size)
+        with xtensor.use_backend(backend):
+            return xtensor.tensor(x), xtensor.tensor(y)
+    return (xtensor.compile(train_step) if compiled else train_step), net, tensors
+
+
+def _initial_weights():
+    """The xtensor model's initial weights (seed 0) as numpy arrays: every column starts from them."""
+    _, net, _ = _xtensor_step("numpy", compiled=False)
+    return [p.detach().numpy().copy() for p in net.parameters()]
+
+
+def _torch_step(weights):
+    import torch
+
+    from xtensor.cli import _digits_model
+
+    net = _digits_model(torch.nn, "mlp")
+    with torch.no_grad():
+        for p, w in zip(net.parameters(), weights):
+            p.copy_(torch.from_numpy(w))
+    optimizer = torch.optim.Adam(net.parameters(), lr=torch.tensor(LR), betas=BETAS, eps=EPS)
+    loss_fn = torch.nn.CrossEntropyLoss()
+
+    def train_step(inputs, targets):
+        optimizer.zero_grad()
+        loss = loss_fn(net(inputs), targets)
+        loss.backward()
+        optimizer.step()
+        return loss
+    return train_step, lambda size: tuple(torch.from_numpy(a) for a in _batch(size))
+
+
+def _jax_step(weights, shardings=None):
+    """The step in plain jax; ``shardings`` = (replicated, batch-sharded) places it on a mesh: the state once,
+    each batch (a one-device array, as data_parallel is given) on every call."""
+    import jax
+    import jax.numpy as jnp
+
+    def loss_fn(params, x, y):
+        h = x.reshape(x.shape[0], -1)
+        for i in range(0, len(params), 2):
+            h = h @ params[i].T + params[i + 1]
+            if i + 2 < len(params):
+                h = jax.nn.relu(h)
+        return -jnp.mean(jnp.take_along_axis(jax.nn.log_softmax(h), y[:, None], axis=1))
+
+    def step(params, m, v, t, lr, x, y):
+        loss, grads = jax.value_and_grad(loss_fn)(params, x, y)
+        t = t + 1
+        m = [BETAS[0] * a + (1 - BETAS[0]) * g for a, g in zip(m, grads)]
+        v = [BETAS[1] * a + (1 - BETAS[1]) * g * g for a, g in zip(v, grads)]
+        scale, root = lr / (1 - BETAS[0] ** t), jnp.sqrt(1 - BETAS[1] ** t)
+        params = [p - scale * a / (jnp.sqrt(b) / root + EPS) for p, a, b in zip(params, m, v)]
+        return params, m, v, t, loss
+
+    replicated, sharded = shardings or (None, None)
+    put = (lambda a, s: jax.device_put(a, s)) if shardings else (lambda a, s: jnp.asarray(a))
+    state = [[put(w, replicated) for w in weights], [put(np.zeros_like(w), replicated) for w in weights],
+             [put(np.zeros_like(w), replicated) for w in weights], put(np.float32(0), replicated),
+             put(np.float32(LR), replicated)]
+    jitted = jax.jit(step, donate_argnums=(0, 1, 2, 3))
+
+    def train_step(x, y):
+        if shardings:
+            x, y = jax.device_put(x, sharded), jax.device_put(y, sharded)
+        *state[:4], loss = jitted(*state, x, y)
+        return loss
+    return train_step, lambda size: tuple(jnp.asarray(a) for a in _batch(size))
+
+
+def _blocking(step, x, y, block):
+    """A zero-argument callable running one step and waiting for its loss."""
+    return lambda: block(step(x, y))
+
+
+def _columns(size):
+    """column -> a zero-argument callable running one training step on a batch of ``size``; and the first
+    step's loss of each column (computed here, from the same weights, before any timing)."""
+    weights = _initial_weights()
+    builds = {}
+    try:
+        import jax  # noqa: F401
+
+        def compiled():
+            step, _, tensors = _xtensor_step("jax", compiled=True)
+            return step, tensors, lambda loss: loss._value.block_until_ready()
+
+        def plain_jit():
+            step, arrays = _jax_step(weights)
+            return step, arrays, lambda loss: loss.block_until_ready()
+        builds["xtensor.compile"], builds["jax.jit"] = compiled, plain_jit
+    except ImportError:
+        pass
+    try:
+        import torch  # noqa: F401
+        builds["torch"] = lambda: (*_torch_step(weights), lambda loss: loss)
+    except ImportError:
+        pass
+
+    def eager_numpy():
+        step, _, tensors = _xtensor_step("numpy", compiled=False)
+        return step, tensors, lambda loss: loss
+    builds["xtensor[numpy]"] = eager_numpy
+    fns, first = {}, {}
+    for column, build in builds.items():
+        step, batch, block = build()
+        x, y = batch(size)
+        first[column] = step(x, y).item()
+        fns[column] = _blocking(step, x, y, block)
+    return fns, first
+
+
+def _time(fns, groups, repeat, target_time, warmup=5):
+    """(median, best round) µs per call of each callable; the callables of one group are interleaved round by
+    round. On a machine shared with other jobs the best round is the steadier figure of the two."""
+    for fn in fns.values():
+        for _ in range(warmup):  # compilation (xtensor.compile compiles its first two calls), caches
+            fn()
+    rounds = {c: [] for c in fns}
+    for group in groups:
+        members = [c for c in group if c in fns]
+        numbers = {c: autorange(fns[c], target_time)[0] for c in members}
+        for _ in range(repeat):
+            for c in members:
+                rounds[c].append(_loop(fns[c], numbers[c]) / numbers[c])
+    return ({c: statistics.median(r) * 1e6 for c, r in rounds.items() if r},
+            {c: min(r) * 1e6 for c, r in rounds.items() if r})
+
+
+def step_rows(repeat, target_time):
+    """One row per batch size: µs per training step in each column, and the ratios."""
+    rows = []
+    for size in BATCHES:
+        fns, first = _columns(size)
+        losses = list(first.values())
+        if max(losses) - min(losses) > 1e-4 * abs(losses[0]):
+            raise RuntimeError(f"the columns do not compute the same step: first losses {first}")
+        times, best = _time(fns, (("xtensor.compile", "jax.jit"), ("torch",), ("xtensor[numpy]",)), repeat,
+                            target_time)
+        ratios = {f"xtensor.compile/{c}": times["xtensor.compile"] / times[c]
+                  for c in ("jax.jit", "torch", "xtensor[numpy]") if c in times and "xtensor.compile" in times}
+        best_ratio = best["xtensor.compile"] / best["jax.jit"] if "jax.jit" in best else None
+        rows.append({"batch": size, "times_us": times, "min_us": best, "ratios": ratios,
+                     "best_ratio_jax_jit": best_ratio, "first_loss": first})
+    return rows
+
+
+# --------------------------------------------------------------------------- scaling (in a subprocess)
+def _scaling_child(repeat, target_time):
+    """In a process with 8 simulated devices: µs per step of data_parallel and of the sharded jax.jit step."""
+    import jax
+    from jax.sharding import NamedSharding
+    from jax.sharding import PartitionSpec as P
+
+    import xtensor
+    from xtensor.distributed import data_parallel, init_device_mesh
+
+    weights = _initial_weights()
+    rows = []
+    for size in BATCHES:
+        for n in DEVICE_COUNTS:
+            mesh = init_device_mesh("cpu", (n,), mesh_dim_names=("dp",))
+            step, _, tensors = _xtensor_step("jax", compiled=False)
+            parallel = data_parallel(step, mesh)
+            x, y = tensors(size)
+            shardings = (NamedSharding(mesh.jax_mesh, P()), NamedSharding(mesh.jax_mesh, P("dp")))
+            jax_step, arrays = _jax_step(weights, shardings)
+            jx, jy = arrays(size)
+            fns = {"data_parallel": _blocking(parallel, x, y, lambda loss: loss._value.block_until_ready()),
+                   "jax.jit sharded": _blocking(jax_step, jx, jy, lambda loss: loss.block_until_ready())}
+            times, best = _time(fns, (tuple(fns),), repeat, target_time)
+            rows.append({"batch": size, "devices": n, "split": parallel.batch_split, "times_us": times,
+                         "min_us": best})
+    print(json.dumps({"jax_devices": len(jax.devices()), "xla_flags": os.environ.get("XLA_FLAGS", ""),
+                      "xtensor": xtensor.__version__, "rows": rows}))
+
+
+def scaling_rows(repeat, target_time):
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8", JAX_PLATFORMS="cpu")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    done = subprocess.run([sys.executable, "-m", "benchmarks.bench_compile", "--scaling-child",
+                           "--repeat", str(repeat), "--target-time", str(target_time)],
+                          env=env, cwd=root, capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+# --------------------------------------------------------------------------- the demo, per epoch
+DEMO_MODES = (("numpy eager", ["--backend", "numpy"], {}),
+              ("jax eager", ["--backend", "jax"], {}),
+              ("jax --compile", ["--backend", "jax", "--compile"], {}),
+              ("jax --devices 1", ["--backend", "jax", "--devices", "1"], {}),
+              ("jax --devices 8 (simulated)", ["--backend", "jax", "--devices", "8"],
+               {"XLA_FLAGS": "--xla_force_host_platform_device_count=8"}))
+
+
+def demo_rows(epochs):
+    """``xtensor demo`` (MLP, defaults otherwise) in each mode, as a user runs it: the first epoch (data loading,
+    compilation) and the mean of the later ones, parsed from its last line; the threads are the machine's."""
+    rows = []
+    for name, flags, env in DEMO_MODES:
+        environment = {k: v for k, v in os.environ.items()
+                       if k not in ("XLA_FLAGS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+        environment.update(env, JAX_PLATFORMS="cpu")
+        out = subprocess.run([sys.executable, "-m", "xtensor", "demo", "--epochs", str(epochs), "--save", "",
+                              "--plot", "", *flags], env=environment, capture_output=True, text=True,
+                             check=True).stdout
+        last = out.strip().splitlines()[-1]
+        first = float(last.split("epoch 1 ")[1].split(" s")[0])
+        later = float(last.split("then ")[1].split(" s")[0])
+        accuracy = float(out.split("test accuracy: ")[1].split()[0])
+        rows.append({"mode": name, "epochs": epochs, "first_epoch_s": first, "later_epoch_s": later,
+                     "test_acc": accuracy})
+    return rows
+
+
+# --------------------------------------------------------------------------- output
+def _fmt(v):
+    return "—" if v is None else f"{v:,.0f}" if v >= 100 else f"{v:.1f}"
+
+
+def markdown(steps, scaling, demo):
+    lines = ["| batch | xtensor.compile µs | jax.jit µs | torch µs | xtensor[numpy] µs | compile/jax.jit "
+             "(target <= 1.1) | same, best rounds | compile/torch |", "|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in steps:
+        t, q = r["times_us"], r["ratios"]
+        lines.append(f"| {r['batch']} | {_fmt(t.get('xtensor.compile'))} | {_fmt(t.get('jax.jit'))} | "
+                     f"{_fmt(t.get('torch'))} | {_fmt(t.get('xtensor[numpy]'))} | "
+                     f"{q.get('xtensor.compile/jax.jit', 0):.2f}x | {r['best_ratio_jax_jit'] or 0:.2f}x | "
+                     f"{q.get('xtensor.compile/torch', 0):.2f}x |")
+    if scaling:
+        lines += ["", "| batch | devices | split | data_parallel µs | vs 1 device | jax.jit sharded µs | vs 1 device |",
+                  "|---:|---:|---|---:|---:|---:|---:|"]
+        base = {}
+        for r in scaling["rows"]:
+            t = r["times_us"]
+            one = base.setdefault(r["batch"], t)
+            lines.append(f"| {r['batch']} | {r['devices']} | {r['split']} | {_fmt(t['data_parallel'])} | "
+                         f"{t['data_parallel'] / one['data_parallel']:.2f}x | {_fmt(t['jax.jit sharded'])} | "
+                         f"{t['jax.jit sharded'] / one['jax.jit sharded']:.2f}x |")
+    if demo:
+        lines += ["", "| `xtensor demo` | epoch 1 s | later epochs s (mean) | test accuracy |", "|---|---:|---:|---:|"]
+        lines += [f"| {r['mode']} | {r['first_epoch_s']:.2f} | {r['later_epoch_s']:.2f} | {r['test_acc']:.4f} |"
+                  for r in demo]
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="few repeats, short rounds (smoke runs)")
+    parser.add_argument("--repeat", type=int, help=f"timed rounds (default {FULL['repeat']})")
+    parser.add_argument("--target-time", type=float, help=f"seconds per round (default {FULL['target_time']})")
+    parser.add_argument("--no-scaling", action="store_true", help="skip the data-parallel scaling subprocess")
+    parser.add_argument("--demo", action="store_true", help="also time `xtensor demo` per epoch in each mode")
+    parser.add_argument("--demo-epochs", type=int, default=5, help="epochs per demo run (default 5)")
+    parser.add_argument("--json", metavar="PATH", help="write the results as JSON to PATH")
+    parser.add_argument("--scaling-child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    preset = QUICK if args.quick else FULL
+    repeat, target_time = args.repeat or preset["repeat"], args.target_time or preset["target_time"]
+    if args.scaling_child:
+        _scaling_child(repeat, target_time)
+        return 0
+    meta = metadata(repeat, target_time, args.quick)
+    print("  timing the training step ...", file=sys.stderr, flush=True)
+    steps = step_rows(repeat, target_time)
+    scaling = None
+    if not args.no_scaling:
+        print("  timing data_parallel over 1/2/4/8 simulated devices (a subprocess) ...", file=sys.stderr, flush=True)
+        scaling = scaling_rows(repeat, target_time)
+    demo = None
+    if args.demo:
+        print(f"  running xtensor demo ({args.demo_epochs} epochs) in each mode ...", file=sys.stderr, flush=True)
+        demo = demo_rows(args.demo_epochs)
+    print(markdown(steps, scaling, demo))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"meta": meta, "steps": steps, "scaling": scaling, "demo": demo}, f, indent=2, default=str)
+        print(f"wrote {args.json}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
