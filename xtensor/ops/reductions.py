@@ -489,8 +489,9 @@ def _cumulative(xp, f, x, dim, dtype, include_initial, initial):
 
 
 def _reverse_cumsum(g, dim):
-    """sum_{k >= i} g_k along ``dim``, in xtensor ops (the transpose of cumsum)."""
-    return g.sum(dim, keepdim=True) - g.cumsum(dim) + g
+    """sum_{k >= i} g_k along ``dim``, in xtensor ops (the transpose of cumsum). Summed from the end, not as
+    ``total - cumsum + g``, which cancels catastrophically when early terms dwarf late ones."""
+    return g.flip(dim).cumsum(dim).flip(dim)
 
 
 def _trim_initial(g, dim, include_initial):

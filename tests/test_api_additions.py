@@ -1,0 +1,328 @@
+"""The names added to close the gap to PyTorch's API (tests/test_api_coverage.py), each checked against
+PyTorch 2.13 on every backend: one row per call -- the same call made with ``torch`` and with ``xtensor``
+on the same inputs -- comparing values, dtypes and shapes, and for differentiable calls the gradients of
+every floating-point input (of ``sum(out * w)`` with a fixed ``w``).
+"""
+import math
+
+import numpy as np
+import pytest
+
+import xtensor
+
+torch = pytest.importorskip("torch")
+
+_rng = np.random.default_rng(0)
+
+
+def _a(*shape, dtype="float64", low=-2.0, high=2.0):
+    if dtype.startswith("int"):
+        return _rng.integers(int(low), int(high) + 1, size=shape).astype(dtype)
+    if dtype == "bool":
+        return _rng.random(shape) < 0.5
+    if dtype.startswith("complex"):
+        return (_rng.uniform(low, high, shape) + 1j * _rng.uniform(low, high, shape)).astype(dtype)
+    return _rng.uniform(low, high, shape).astype(dtype)
+
+
+def _spd(n):
+    m = _rng.standard_normal((n, n))
+    return m @ m.T + n * np.eye(n)
+
+
+# (id, call(module, *inputs), inputs, differentiable)
+CASES = [
+    # elementwise
+    ("deg2rad", lambda m, x: m.deg2rad(x), [_a(3, 4)], True),
+    ("deg2rad-int", lambda m, x: m.deg2rad(x), [_a(5, dtype="int64", low=-200, high=200)], False),
+    ("rad2deg", lambda m, x: x.rad2deg(), [_a(3, 4)], True),
+    ("sgn-real", lambda m, x: m.sgn(x), [np.array([-2.0, 0.0, 3.0])], True),
+    ("sgn-complex", lambda m, x: m.sgn(x), [np.array([3 + 4j, 0j, -1j])], False),
+    ("angle-real", lambda m, x: m.angle(x), [np.array([-2.0, 0.0, 3.0, np.nan])], False),
+    ("angle-complex", lambda m, x: m.angle(x), [_a(4, dtype="complex128")], False),
+    ("angle-int", lambda m, x: m.angle(x), [np.array([-2, 0, 3])], False),
+    ("conj_physical", lambda m, x: m.conj_physical(x), [_a(4, dtype="complex128")], False),
+    ("conj_physical-real", lambda m, x: m.conj_physical(x), [_a(4)], True),
+    ("logaddexp2", lambda m, x, y: m.logaddexp2(x, y), [_a(3, 4), _a(4)], True),
+    ("float_power", lambda m, x, y: m.float_power(x, y), [_a(4, dtype="float32", low=0.5), _a(4, dtype="float32")],
+     False),
+    ("float_power-grad", lambda m, x: m.float_power(x, 2.5), [_a(4, low=0.5)], True),
+    ("float_power-int", lambda m, x: m.float_power(x, 2), [_a(4, dtype="int64", low=-3, high=3)], False),
+    ("ldexp", lambda m, x, e: m.ldexp(x, e), [_a(5), _a(5, dtype="int64", low=-3, high=3)], False),
+    ("ldexp-float32", lambda m, x, e: m.ldexp(x, e), [_a(5, dtype="float32"), _a(5, dtype="int64", low=-3, high=3)],
+     False),
+    ("gcd", lambda m, x, y: m.gcd(x, y),
+     [np.array([0, 12, -18, 7, 0, 2 ** 40]), np.array([0, 8, 24, -5, 9, 6 ** 10])], False),
+    ("lcm", lambda m, x, y: m.lcm(x, y), [np.array([0, 12, -18, 7, 4]), np.array([5, 8, 24, -5, 6])], False),
+    ("gcd-int32", lambda m, x, y: x.gcd(y), [_a(6, dtype="int32", low=-50, high=50),
+                                             _a(6, dtype="int32", low=-50, high=50)], False),
+    ("heaviside", lambda m, x, v: m.heaviside(x, v), [np.array([-1.0, 0.0, 2.0, 0.0]), np.array([0.5, 0.25, 1.0, 3.0])],
+     False),
+    ("isreal", lambda m, x: m.isreal(x), [np.array([1 + 0j, 1j, 2 - 0j])], False),
+    ("isreal-float", lambda m, x: m.isreal(x), [_a(3)], False),
+    ("logcumsumexp", lambda m, x: m.logcumsumexp(x, 1), [_a(3, 5, low=-30, high=30)], True),
+    ("logcumsumexp-inf", lambda m, x: m.logcumsumexp(x, 0), [np.array([-np.inf, -np.inf, 1.0, -np.inf])], False),
+    # statistics
+    ("aminmax", lambda m, x: m.aminmax(x), [_a(3, 4)], False),
+    ("aminmax-dim", lambda m, x: m.aminmax(x, dim=1, keepdim=True), [_a(3, 4)], True),
+    ("quantile", lambda m, x: m.quantile(x, 0.3), [_a(7)], True),
+    ("quantile-dim", lambda m, x, q: m.quantile(x, q, dim=1, keepdim=True), [_a(3, 6), np.array([0.1, 0.5, 1.0])],
+     True),
+    *[(f"quantile-{how}", lambda m, x, how=how: m.quantile(x, 0.4, dim=0, interpolation=how), [_a(6, 2)], True)
+      for how in ("lower", "higher", "midpoint", "nearest")],
+    ("quantile-nan", lambda m, x: m.quantile(x, 0.5, dim=1), [np.array([[1.0, np.nan, 3.0], [1.0, 2.0, 3.0]])],
+     False),
+    ("nanquantile", lambda m, x: m.nanquantile(x, 0.5, dim=1),
+     [np.array([[1.0, np.nan, 3.0, 8.0], [np.nan] * 4, [4.0, 2.0, 3.0, 1.0]])], False),
+    ("histc", lambda m, x: m.histc(x, bins=5, min=-1, max=1), [_a(40)], False),
+    ("histc-auto", lambda m, x: x.histc(4), [_a(9, dtype="float32")], False),
+    ("cov", lambda m, x: m.cov(x), [_a(3, 5)], True),
+    ("cov-weights", lambda m, x, f, a: m.cov(x, correction=0, fweights=f, aweights=a),
+     [_a(2, 5), np.array([1, 2, 1, 3, 1]), _a(5, low=0.1, high=1.0)], True),
+    ("cov-1d", lambda m, x: x.cov(), [_a(6)], True),
+    ("corrcoef", lambda m, x: m.corrcoef(x), [_a(3, 6)], True),
+    # shapes, views and creation
+    ("inner", lambda m, x, y: m.inner(x, y), [_a(2, 3), _a(4, 3)], True),
+    ("inner-scalar", lambda m, x, y: x.inner(y), [np.array(2.0), _a(3)], True),
+    ("diagflat", lambda m, x: m.diagflat(x, 1), [_a(2, 2)], True),
+    ("block_diag", lambda m, a, b, c: m.block_diag(a, b, c), [_a(2, 3), _a(3), np.array(5.0)], True),
+    ("block_diag-promotes", lambda m, a, b: m.block_diag(a, b), [_a(2, dtype="int64"), _a(1, 2)], False),
+    ("cartesian_prod", lambda m, a, b: m.cartesian_prod(a, b), [_a(3), _a(2)], True),
+    ("combinations", lambda m, a: m.combinations(a, 2), [_a(4)], True),
+    ("combinations-replacement", lambda m, a: m.combinations(a, 3, with_replacement=True), [_a(3)], True),
+    ("meshgrid-ij", lambda m, a, b: m.meshgrid(a, b, indexing="ij"), [_a(3), _a(2)], True),
+    ("meshgrid-xy", lambda m, a, b, c: m.meshgrid(a, b, c, indexing="xy"), [_a(3), _a(2), _a(4)], True),
+    ("bucketize", lambda m, x, b: m.bucketize(x, b), [np.array([[0.5, 1.0, 3.0], [9.0, -1.0, 2.0]]),
+                                                        np.array([1.0, 2.0, 3.0])], False),
+    ("bucketize-right", lambda m, x, b: m.bucketize(x, b, right=True, out_int32=True),
+     [np.array([1.0, 2.5, 3.0]), np.array([1.0, 2.0, 3.0])], False),
+    ("rot90", lambda m, x: m.rot90(x), [_a(2, 3, 4)], True),
+    *[(f"rot90-{k}", lambda m, x, k=k: x.rot90(k, [2, 0]), [_a(2, 3, 4)], True) for k in (-1, 2, 3, 4)],
+    ("tril_indices", lambda m: m.tril_indices(3, 4, 1), [], False),
+    ("triu_indices", lambda m: m.triu_indices(4, 3, -1), [], False),
+    ("tensor_split-sections", lambda m, x: m.tensor_split(x, 3, dim=1), [_a(2, 7)], True),
+    ("tensor_split-indices", lambda m, x: x.tensor_split([1, 4, 9]), [_a(6, 2)], True),
+    ("hsplit", lambda m, x: m.hsplit(x, 2), [_a(3, 4)], True),
+    ("vsplit", lambda m, x: m.vsplit(x, [1]), [_a(3, 4)], True),
+    ("dsplit", lambda m, x: x.dsplit(2), [_a(2, 2, 4)], True),
+    ("split_with_sizes", lambda m, x: m.split_with_sizes(x, [1, 3], 1), [_a(2, 4)], True),
+    ("diagonal_scatter", lambda m, x, s: m.diagonal_scatter(x, s, 1), [_a(3, 4), _a(3)], True),
+    ("select_scatter", lambda m, x, s: m.select_scatter(x, s, 1, -1), [_a(3, 4), _a(3)], True),
+    ("slice_scatter", lambda m, x, s: m.slice_scatter(x, s, 1, 1, None, 2), [_a(3, 5), _a(3, 2)], True),
+    ("trapezoid", lambda m, y: m.trapezoid(y), [_a(3, 5)], True),
+    ("trapezoid-x", lambda m, y, x: m.trapezoid(y, x, dim=0), [_a(4, 2), np.array([0.0, 0.5, 2.0, 2.5])], True),
+    ("trapezoid-dx", lambda m, y: m.trapezoid(y, dx=0.5), [_a(5)], True),
+    ("trapz", lambda m, y, x: m.trapz(y, x), [_a(2, 4), _a(2, 4)], True),
+    ("cumulative_trapezoid", lambda m, y: m.cumulative_trapezoid(y, dim=0), [_a(4, 3)], True),
+    ("renorm", lambda m, x: m.renorm(x, 2, 0, 1.5), [_a(3, 4)], True),
+    ("renorm-p1", lambda m, x: x.renorm(1, 1, 2.0), [_a(3, 4)], True),
+    ("cdist", lambda m, a, b: m.cdist(a, b), [_a(4, 3), _a(5, 3)], True),
+    ("cdist-p1-batched", lambda m, a, b: m.cdist(a, b, p=1), [_a(2, 4, 3), _a(2, 5, 3)], True),
+    # Tensor methods and torch functions of _api_extras
+    ("type_as", lambda m, x, y: x.type_as(y), [_a(3), _a(2, dtype="float32")], True),
+    ("cfloat", lambda m, x: x.cfloat(), [_a(3, dtype="float32")], False),
+    ("cdouble", lambda m, x: x.cdouble(), [_a(3, dtype="int64")], False),
+    ("resolve_conj", lambda m, x: m.resolve_conj(x), [_a(3, dtype="complex64")], False),
+    ("adjoint", lambda m, x: x.adjoint(), [_a(2, 3, 4)], True),
+    ("adjoint-complex", lambda m, x: m.adjoint(x), [_a(3, 2, dtype="complex128")], False),
+    ("sum_to_size", lambda m, x: x.sum_to_size(3, 1), [_a(2, 3, 4)], True),
+    ("narrow_copy", lambda m, x: x.narrow_copy(1, 1, 2), [_a(3, 4)], True),
+    ("fill_diagonal_", lambda m, x: x.clone().fill_diagonal_(7.0), [_a(3, 4)], True),
+    ("fill_diagonal_-wrap", lambda m, x: x.clone().fill_diagonal_(-1.0, wrap=True), [_a(7, 2)], True),
+    ("fill_diagonal_-3d", lambda m, x: x.clone().fill_diagonal_(2.0), [_a(3, 3, 3)], True),
+    ("apply_", lambda m, x: x.clone().apply_(lambda v: v * v + 1), [_a(2, 3)], False),
+    ("map_", lambda m, x, y: x.clone().map_(y, lambda a, b: a - 2 * b), [_a(2, 3), _a(3)], False),
+    ("map2_", lambda m, x, y, z: x.clone().map2_(y, z, lambda a, b, c: a * b + c), [_a(2, 3), _a(3), _a(2, 1)],
+     False),
+    ("unique_consecutive", lambda m, x: m.unique_consecutive(x, return_inverse=True, return_counts=True),
+     [np.array([1, 1, 2, 2, 3, 1, 1, 2])], False),
+    ("unique_consecutive-dim", lambda m, x: x.unique_consecutive(return_counts=True, dim=0),
+     [np.array([[1, 2], [1, 2], [3, 4], [1, 2]])], False),
+    ("nonzero_static-pads", lambda m, x: m.nonzero_static(x, size=5), [np.array([[0, 1], [2, 0]])], False),
+    ("nonzero_static-cuts", lambda m, x: x.nonzero_static(size=1, fill_value=9), [np.array([0, 3, 4])], False),
+    ("unsafe_split", lambda m, x: m.unsafe_split(x, 2, 1), [_a(2, 5)], True),
+    ("unsafe_chunk", lambda m, x: x.unsafe_chunk(2), [_a(5, 2)], True),
+    ("unsafe_split_with_sizes", lambda m, x: m.unsafe_split_with_sizes(x, [2, 1]), [_a(3, 2)], True),
+    ("concat", lambda m, x, y: m.concat([x, y], axis=1), [_a(2, 1), _a(2, 3)], True),
+    ("concatenate", lambda m, x, y: m.concatenate((x, y)), [_a(1, 2), _a(2, 2)], True),
+    ("fill", lambda m, x: m.fill(x, 2.5), [_a(2, 3)], True),
+    ("fill_", lambda m, x: m.fill_(x.clone(), 3), [_a(2, dtype="int64")], False),
+    ("zero_", lambda m, x: m.zero_(x.clone()), [_a(2, 2)], True),
+    ("relu_", lambda m, x: m.relu_(x.clone()), [_a(5)], True),
+    ("sin_", lambda m, x: m.sin_(x.clone()), [_a(5)], True),
+    ("xlogy_", lambda m, x, y: m.xlogy_(x.clone(), y), [_a(4), _a(4, low=0.1)], True),
+    ("rsub", lambda m, x, y: m.rsub(x, y, alpha=2), [_a(3), _a(2, 3)], True),
+    ("rsub-scalar", lambda m, x: m.rsub(x, 5), [_a(3)], True),
+    ("complex", lambda m, r, i: m.complex(r, i), [_a(3, dtype="float32"), _a(3, dtype="float32")], False),
+    ("polar", lambda m, r, t: m.polar(r, t), [_a(4, low=0), _a(4)], False),
+    ("unravel_index", lambda m, i: m.unravel_index(i, (3, 4, 5)), [np.array([[0, 17], [59, -1]])], False),
+    ("scalar_tensor", lambda m: m.scalar_tensor(3), [], False),
+    ("scalar_tensor-dtype", lambda m: m.scalar_tensor(2.5, dtype=m.float64), [], False),
+    ("asarray", lambda m: m.asarray([[1, 2], [3, 4]], dtype=m.float32), [], False),
+    ("asarray-copy", lambda m, x: m.asarray(x, copy=True), [_a(3)], True),
+    *[(f"{w}-{p}", lambda m, w=w, p=p: getattr(m, w)(7, p, dtype=m.float64), [], False)
+      for w in ("hann_window", "hamming_window", "blackman_window", "bartlett_window", "kaiser_window")
+      for p in (True, False)],
+    ("hamming_window-alpha", lambda m: m.hamming_window(6, False, 0.5, 0.3), [], False),
+    ("kaiser_window-beta", lambda m: m.kaiser_window(6, False, 5.0), [], False),
+    ("window-length1", lambda m: m.hann_window(1), [], False),
+]
+
+# (id, call(module) -> a Python value; "torch." in strings reads "xtensor.")
+ATTRIBUTES = [
+    ("itemsize", lambda m: m.ones(2, dtype=m.float64).itemsize),
+    ("nbytes", lambda m: m.ones(2, 3, dtype=m.int16).nbytes),
+    ("layout", lambda m: str(m.ones(2).layout)),
+    ("strided", lambda m: m.ones(1).layout == m.strided),
+    ("name", lambda m: m.ones(1).name),
+    ("is_cpu", lambda m: m.ones(1).is_cpu),
+    ("is_conj", lambda m: (m.ones(1).is_conj(), m.is_conj(m.ones(1, dtype=m.complex64).conj().resolve_conj()))),
+    ("is_neg", lambda m: m.is_neg(m.ones(1))),
+    ("is_signed", lambda m: [m.ones(1, dtype=d).is_signed() for d in (m.float32, m.int8, m.uint8, m.bool)]),
+    ("is_nonzero", lambda m: (m.tensor([0.0]).is_nonzero(), m.is_nonzero(m.tensor(3)))),
+    ("is_same_size", lambda m: (m.ones(2, 3).is_same_size(m.zeros(2, 3)), m.is_same_size(m.ones(2), m.ones(3)))),
+    ("is_complex", lambda m: (m.is_complex(m.ones(1)), m.is_complex(m.ones(1, dtype=m.complex128)))),
+    ("dim_order", lambda m: (m.ones(2, 3, 4).dim_order(), m.ones(2, 3, 4).permute(2, 0, 1).dim_order())),
+    ("typename", lambda m: (m.typename(m.ones(2)), m.typename(3), m.typename(m.ones(1, dtype=m.int64)))),
+    ("get_device", lambda m: m.get_device(m.ones(1))),
+    ("broadcast_shapes", lambda m: tuple(m.broadcast_shapes((2, 1, 3), (4, 1), 3))),
+    ("deterministic", lambda m: (m.use_deterministic_algorithms(True, warn_only=True),
+                                 m.are_deterministic_algorithms_enabled(),
+                                 m.is_deterministic_algorithms_warn_only_enabled(),
+                                 m.get_deterministic_debug_mode(), m.set_deterministic_debug_mode("default"),
+                                 m.are_deterministic_algorithms_enabled())),
+    ("warn_always", lambda m: (m.set_warn_always(True), m.is_warn_always_enabled(), m.set_warn_always(False),
+                               m.is_warn_always_enabled())),
+    ("anomaly", lambda m: (m.set_anomaly_enabled(True), m.is_anomaly_enabled(), m.is_anomaly_check_nan_enabled(),
+                           m.set_anomaly_enabled(False), m.is_anomaly_enabled())),
+    ("is_storage", lambda m: (m.is_storage(m.ones(2).untyped_storage()), m.is_storage(m.ones(2)))),
+    ("is_inference", lambda m: m.is_inference(m.ones(1))),
+    ("empty_strided", lambda m: (m.empty_strided((2, 3), (1, 2)).stride(), m.empty_strided((2, 3), (1, 2)).shape)),
+    ("empty_permuted", lambda m: m.empty_permuted((2, 3, 4), (2, 0, 1)).stride()),
+]
+
+
+def _torch(v, grad):
+    t = torch.tensor(v)
+    return t.requires_grad_() if grad and t.is_floating_point() else t
+
+
+def _xt(v, grad):
+    t = xtensor.tensor(v)
+    return t.requires_grad_() if grad and t.is_floating_point() else t
+
+
+def _flat(out):
+    if isinstance(out, (tuple, list)):
+        return [o for part in out for o in _flat(part)]
+    return [out]
+
+
+def _np(t):
+    return t.detach().numpy(force=True) if isinstance(t, torch.Tensor) else np.asarray(t.detach().cpu().numpy()) \
+        if isinstance(t, xtensor.Tensor) else np.asarray(t)
+
+
+def _dtype_name(t):
+    return str(t.dtype).rpartition(".")[2]
+
+
+@pytest.mark.parametrize("name, call, inputs, differentiable", CASES, ids=[c[0] for c in CASES])
+def test_matches_pytorch(backend, name, call, inputs, differentiable):
+    expected_in = [_torch(v, differentiable) for v in inputs]
+    actual_in = [_xt(v, differentiable) for v in inputs]
+    expected = _flat(call(torch, *expected_in))
+    actual = _flat(call(xtensor, *actual_in))
+    assert len(actual) == len(expected)
+    for a, e in zip(actual, expected):
+        assert isinstance(a, xtensor.Tensor)
+        assert _dtype_name(a) == _dtype_name(e)
+        assert tuple(a.shape) == tuple(e.shape)
+        np.testing.assert_allclose(_np(a), _np(e), rtol=1e-6, atol=1e-9)
+    if differentiable:
+        weights = [np.random.default_rng(i).uniform(0.5, 1.5, tuple(e.shape)) for i, e in enumerate(expected)]
+        pairs = [(a, e, w) for a, e, w in zip(actual, expected, weights) if e.requires_grad]
+        sum((e * torch.tensor(w, dtype=e.dtype)).sum() for a, e, w in pairs).backward()
+        sum((a * xtensor.tensor(w, dtype=a.dtype)).sum() for a, e, w in pairs).backward()
+        for a, e in zip(actual_in, expected_in):
+            if e.grad is None:
+                assert a.grad is None
+            elif e.requires_grad:
+                np.testing.assert_allclose(_np(a.grad), _np(e.grad), rtol=1e-6, atol=1e-9)
+
+
+def _normalized(value):
+    if isinstance(value, str):
+        return value.replace("torch.", "xtensor.")
+    if isinstance(value, (tuple, list)):
+        return [_normalized(v) for v in value]
+    return value
+
+
+@pytest.mark.parametrize("name, call", ATTRIBUTES, ids=[c[0] for c in ATTRIBUTES])
+def test_attribute_matches_pytorch(backend, name, call):
+    assert _normalized(call(xtensor)) == _normalized(call(torch))
+
+
+def test_detach_in_place_leaves_the_graph(backend):
+    x = xtensor.ones(3, requires_grad=True)
+    y = x * 2
+    assert y.detach_() is y
+    assert (y.requires_grad, y.grad_fn) == (False, None)
+
+
+def test_detach_in_place_refuses_a_view_of_a_graph(backend):
+    view = (xtensor.ones(3, requires_grad=True) * 2)[:2]
+    with pytest.raises(RuntimeError, match="Can't detach views in-place"):
+        view.detach_()
+
+
+def test_numpy_keyword_names_are_refused_next_to_their_torch_names(backend):
+    with pytest.raises(TypeError, match="'dim' and its alias 'axis'"):
+        xtensor.ones(2, 3).sum(dim=0, axis=0)
+
+
+@pytest.mark.parametrize("call", [lambda m, x: m.sum(x, axis=1, keepdims=True), lambda m, x: x.mean(axis=0),
+                                  lambda m, x: m.max(x, axis=1).values, lambda m, x: x.std(axis=1, keepdims=True),
+                                  lambda m, x: m.softmax(x, axis=0), lambda m, x: x.argmax(axis=1, keepdims=True),
+                                  lambda m, x: m.cumsum(x, axis=1), lambda m, x: x.amin(axis=(0, 1))],
+                         ids=["sum", "mean", "max", "std", "softmax", "argmax", "cumsum", "amin"])
+def test_numpy_keyword_names(backend, call):
+    x = _a(2, 3)
+    np.testing.assert_allclose(_np(call(xtensor, xtensor.tensor(x))), _np(call(torch, torch.tensor(x))))
+
+
+def test_random_fills_follow_their_distributions(backend):
+    """Values differ from PyTorch's generator's, so the check is on the distribution: quantiles of 20,000 draws."""
+    xtensor.manual_seed(0)
+    n = 20000
+    cauchy = xtensor.zeros(n, dtype=xtensor.float64).cauchy_(1.0, 2.0).numpy()
+    np.testing.assert_allclose(np.quantile(cauchy, [0.25, 0.5, 0.75]), [-1.0, 1.0, 3.0], atol=0.1)
+    log_normal = xtensor.zeros(n, dtype=xtensor.float64).log_normal_(0.5, 0.25).numpy()
+    np.testing.assert_allclose(np.median(np.log(log_normal)), 0.5, atol=0.01)
+    np.testing.assert_allclose(np.std(np.log(log_normal)), 0.25, atol=0.01)
+    geometric = xtensor.zeros(n, dtype=xtensor.float64).geometric_(0.25).numpy()
+    assert geometric.min() == 1 and np.all(geometric == np.round(geometric))
+    np.testing.assert_allclose(geometric.mean(), 4.0, atol=0.1)
+
+
+def test_bernoulli_and_multinomial_methods(backend):
+    xtensor.manual_seed(0)
+    p = xtensor.full((20000,), 0.3, dtype=xtensor.float64)
+    assert abs(float(p.bernoulli().mean()) - 0.3) < 0.02
+    draws = xtensor.tensor([0.0, 1.0, 3.0]).multinomial(4000, replacement=True)
+    np.testing.assert_allclose(np.bincount(draws.numpy(), minlength=3) / 4000, [0, 0.25, 0.75], atol=0.03)
+
+
+def test_range_includes_its_end_and_warns(backend):
+    with pytest.warns(UserWarning, match="deprecated"):
+        r = xtensor.range(0, 1, 0.25)
+    np.testing.assert_allclose(r.numpy(), [0, 0.25, 0.5, 0.75, 1.0])
+    assert r.dtype == xtensor.float32
+
+
+def test_frombuffer_shares_memory():
+    buffer = bytearray(np.arange(4, dtype=np.int32).tobytes())
+    t = xtensor.frombuffer(buffer, dtype=xtensor.int32, offset=4)
+    t[0] = 7
+    assert np.frombuffer(buffer, dtype=np.int32).tolist() == [0, 7, 2, 3]

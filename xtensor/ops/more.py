@@ -1,0 +1,653 @@
+"""More of PyTorch's functions (issue 11 item 9), each a composite of other entries, so it gets its
+gradient, every spelling (function, method, ``_`` in-place, ``out=``) and every backend for free.
+
+Grouped as the other categories are: elementwise math, statistics, shapes and views, linear algebra.
+Each is checked against PyTorch in ``tests/test_api_additions.py``. Where PyTorch's kernel is not
+differentiable (``heaviside``, ``gcd``, ``histc``...) neither is the composite's integer or counting
+result.
+"""
+import collections
+import itertools
+import math
+
+import numpy as np
+
+from .. import _dtypes
+from .._dispatch import apply
+from .._table import TABLE, defcomposite, defop, dims_of
+from .._tensor import Size, Tensor
+from .linalg import vector_norm
+
+
+def _fn(name):
+    from .._variants import torch_functions
+    return torch_functions[name]
+
+
+def _float(x):
+    """``x`` in a float dtype (PyTorch's int -> default float rule for float-valued functions)."""
+    return x if x.dtype.kind in "fc" else x.to(_dtypes.get_default_dtype())
+
+
+def _as_tensor_like(value, like):
+    return value if isinstance(value, Tensor) else like.new_full((), value)
+
+
+# ------------------------------------------------------------------ elementwise math
+def deg2rad(input):
+    return _float(input) * (math.pi / 180)
+
+
+def rad2deg(input):
+    return _float(input) * (180 / math.pi)
+
+
+defcomposite("deg2rad", deg2rad, inplace=True, out=True)
+defcomposite("rad2deg", rad2deg, inplace=True, out=True)
+
+
+def sgn(input):
+    """``sign`` for real tensors; ``x / |x|`` (0 at 0) for complex ones."""
+    if input.dtype.kind != "c":
+        return input.sign()
+    r = input.abs()
+    return (input / r.where(r != 0, 1)).where(r != 0, 0)
+
+
+defcomposite("sgn", sgn, inplace=True, out=True)
+
+
+def angle(input):
+    """The argument: ``atan2(imag, real)`` for complex, ``pi`` for negative reals and 0 otherwise (NaN stays)."""
+    if input.dtype.kind == "c":
+        return _fn("atan2")(_fn("imag")(input), _fn("real")(input))
+    x = _float(input)
+    return x.where(x.isnan(), x.new_full((), math.pi).where(x < 0, 0.0))
+
+
+defcomposite("angle", angle, out=True)
+
+
+def conj_physical(input):
+    return input.conj() if input.dtype.kind == "c" else input.clone()
+
+
+defcomposite("conj_physical", conj_physical, inplace=True, out=True)
+
+
+def logaddexp2(input, other):
+    """``log2(2**x + 2**y)``, through the stable ``logaddexp``."""
+    ln2 = math.log(2)
+    return _fn("logaddexp")(_float(input) * ln2, _as_tensor_like(other, input) * ln2) / ln2
+
+
+defcomposite("logaddexp2", logaddexp2, out=True)
+
+
+def float_power(input, exponent):
+    """``pow`` computed in double precision (complex128 when either operand is complex)."""
+    wide = _dtypes.complex128 if any(isinstance(v, complex) or (isinstance(v, Tensor) and v.dtype.kind == "c")
+                                     for v in (input, exponent)) else _dtypes.float64
+    base = input.to(wide) if isinstance(input, Tensor) else exponent.new_full((), input, dtype=wide)
+    return base.pow(exponent.to(wide) if isinstance(exponent, Tensor) else exponent)
+
+
+defcomposite("float_power", float_power, out=True)
+
+
+def ldexp(input, other):
+    """``input * 2**other``."""
+    return _float(input) * _fn("pow")(2.0, other).to(_float(input).dtype) if isinstance(other, Tensor) else \
+        _float(input) * 2.0 ** other
+
+
+defcomposite("ldexp", ldexp, inplace=True, out=True)
+
+
+def _check_integers(name, *tensors):
+    for t in tensors:
+        if t.dtype.kind not in "iu":
+            raise RuntimeError(f'"{name}_cpu" not implemented for \'{t.dtype.scalar_name}\'')
+
+
+def _gcd(xp, a, b):
+    """Euclid's algorithm, a fixed number of steps (enough for the dtype: no data-dependent loop)."""
+    a, b = xp.abs(a), xp.abs(b)
+    a, b = xp.broadcast_arrays(a, b)
+    zero = xp.zeros_like(b)
+    one = xp.ones_like(b)
+    for _ in range(int(xp.iinfo(a.dtype).bits * 1.45) + 2):  # Fibonacci worst case: log_phi(2**bits) steps
+        nz = b != 0
+        a, b = xp.where(nz, b, a), xp.where(nz, a % xp.where(nz, b, one), zero)
+    return a
+
+
+defop("_gcd", _gcd, differentiable=False, function=False, method=False)
+
+
+def gcd(input, other):
+    """The greatest common divisor (non-negative; ``gcd(0, 0) = 0``)."""
+    _check_integers("gcd", input, other)
+    return apply(TABLE["_gcd"].op, (input, other))
+
+
+def lcm(input, other):
+    """The least common multiple, ``|a / gcd(a, b) * b|`` (0 when either is 0)."""
+    _check_integers("lcm", input, other)
+    g = gcd(input, other)
+    return (_fn("floor_divide")(input, g.where(g != 0, 1)) * other).abs().where(g != 0, 0)
+
+
+defcomposite("gcd", gcd, inplace=True, out=True)
+defcomposite("lcm", lcm, inplace=True, out=True)
+
+
+def heaviside(input, values):
+    """0 for negative, 1 for positive, ``values`` at 0 (PyTorch has no gradient for it: neither does this)."""
+    if isinstance(values, Tensor) and values.dtype is not input.dtype:
+        raise RuntimeError(f"heaviside is not yet implemented for tensors with different dtypes")
+    with _no_grad():
+        return (input > 0).to(input.dtype).where(input != 0, values)
+
+
+def _no_grad():
+    from ..autograd import no_grad
+    return no_grad()
+
+
+defcomposite("heaviside", heaviside, inplace=True, out=True)
+
+
+def isreal(input):
+    """True where the imaginary part is 0 (everywhere, for real tensors)."""
+    if input.dtype.kind == "c":
+        return _fn("imag")(input) == 0
+    return input.new_ones(input.shape, dtype=_dtypes.bool)
+
+
+defcomposite("isreal", isreal)
+
+
+def logcumsumexp(input, dim):
+    """``log(cumsum(exp(x)))`` along ``dim``, shifted by the running maximum's upper bound for stability."""
+    d = dims_of(dim, input.ndim)[0] if input.ndim else 0
+    x = _float(input)
+    if x.numel() == 0:
+        return x.clone()
+    top = x.detach().amax(d, keepdim=True) if x.ndim else x.detach()
+    top = top.where(top.isfinite(), 0.0)
+    return (x - top).exp().cumsum(d).log() + top
+
+
+defcomposite("logcumsumexp", logcumsumexp, out=True)
+
+
+# ------------------------------------------------------------------ statistics
+aminmax_result = collections.namedtuple("aminmax", ["min", "max"])
+aminmax_result.__module__ = "xtensor.return_types"
+
+
+def aminmax(input, *, dim=None, keepdim=False):
+    """``(amin, amax)`` over ``dim`` (all dims when None)."""
+    if dim is None:
+        if keepdim:
+            return aminmax_result(input.amin().reshape((1,) * input.ndim), input.amax().reshape((1,) * input.ndim))
+        return aminmax_result(input.amin(), input.amax())
+    return aminmax_result(input.amin(dim, keepdim=keepdim), input.amax(dim, keepdim=keepdim))
+
+
+defcomposite("aminmax", aminmax)
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
+    if input.dtype.kind != "f":
+        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
+    if interpolation not in _INTERPOLATIONS:
+        raise ValueError(f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest. "
+                         f"Got {interpolation}")
+    scalar_q = not isinstance(q, Tensor)
+    qs = input.new_full((), q) if scalar_q else q.to(input.dtype)
+    if qs.ndim > 1:
+        raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
+    if bool(((qs < 0) | (qs > 1)).any()):
+        raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
+    if dim is None:
+        x, d = input.reshape(-1), 0
+    else:
+        d = dims_of(dim, input.ndim)[0] if input.ndim else 0
+        x = input if input.ndim else input.reshape(1)
+    x = x.movedim(d, -1)
+    values = x.sort(-1).values  # NaN sorts last
+    n = x.shape[-1]
+    nan = x.isnan()
+    count = (~nan).sum(-1, keepdim=True) if ignore_nan else x.new_full(x.shape[:-1] + (1,), n, dtype=_dtypes.int64)
+    qv = qs.reshape(-1)
+    pos = qv * (count - 1).to(x.dtype)  # (..., len(q))
+    if interpolation == "lower":
+        pos = pos.floor()
+    elif interpolation == "higher":
+        pos = pos.ceil()
+    elif interpolation == "nearest":
+        pos = pos.round()
+    lo = pos.floor().clamp(0, max(n - 1, 0)).long()
+    hi = pos.ceil().clamp(0, max(n - 1, 0)).long()
+    below, above = values.gather(-1, lo), values.gather(-1, hi)
+    if interpolation == "midpoint":
+        out = below + (above - below) * 0.5 * (hi != lo)
+    else:
+        out = below + (above - below) * (pos - lo.to(x.dtype))
+    bad = (count == 0) if ignore_nan else nan.any(-1, keepdim=True)
+    out = out.where(~bad, math.nan)
+    out = out.movedim(-1, 0)  # (len(q), ...)
+    if keepdim:
+        if dim is None:
+            out = out.reshape((out.shape[0],) + (1,) * input.ndim)
+        elif input.ndim:
+            out = out.unsqueeze(d + 1)
+    return out[0] if scalar_q or qs.ndim == 0 else out
+
+
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    """The ``q``-th quantiles along ``dim`` (all elements when None); NaN where a slice holds NaN."""
+    return _quantile("quantile", input, q, dim, keepdim, interpolation, False)
+
+
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    """``quantile`` ignoring NaN (NaN where a slice holds only NaN)."""
+    return _quantile("nanquantile", input, q, dim, keepdim, interpolation, True)
+
+
+defcomposite("quantile", quantile, out=True)
+defcomposite("nanquantile", nanquantile, out=True)
+
+
+def histc(input, bins=100, min=0, max=0):
+    """Counts in ``bins`` equal bins over [min, max] (the data's range when both are 0); elements outside are
+    left out, the maximum falls in the last bin. Float counts in the input's dtype, as PyTorch."""
+    if input.dtype.kind != "f":
+        raise RuntimeError(f'"histogram_cpu" not implemented for \'{input.dtype.scalar_name}\'')
+    if bins <= 0:
+        raise RuntimeError(f"torch.histc: bins must be > 0, but got {bins} for bins")
+    x = input.detach().reshape(-1)
+    lo, hi = float(min), float(max)
+    if lo == hi and x.numel():
+        lo, hi = float(x.min()), float(x.max())
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if lo > hi:
+        raise RuntimeError(f"torch.histc: max must be larger than min, but got min {lo} max {hi}")
+    inside = (x >= lo) & (x <= hi)
+    index = ((x - lo) * (bins / (hi - lo))).floor().clamp(0, bins - 1).long().where(inside, bins)
+    counts = x.new_zeros(bins + 1).scatter_add(0, index, x.new_ones(x.shape))
+    return counts[:bins]
+
+
+defcomposite("histc", histc, out=True)
+
+
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    """The covariance matrix of the variables in the rows of ``input`` (observations in the columns)."""
+    if input.ndim > 2:
+        raise ValueError(f"cov(): expected input to have two or fewer dimensions but got an input with "
+                         f"{input.ndim} dimensions")
+    x = input.reshape(1, -1) if input.ndim < 2 else input
+    x = _float(x)
+    n = x.shape[1]
+    w = None
+    if fweights is not None:
+        w = fweights
+    if aweights is not None:
+        w = aweights if w is None else w * aweights
+    if w is None:
+        w_sum = x.new_full((), n)
+        avg = x.mean(1, keepdim=True)
+    else:
+        w = w.to(x.dtype)
+        w_sum = w.sum()
+        avg = (x * w).sum(1, keepdim=True) / w_sum
+    if w is None or aweights is None:
+        norm = w_sum - correction
+    else:
+        norm = w_sum - correction * (w * aweights).sum() / w_sum
+    norm = norm.clamp(min=0)
+    centred = x - avg
+    c = (centred * w if w is not None else centred) @ centred.conj().mT / norm
+    return c.reshape(()) if input.ndim < 2 else c
+
+
+def corrcoef(input):
+    """Pearson correlation coefficients of the variables in the rows (clipped to [-1, 1])."""
+    c = cov(input)
+    if c.ndim == 0:
+        return c / c
+    d = c.diagonal()
+    stddev = _fn("real")(d).sqrt() if d.dtype.kind == "c" else d.sqrt()
+    c = c / stddev.unsqueeze(1) / stddev.unsqueeze(0)
+    return c.clamp(-1, 1) if c.dtype.kind != "c" else c
+
+
+defcomposite("cov", cov)
+defcomposite("corrcoef", corrcoef)
+
+
+# ------------------------------------------------------------------ shapes, views and creation
+def inner(input, other):
+    """The sum over the last dims of the outer product (``input @ other.T`` for matrices); scalars multiply."""
+    if input.ndim == 0 or other.ndim == 0:
+        return input * other
+    if input.shape[-1] != other.shape[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
+                           f"{list(input.shape)} and {list(other.shape)}")
+    return _fn("tensordot")(input, other, ([-1], [-1]))
+
+
+defcomposite("inner", inner, out=True)
+
+
+def diagflat(input, offset=0):
+    """The flattened input as the ``offset`` diagonal of a square matrix."""
+    return _fn("diag")(input.reshape(-1), offset)
+
+
+defcomposite("diagflat", diagflat)
+
+
+def block_diag(*tensors):
+    """The tensors (0-, 1- or 2-d) as blocks on the diagonal of one matrix, in their promoted dtype."""
+    mats = [t.reshape(1, -1) if t.ndim < 2 else t for t in tensors]
+    for i, t in enumerate(tensors):
+        if t.ndim > 2:
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has "
+                               f"{t.ndim} dimensions")
+    if not mats:
+        from .._creation import zeros
+        return zeros(1, 0)
+    dtype = _dtypes.result_type(*mats)
+    cols = sum(m.shape[1] for m in mats)
+    rows, c = [], 0
+    for m in mats:
+        h, w = m.shape
+        rows.append(_fn("cat")([m.new_zeros((h, c), dtype=dtype), m.to(dtype),
+                                m.new_zeros((h, cols - c - w), dtype=dtype)], 1))
+        c += w
+    return _fn("cat")(rows, 0)
+
+
+def cartesian_prod(*tensors):
+    """Every combination of one element of each 1-d tensor, one per row (a 1-d result for one tensor)."""
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = _fn("meshgrid")(*tensors, indexing="ij")
+    return _fn("stack")([g.reshape(-1) for g in grids], 1)
+
+
+def combinations(input, r=2, with_replacement=False):
+    """The length-``r`` combinations of the elements of a 1-d tensor, one per row (``itertools`` order)."""
+    if input.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return input.new_zeros((0,))
+    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    rows = list(pick(range(input.shape[0]), r))
+    from .._creation import tensor
+    index = tensor(rows, dtype=_dtypes.int64, backend=input._backend).reshape(len(rows), r)
+    return input[index.reshape(-1)].reshape(len(rows), r)
+
+
+def meshgrid(*tensors, indexing=None):
+    """Coordinate grids of 1-d tensors: ``indexing='ij'`` (PyTorch's default) or ``'xy'``; views of the inputs."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing is None:
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise ValueError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
+    for t in tensors:
+        if t.ndim > 1:
+            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t.ndim}D")
+    flat = [t.reshape(-1) for t in tensors]
+    swap = indexing == "xy" and len(flat) >= 2
+    if swap:
+        flat[0], flat[1] = flat[1], flat[0]
+    shape = tuple(t.shape[0] for t in flat)
+    n = len(flat)
+    grids = [t.reshape((1,) * i + (-1,) + (1,) * (n - i - 1)).expand(shape) for i, t in enumerate(flat)]
+    if swap:
+        grids[0], grids[1] = grids[1], grids[0]
+    return tuple(grids)
+
+
+defcomposite("block_diag", block_diag, method=False)
+defcomposite("cartesian_prod", cartesian_prod, method=False)
+defcomposite("combinations", combinations, method=False)
+defcomposite("meshgrid", meshgrid, method=False)
+
+
+def broadcast_shapes(*shapes):
+    """The shape the given shapes broadcast to, as PyTorch computes it (ints count as 1-d shapes)."""
+    result = []
+    for shape in shapes:
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        for i, n in enumerate(reversed(shape)):
+            if n < 0:
+                raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {list(shape)}")
+            if i == len(result):
+                result.append(n)
+            elif result[i] == 1:
+                result[i] = n
+            elif n != 1 and n != result[i]:
+                raise RuntimeError(f"Shape mismatch: objects cannot be broadcast to a single shape.  Mismatch is "
+                                   f"between {result[i]} and {n} at non-singleton dimension {len(result) - i - 1}")
+    return Size(reversed(result))
+
+
+def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
+    """The bucket of each element among the sorted ``boundaries`` (``searchsorted`` with the roles swapped)."""
+    if not isinstance(input, Tensor):
+        input = boundaries.new_full((), input)
+    if boundaries.ndim != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
+    r = _fn("searchsorted")(boundaries, input, out_int32=out_int32, right=right)
+    if out is None:
+        return r
+    from .._variants import assign_out
+    return assign_out(out, r, "bucketize")
+
+
+def rot90(input, k=1, dims=(0, 1)):
+    """Rotate by 90 degrees ``k`` times in the plane ``dims``, from the first towards the second axis."""
+    dims = tuple(dims)
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if input.ndim < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {input.ndim}")
+    a, b = dims_of(dims[0], input.ndim)[0], dims_of(dims[1], input.ndim)[0]
+    if a == b:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = {dims[1]}")
+    k %= 4
+    if k == 1:
+        return input.flip(b).transpose(a, b)
+    if k == 2:
+        return input.flip((a, b))
+    if k == 3:
+        return input.flip(a).transpose(a, b)
+    return input.clone()
+
+
+defcomposite("rot90", rot90)
+
+
+def _tri_indices(row, col, offset, dtype, backend, lower):
+    from .._creation import tensor
+    r, c = np.tril_indices(row, offset, col) if lower else np.triu_indices(row, offset, col)
+    return tensor(np.stack([r, c]).astype(np.int64).reshape(2, -1), dtype=dtype or _dtypes.int64, backend=backend)
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None, backend=None):
+    """The (row, column) indices of the lower triangle of a ``row x col`` matrix, row by row."""
+    return _tri_indices(row, col, offset, dtype, backend, True)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None, backend=None):
+    """The (row, column) indices of the upper triangle of a ``row x col`` matrix, row by row."""
+    return _tri_indices(row, col, offset, dtype, backend, False)
+
+
+def tensor_split(input, indices_or_sections, dim=0):
+    """Views: ``n`` nearly equal parts (the first ``size % n`` one longer), or the parts between indices."""
+    d = dims_of(dim, input.ndim)[0]
+    size = input.shape[d]
+    if isinstance(indices_or_sections, Tensor):
+        if indices_or_sections.ndim == 0:
+            indices_or_sections = int(indices_or_sections)
+        else:
+            indices_or_sections = [int(i) for i in indices_or_sections.tolist()]
+    if isinstance(indices_or_sections, int):
+        n = indices_or_sections
+        if n <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {n}")
+        bounds, start = [], 0
+        for i in range(n):
+            start += size // n + (1 if i < size % n else 0)
+            bounds.append(start)
+        bounds = bounds[:-1]
+    else:
+        bounds = list(indices_or_sections)
+    parts, start = [], 0
+    for stop in bounds + [size]:
+        lo, hi = min(max(start, 0), size), min(max(stop, 0), size)
+        parts.append(input.narrow(d, lo, max(hi - lo, 0)))
+        start = stop
+    return tuple(parts)
+
+
+def _split_at(name, min_dim, dim):
+    def split(input, indices_or_sections):
+        if input.ndim < min_dim:
+            raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dim} dimension, but got a tensor "
+                               f"with {input.ndim} dimensions!")
+        d = 0 if name == "hsplit" and input.ndim == 1 else dim
+        if isinstance(indices_or_sections, int) and input.shape[d] % indices_or_sections:
+            raise RuntimeError(f"torch.{name} attempted to split along dimension {d}, but the size of the dimension "
+                               f"{input.shape[d]} is not divisible by the split_size {indices_or_sections}!")
+        return tensor_split(input, indices_or_sections, d)
+    split.__name__ = name
+    split.__doc__ = f"``tensor_split`` along dim {dim}, in equal parts when given a number of sections."
+    return split
+
+
+defcomposite("tensor_split", tensor_split)
+defcomposite("hsplit", _split_at("hsplit", 1, 1))
+defcomposite("vsplit", _split_at("vsplit", 2, 0))
+defcomposite("dsplit", _split_at("dsplit", 3, 2))
+
+
+def split_with_sizes(input, split_sizes, dim=0):
+    """``split`` with a list of sizes that must add up to the dim's size."""
+    d = dims_of(dim, input.ndim)[0]
+    if sum(split_sizes) != input.shape[d]:
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {input.shape[d]} (input tensor's "
+                           f"size at dimension {dim}), but got split_sizes={list(split_sizes)}")
+    return _fn("split")(input, list(split_sizes), dim)
+
+
+defcomposite("split_with_sizes", split_with_sizes)
+
+
+def _scatter_into(view_of):
+    """``input`` with ``src`` written into the part ``view_of(copy)`` picks: a differentiable in-place write
+    into a fresh copy (so the gradient of ``input`` is zero there, and ``src``'s is the gradient's part)."""
+    def scatter(input, src, *args, **kwargs):
+        out = input.clone()
+        view = view_of(out, *args, **kwargs)
+        if tuple(view.shape) != tuple(src.shape):
+            raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
+                               f"{list(src.shape)}, slice size = {list(view.shape)}")
+        view.copy_(src)
+        return out
+    return scatter
+
+
+def _slice_view(t, dim=0, start=None, end=None, step=1):
+    index = [slice(None)] * t.ndim
+    index[dims_of(dim, t.ndim)[0]] = slice(start, end, step)
+    return t[tuple(index)]
+
+
+diagonal_scatter = _scatter_into(lambda t, offset=0, dim1=0, dim2=1: t.diagonal(offset, dim1, dim2))
+select_scatter = _scatter_into(lambda t, dim, index: t.select(dim, index))
+slice_scatter = _scatter_into(_slice_view)
+for _name, _impl in (("diagonal_scatter", diagonal_scatter), ("select_scatter", select_scatter),
+                     ("slice_scatter", slice_scatter)):
+    _impl.__name__ = _name
+    _impl.__doc__ = f"A copy of ``input`` with ``src`` written into its ``{_name[:-8]}`` (differentiable in both)."
+    defcomposite(_name, _impl, out=True)
+
+
+def trapezoid(y, x=None, *, dx=None, dim=-1):
+    """The trapezoid rule along ``dim``: spacing ``dx`` (default 1) or sample points ``x``."""
+    d = dims_of(dim, y.ndim)[0]
+    n = y.shape[d]
+    if n == 0:
+        return _float(y).sum(d) * 0
+    lo, hi = y.narrow(d, 0, n - 1), y.narrow(d, 1, n - 1)
+    if x is None or not isinstance(x, Tensor):
+        spacing = dx if dx is not None else (x if x is not None else 1)
+        return ((_float(lo) + hi) * spacing / 2).sum(d)
+    dxs = _fn("diff")(x, dim=-1 if x.ndim == 1 else d)
+    if x.ndim == 1:
+        dxs = dxs.reshape((-1,) + (1,) * (y.ndim - d - 1))
+    return ((_float(lo) + hi) * dxs / 2).sum(d)
+
+
+def trapz(y, x=None, *, dx=None, dim=-1):
+    return trapezoid(y, x, dx=dx, dim=dim)
+
+
+def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+    """The running trapezoid rule along ``dim`` (one element fewer than ``y`` along it)."""
+    d = dims_of(dim, y.ndim)[0]
+    n = y.shape[d]
+    lo, hi = y.narrow(d, 0, max(n - 1, 0)), y.narrow(d, min(1, n), max(n - 1, 0))
+    if x is None or not isinstance(x, Tensor):
+        spacing = dx if dx is not None else (x if x is not None else 1)
+        return ((_float(lo) + hi) * spacing / 2).cumsum(d)
+    dxs = _fn("diff")(x, dim=-1 if x.ndim == 1 else d)
+    if x.ndim == 1:
+        dxs = dxs.reshape((-1,) + (1,) * (y.ndim - d - 1))
+    return ((_float(lo) + hi) * dxs / 2).cumsum(d)
+
+
+defcomposite("trapezoid", trapezoid, method=False)
+defcomposite("trapz", trapz, method=False)
+defcomposite("cumulative_trapezoid", cumulative_trapezoid, method=False)
+
+
+def renorm(input, p, dim, maxnorm):
+    """Each slice along ``dim`` whose ``p``-norm exceeds ``maxnorm`` scaled down to norm ``maxnorm``."""
+    d = dims_of(dim, input.ndim)[0]
+    others = tuple(i for i in range(input.ndim) if i != d)
+    norm = _fn("norm")(input, p, others, keepdim=True) if others else input.abs()
+    factor = (maxnorm / (norm + 1e-7)).where(norm > maxnorm, 1.0)
+    return input * factor
+
+
+defcomposite("renorm", renorm, inplace=True, out=True)
+
+
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """The ``p``-norm distance between each row of ``x1`` and each row of ``x2`` (batched)."""
+    if x1.ndim < 2 or x2.ndim < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.ndim}D")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: "
+                           f"{x2.shape[-1]}")
+    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+    return vector_norm(diff, p, -1)
+
+
+defcomposite("cdist", cdist, method=False)
