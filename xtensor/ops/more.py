@@ -651,3 +651,188 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
 
 
 defcomposite("cdist", cdist, method=False)
+
+
+# ------------------------------------------------------------------ linear algebra
+def _eye_like(A, n=None):
+    from .._creation import eye
+    n = A.shape[-1] if n is None else n
+    return eye(n, dtype=A.dtype, backend=A._backend)
+
+
+def _triangle(A, upper, unitriangular=False):
+    """The triangle of ``A`` a triangular solver reads (its other part never reaches the result or gradient)."""
+    if unitriangular:
+        return (A.triu(1) if upper else A.tril(-1)) + _eye_like(A)
+    return A.triu() if upper else A.tril()
+
+
+def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
+    """``X`` with ``A X = B`` (``X A = B`` when not ``left``) reading only the ``upper`` or lower triangle of
+    ``A`` (and taking its diagonal as ones when ``unitriangular``)."""
+    from .linalg import solve
+    T = _triangle(A, upper, unitriangular)
+    X = solve(T, B) if left else solve(T.mT, B.mT).mT
+    if out is None:
+        return X
+    from .._variants import assign_out
+    return assign_out(out, X, "linalg.solve_triangular")
+
+
+def cholesky_solve(B, L, upper=False):
+    """``X`` with ``A X = B`` for ``A = L L^H`` (``U^H U`` when ``upper``), from the Cholesky factor. The value
+    reads only the triangle; the gradient, as PyTorch's, is that of the formula in the whole of ``L``."""
+    from .linalg import solve
+    T = L - (L - _triangle(L, upper)).detach()
+    lower = T.mT.conj() if upper else T
+    return solve(lower.mT.conj(), solve(lower, B))
+
+
+def cholesky_inverse(L, upper=False):
+    """The inverse of ``A = L L^H`` (``U^H U`` when ``upper``), from its Cholesky factor."""
+    return cholesky_solve(_eye_like(L).expand(L.shape), L, upper)
+
+
+defcomposite("cholesky_solve", cholesky_solve, out=True)
+defcomposite("cholesky_inverse", cholesky_inverse, out=True)
+
+triangular_solve_result = collections.namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
+triangular_solve_result.__module__ = "xtensor.return_types"
+
+
+def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
+    """Deprecated in PyTorch (``linalg.solve_triangular`` replaces it): ``(X, A.clone())`` with ``op(A) X = b``."""
+    import warnings
+    warnings.warn("torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangular and will be "
+                  "removed in a future PyTorch release.", UserWarning, stacklevel=2)
+    T = _triangle(A, upper, unitriangular)
+    X = solve_triangular(T.mT, b, upper=not upper) if transpose else solve_triangular(T, b, upper=upper)
+    return triangular_solve_result(X, A.clone())
+
+
+defcomposite("triangular_solve", triangular_solve)
+
+
+def matrix_exp(A):
+    """``exp(A)`` of square matrices: Taylor series of degree 18 after scaling by ``2**-s`` so that the
+    1-norm is at most 1/2, then ``s`` squarings (exact to double precision; differentiable through it)."""
+    from .linalg import check_matrix
+    check_matrix("linalg.matrix_exp", A, square=True)
+    if A.numel() == 0:
+        return A.clone()
+    norm = float(A.detach().abs().sum(-2).amax())
+    s = max(0, int(math.ceil(math.log2(norm / 0.5)))) if norm > 0.5 else 0
+    X = A / (2.0 ** s)
+    term = _eye_like(A).expand(A.shape)
+    result = term
+    for k in range(1, 19):
+        term = term @ X / k
+        result = result + term
+    for _ in range(s):
+        result = result @ result
+    return result
+
+
+defcomposite("matrix_exp", matrix_exp)
+
+
+def _vander(x, N, increasing):
+    """Powers ``x**0 ... x**(N-1)`` along a new last dim, by a running product (PyTorch's formula, so the
+    gradient at 0 is exact)."""
+    if N < 0:
+        raise RuntimeError("N must be non-negative.")
+    ones = x.new_ones(tuple(x.shape) + (min(N, 1),))
+    if N <= 1:
+        return ones
+    powers = x.unsqueeze(-1).expand(tuple(x.shape) + (N - 1,)).cumprod(-1)
+    out = _fn("cat")([ones.to(powers.dtype), powers], -1)
+    return out if increasing else out.flip(-1)
+
+
+def vander(x, N=None, increasing=False):
+    """The Vandermonde matrix of a 1-d ``x``: columns ``x**(N-1) ... x**0`` (increasing when asked)."""
+    if x.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    x = x.long() if x.dtype is _dtypes.bool else x
+    return _vander(x, x.shape[0] if N is None else N, increasing)
+
+
+def linalg_vander(x, *, N=None):
+    """The batched Vandermonde matrices of ``x``'s last dim, powers increasing."""
+    if x.ndim < 1:
+        raise RuntimeError("linalg.vander: x must have at least one dimension")
+    return _vander(x, x.shape[-1] if N is None else N, True)
+
+
+defcomposite("vander", vander, method=False)
+
+
+def tensorinv(A, ind=2, *, out=None):
+    """The inverse of ``A`` seen as a map from its dims ``ind:`` to its dims ``:ind``."""
+    from .linalg import inverse
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    left, right = tuple(A.shape[:ind]), tuple(A.shape[ind:])
+    rows, cols = math.prod(left), math.prod(right)
+    if rows != cols:
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+                           f"prod(self.shape[:ind]), but got {cols} != {rows}")
+    return inverse(A.reshape(rows, cols)).reshape(right + left)
+
+
+def tensorsolve(A, B, dims=None, *, out=None):
+    """``X`` with ``tensordot(A, X, X.ndim) = B``; ``dims`` of ``A`` are moved to its end first."""
+    from .linalg import solve
+    if dims is not None:
+        dims = [dims_of(d, A.ndim)[0] for d in dims]
+        A = A.movedim(dims, list(range(A.ndim - len(dims), A.ndim)))
+    rest = tuple(A.shape[B.ndim:])
+    return solve(A.reshape(B.numel(), math.prod(rest)), B.reshape(-1)).reshape(rest)
+
+
+def cond(A, p=None, *, out=None):
+    """The condition number in norm ``p``: the singular-value ratio for None/2/-2, else
+    ``norm(A, p) * norm(inv(A), p)``."""
+    from .linalg import inverse, matrix_norm, svdvals
+    if p in (None, 2, -2):
+        s = svdvals(A)
+        big, small = s[..., 0], s[..., -1]
+        return (big / small) if p != -2 else (small / big)
+    return matrix_norm(A, p) * matrix_norm(inverse(A), p)
+
+
+def householder_product(A, tau, *, out=None):
+    """The first ``n`` columns of ``H_1 ... H_k``, ``H_i = I - tau_i v_i v_i^H`` with ``v_i`` the ``i``-th
+    column of ``A`` below the diagonal and 1 on it (LAPACK's orgqr)."""
+    m, n = A.shape[-2:]
+    k = tau.shape[-1]
+    if n > m:
+        raise RuntimeError("torch.linalg.householder_product: input.shape[-2] must be greater than or equal to "
+                           "input.shape[-1]")
+    if k > n:
+        raise RuntimeError("torch.linalg.householder_product: input.shape[-1] must be greater than or equal to "
+                           "tau.shape[-1]")
+    V = A.tril(-1) + _eye_like(A, m)[:, :n]
+    Q = _eye_like(A, m).expand(tuple(A.shape[:-2]) + (m, m))
+    for i in range(k):
+        v = V[..., :, i:i + 1]
+        Q = Q - (Q @ v) * tau[..., i:i + 1].unsqueeze(-1) @ v.mT.conj()
+    return Q[..., :, :n]
+
+
+def orgqr(input, tau):
+    return householder_product(input, tau)
+
+
+def ormqr(input, tau, other, left=True, transpose=False):
+    """``op(Q) @ other`` (or ``other @ op(Q)``), ``Q`` the full product of the Householder reflectors."""
+    m = input.shape[-2]
+    padded = _fn("cat")([input, input.new_zeros(tuple(input.shape[:-1]) + (m - input.shape[-1],))], -1) \
+        if input.shape[-1] < m else input[..., :, :m]
+    Q = householder_product(padded, tau)
+    Q = Q.mT.conj() if transpose else Q
+    return Q @ other if left else other @ Q
+
+
+defcomposite("orgqr", orgqr)
+defcomposite("ormqr", ormqr)
