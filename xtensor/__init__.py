@@ -39,6 +39,7 @@ from . import fft, linalg  # noqa: E402  (the torch.fft and torch.linalg namespa
 from .array_api import from_dlpack  # noqa: E402  (the same meaning in both namespaces)
 from ._compile import compile  # noqa: E402
 from . import nn  # noqa: E402
+globals().update(_api_extras.nn_functions())
 from . import optim, utils  # noqa: E402
 from .serialization import load, save  # noqa: E402
 from . import special  # noqa: E402  (the torch.special namespace; after nn, whose logsigmoid it uses)

@@ -537,3 +537,27 @@ def fill(input, value):
 
 
 FUNCTIONS = _functions()
+
+
+# nn.functional ops PyTorch also spells in the torch namespace, with the same positional arguments
+_NN_NAMES = ("adaptive_avg_pool1d", "avg_pool1d", "bilinear", "celu", "conv1d", "conv2d", "cosine_similarity",
+             "dropout", "group_norm", "layer_norm", "max_pool1d", "max_pool2d", "selu", "threshold")
+
+
+def nn_functions():
+    """``torch.conv1d``, ``torch.celu_``...: the nn.functional ops of ``_NN_NAMES`` and the in-place forms
+    (``torch.celu_(x)`` writes ``F.celu(x)`` into ``x``). Called once ``xtensor.nn`` is importable."""
+    from .nn import functional as F
+    fns = {name: getattr(F, name) for name in _NN_NAMES}
+    for name in ("celu", "selu", "threshold", "dropout"):
+        fns[name + "_"] = _nn_inplace(getattr(F, name))
+    return fns
+
+
+def _nn_inplace(f):
+    """The op on a copy, written back: the op's node keeps the copy, which the write leaves intact (as
+    PyTorch's in-place activations keep what their gradient needs)."""
+    def inplace(input, *args):
+        return input.copy_(f(input.clone(), *args))
+    inplace.__name__ = f.__name__ + "_"
+    return inplace
