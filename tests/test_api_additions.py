@@ -25,6 +25,12 @@ def _a(*shape, dtype="float64", low=-2.0, high=2.0):
     return _rng.uniform(low, high, shape).astype(dtype)
 
 
+def _strided_write(x, s, size, stride, offset):
+    out = x.clone()
+    out.as_strided(size, stride, offset).copy_(s)
+    return out
+
+
 def _spd(n):
     m = _rng.standard_normal((n, n))
     return m @ m.T + n * np.eye(n)
@@ -150,6 +156,35 @@ CASES = [
        [_a(3, 2), _a(2), _a(3, 3)], True) for left in (True, False) for tr in (True, False)],
     ("hfft2", lambda m, x: m.fft.hfft2(x), [_a(3, 4, dtype="complex128")], False),
     ("ihfft2", lambda m, x: m.fft.ihfft2(x, s=(2, 4)), [_a(3, 5)], False),
+    ("frexp", lambda m, x: m.frexp(x), [np.array([3.0, 0.5, -8.0, 0.0, -0.0, np.inf, np.nan, 0.999999,
+                                                  7.9999999999999])], False),
+    ("frexp-grad", lambda m, x: x.frexp().mantissa, [_a(5, low=-100, high=100)], True),
+    ("frexp-float32", lambda m, x: m.frexp(x), [_a(6, dtype="float32", low=-1e5, high=1e5)], False),
+    ("as_strided_scatter", lambda m, x, s: m.as_strided_scatter(x, s, (2, 2), (1, 3), 1), [_a(3, 3), _a(2, 2)], False),
+    # torch 2.13's as_strided_scatter backward sends input's gradient to the overwritten places (and none
+    # elsewhere): the gradient is checked against the same write done with torch's own clone + as_strided + copy_
+    ("as_strided_scatter-grad", lambda m, x, s: m.as_strided_scatter(x, s, (2, 2), (1, 3), 1) if m is xtensor else
+     _strided_write(x, s, (2, 2), (1, 3), 1), [_a(3, 3), _a(2, 2)], True),
+    *[(f"index_reduce-{r}-{inc}", lambda m, x, s, r=r, inc=inc: x.index_reduce(
+        0, m.tensor([0, 2, 0, 1]), s, r, include_self=inc), [_a(3, 2), _a(4, 2)], r in ("prod", "mean"))
+      for r in ("prod", "mean", "amax", "amin") for inc in (True, False)],
+    ("index_reduce_", lambda m, x, s: x.clone().index_reduce_(1, m.tensor([1, 1]), s, "amax"),
+     [_a(2, 3), _a(2, 2)], False),
+    ("histogram", lambda m, x: m.histogram(x, 4), [_a(30)], False),
+    ("histogram-range-weight-density", lambda m, x, w: m.histogram(x, 3, range=(-1.0, 1.0), weight=w, density=True),
+     [_a(30), _a(30, low=0)], False),
+    ("histogram-edges", lambda m, x, e: x.histogram(e), [_a(30), np.array([-2.0, -0.5, 0.0, 1.5])], False),
+    ("gradient", lambda m, x: m.gradient(x), [_a(4, 5)], True),
+    ("gradient-spacing-dim", lambda m, x: m.gradient(x, spacing=[2.0], dim=1, edge_order=2), [_a(3, 5)], True),
+    ("gradient-coordinates", lambda m, x, c: m.gradient(x, spacing=(c,), dim=0, edge_order=2),
+     [_a(5, 2), np.array([0.0, 0.5, 1.5, 1.75, 3.0])], True),
+    ("gradient-coordinates-1", lambda m, x, c: m.gradient(x, spacing=(c,), dim=0),
+     [_a(4), np.array([0.0, 0.5, 1.5, 1.75])], True),
+    ("cumsum_", lambda m, x: x.clone().cumsum_(1), [_a(2, 4)], True),
+    ("cumprod_", lambda m, x: x.clone().cumprod_(0), [_a(3, 2)], True),
+    ("float_power_", lambda m, x: x.clone().float_power_(3), [_a(4)], True),
+    ("resize_-shrink", lambda m, x: x.clone().resize_(2, 2), [_a(3, 2)], False),
+    ("resize_as_", lambda m, x, y: m.resize_as_(x.clone(), y), [_a(3, 2), _a(2, 3)], False),
     # nn.functional ops in the torch namespace
     ("torch.adaptive_avg_pool1d", lambda m, x: m.adaptive_avg_pool1d(x, 3), [_a(2, 3, 7)], True),
     ("torch.avg_pool1d", lambda m, x: m.avg_pool1d(x, 3, 2, 1), [_a(2, 3, 7)], True),
@@ -250,6 +285,9 @@ ATTRIBUTES = [
     ("is_inference", lambda m: m.is_inference(m.ones(1))),
     ("empty_strided", lambda m: (m.empty_strided((2, 3), (1, 2)).stride(), m.empty_strided((2, 3), (1, 2)).shape)),
     ("empty_permuted", lambda m: m.empty_permuted((2, 3, 4), (2, 0, 1)).stride()),
+    ("resize_-grow", lambda m: (m.arange(4.0).resize_(2, 3)[0].tolist(), m.arange(4.0).resize_(2, 3).shape)),
+    ("float_power_-refuses-float", lambda m: _error(lambda: m.ones(2).float_power_(2))),
+    ("resize_-refuses-grad", lambda m: _error(lambda: m.ones(2, requires_grad=True).resize_(3))),
 ]
 
 
@@ -300,6 +338,14 @@ def test_matches_pytorch(backend, name, call, inputs, differentiable):
                 assert a.grad is None
             elif e.requires_grad:
                 np.testing.assert_allclose(_np(a.grad), _np(e.grad), rtol=1e-6, atol=1e-9)
+
+
+def _error(call):
+    try:
+        call()
+    except Exception as e:  # the type and message PyTorch gives
+        return type(e).__name__, str(e)
+    return None
 
 
 def _normalized(value):
@@ -399,3 +445,33 @@ def test_vander_gradient_at_zero_is_exact(backend):
     x = xtensor.zeros(1, dtype=xtensor.float64, requires_grad=True)
     (xtensor.vander(x, N=4) * xtensor.tensor([[2.0, 3.0, 5.0, 7.0]], dtype=xtensor.float64)).sum().backward()
     assert x.grad.tolist() == [5.0]
+
+
+def test_resize_keeps_the_shape_and_warns(backend):
+    x = xtensor.arange(6.0, requires_grad=True)
+    with pytest.warns(UserWarning, match="non-inplace resize is deprecated"):
+        r = x.resize(2, 3)
+    assert tuple(r.shape) == (2, 3) and r.requires_grad
+
+
+@pytest.mark.parametrize("name", ["poisson", "binomial"])
+def test_poisson_and_binomial_draws_follow_their_distributions(backend, name):
+    xtensor.manual_seed(0)
+    if name == "poisson":
+        draws = xtensor.poisson(xtensor.full((20000,), 3.0, dtype=xtensor.float64))
+        mean, var = 3.0, 3.0
+    else:
+        draws = xtensor.binomial(xtensor.full((20000,), 10.0), xtensor.full((20000,), 0.3))
+        mean, var = 3.0, 2.1
+    values = draws.numpy()
+    assert draws.dtype == (xtensor.float64 if name == "poisson" else xtensor.float32)
+    assert np.all(values == np.round(values)) and values.min() >= 0
+    np.testing.assert_allclose([values.mean(), values.var()], [mean, var], rtol=0.05)
+
+
+@pytest.mark.parametrize("backend_name", ["numpy", "array_api_strict"])  # XLA on the CPU flushes subnormals to 0
+def test_frexp_of_a_subnormal(backend_name):
+    with xtensor.use_backend(backend_name):
+        m, e = xtensor.frexp(xtensor.tensor([1e-310, -5e-324], dtype=xtensor.float64))
+    expected_m, expected_e = np.frexp(np.array([1e-310, -5e-324]))
+    assert m.tolist() == expected_m.tolist() and e.tolist() == expected_e.tolist()

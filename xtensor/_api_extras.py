@@ -228,6 +228,53 @@ def _method_of(function):
     return method
 
 
+def float_power_(self, exponent):
+    """In place, so ``self`` must already be double (complex double) as the result is."""
+    result = self.float_power(exponent)
+    if result.dtype is not self.dtype:
+        raise RuntimeError(f"the base given to float_power_ has dtype {self.dtype.scalar_name} but the operation's "
+                           f"result requires dtype {result.dtype.scalar_name}")
+    return _make_inplace(lambda t, e: t.float_power(e), "float_power")(self, exponent)
+
+
+def _draws(name, sample):
+    """``poisson``/``binomial``: draws on the host generator (the same values on every backend after the same
+    seed), in the dtype of the first argument."""
+    def draw(*params, generator=None):
+        host = [np.asarray(p.detach().numpy(), dtype=np.float64) for p in params]
+        values = sample(_creation._rng(generator), *host)
+        return _creation.tensor(values, dtype=params[0].dtype, backend=params[0]._backend)
+    draw.__name__ = name
+    return draw
+
+
+def _resize_(self, *size):
+    """Resize in place: keeps the first elements (in row-major order) that fit, zeros after them."""
+    shape = tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else tuple(size)
+    if self._requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
+    n = int(np.prod(shape))
+    flat = self.reshape(-1)
+    if n <= flat.shape[0]:
+        flat = flat[:n]
+    else:
+        flat = torch_functions["cat"]([flat, flat.new_zeros(n - flat.shape[0])])
+    self._set_storage(flat.reshape(shape).clone()._value)
+    return self
+
+
+def _resize(self, *size):
+    """Deprecated in PyTorch (and warned about): a reshape to a size of the same number of elements."""
+    warnings.warn("non-inplace resize is deprecated", stacklevel=2)
+    shape = tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else tuple(size)
+    if int(np.prod(shape)) != self.numel():
+        raise RuntimeError(f"requested resize to {'x'.join(map(str, shape))} ({int(np.prod(shape))} elements in "
+                           f"total), but the given tensor has a size of {'x'.join(map(str, self.shape))} "
+                           f"({self.numel()} elements). autograd's resize can only change the shape of a given "
+                           f"tensor, while preserving the number of elements.")
+    return self.reshape(shape)
+
+
 def _caster(dtype):
     def cast(self, memory_format=None):
         return self.to(dtype)
@@ -268,6 +315,13 @@ METHODS = {
     "unique_consecutive": unique_consecutive,
     "nonzero_static": _method_of(nonzero_static),
     "new_empty_strided": new_empty_strided,
+    "cumsum_": _make_inplace(lambda self, dim, *, dtype=None: self.cumsum(dim, dtype=dtype), "cumsum"),
+    "cumprod_": _make_inplace(lambda self, dim, *, dtype=None: self.cumprod(dim, dtype=dtype), "cumprod"),
+    "float_power_": float_power_,
+    "resize_": _resize_,
+    "resize_as_": lambda self, tensor: _resize_(self, tuple(tensor.shape)),
+    "resize": _resize,
+    "resize_as": lambda self, tensor: _resize(self, tuple(tensor.shape)),
     "unsafe_chunk": lambda self, chunks, dim=0: self.chunk(chunks, dim),
     "unsafe_split": lambda self, split_size, dim=0: self.split(split_size, dim),
     "unsafe_split_with_sizes": lambda self, split_sizes, dim=0: self.split_with_sizes(split_sizes, dim),
@@ -517,12 +571,14 @@ def _functions():
         "blackman_window": _window("blackman_window", _cosine_sum(0.42, 0.5, 0.08)),
         "bartlett_window": _window("bartlett_window", _bartlett),
         "kaiser_window": _window("kaiser_window", _kaiser),
+        "poisson": _draws("poisson", lambda rng, rates: rng.poisson(rates)),
+        "binomial": _draws("binomial", lambda rng, count, prob: rng.binomial(count.astype(np.int64), prob)),
         "unsafe_chunk": torch_functions["chunk"], "unsafe_split": torch_functions["split"],
         "unsafe_split_with_sizes": torch_functions["split_with_sizes"],
     }
     for name in ("fill_", "zero_", "detach_", "index_put_", "as_strided_", "is_inference", "is_complex", "is_conj",
                  "is_neg", "is_nonzero", "is_same_size", "is_signed", "resolve_conj", "resolve_neg", "get_device",
-                 "adjoint", "conj_physical_"):
+                 "adjoint", "conj_physical_", "resize_as_"):
         fns[name] = _function_of(name)
     fns["fill"] = fill
     from .ops.more import broadcast_shapes, bucketize, tril_indices, triu_indices

@@ -836,3 +836,145 @@ def ormqr(input, tau, other, left=True, transpose=False):
 
 defcomposite("orgqr", orgqr)
 defcomposite("ormqr", ormqr)
+
+
+# ------------------------------------------------------------------ more elementwise, scatters and histograms
+frexp_result = collections.namedtuple("frexp", ["mantissa", "exponent"])
+frexp_result.__module__ = "xtensor.return_types"
+
+
+def frexp(input):
+    """``input = mantissa * 2**exponent`` with ``0.5 <= |mantissa| < 1`` (0, inf and NaN: exponent 0, mantissa
+    the input); int32 exponents. Exact: the exponent from log2 is corrected by one where it rounded."""
+    if input.dtype.kind != "f":
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    with _no_grad():
+        wide = input.detach().to(_dtypes.float64)
+        a = wide.abs()
+        regular = a.isfinite() & (a != 0)
+        e = a.where(regular, 1.0).log2().floor() + 1
+        m = a.where(regular, 1.0) / _fn("pow")(2.0, e)
+        e = e + (m >= 1).to(e.dtype) - (m < 0.5).to(e.dtype)
+        e = e.where(regular, 0.0)
+    mantissa = input / _fn("pow")(2.0, e).to(input.dtype) if input.dtype is not _dtypes.float16 else \
+        (input.to(_dtypes.float64) / _fn("pow")(2.0, e)).to(input.dtype)
+    return frexp_result(mantissa.where(regular, input), e.to(_dtypes.int32))
+
+
+defcomposite("frexp", frexp)
+
+
+def as_strided_scatter(input, src, size, stride, storage_offset=None):
+    """A copy of (contiguous) ``input`` with ``src`` written into its ``as_strided(size, stride, offset)``."""
+    out = input.clone()
+    view = out.as_strided(size, stride, storage_offset or 0)
+    if tuple(view.shape) != tuple(src.shape):
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = {list(src.shape)}, "
+                           f"slice size = {list(view.shape)}")
+    view.copy_(src)
+    return out
+
+
+defcomposite("as_strided_scatter", as_strided_scatter)
+
+
+def index_reduce(input, dim, index, source, reduce, *, include_self=True):
+    """The rows of ``source`` along ``dim`` reduced ('prod', 'mean', 'amax', 'amin') into the rows of
+    ``input`` that ``index`` names: ``scatter_reduce`` with the index spread along ``dim``."""
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got "
+                           f"{reduce}.")
+    d = dims_of(dim, max(input.ndim, 1))[0]
+    if index.ndim > 1:
+        raise IndexError("index_reduce_(): Index is supposed to be a vector")
+    shape = [1] * source.ndim
+    if source.ndim:
+        shape[d] = -1
+    spread = index.reshape(shape).expand(source.shape)
+    return input.scatter_reduce(d, spread, source, reduce, include_self=include_self)
+
+
+defcomposite("index_reduce", index_reduce, inplace=True)
+
+histogram_result = collections.namedtuple("histogram", ["hist", "bin_edges"])
+histogram_result.__module__ = "xtensor.return_types"
+
+
+def histogram(input, bins, *, range=None, weight=None, density=False):
+    """Counts (or weights, or a density) in ``bins`` equal bins over ``range`` (default: the data's), or between
+    the given bin edges; the last bin includes its right edge. Computed on the host, as the shape depends
+    on nothing but ``bins``; the result has the input's dtype and backend."""
+    from .._creation import tensor
+    if input.dtype.kind != "f":
+        raise RuntimeError(f"torch.histogram: input tensor and bins tensors should have the same dtype, but got "
+                           f"input {input.dtype.scalar_name}")
+    values = input.detach().numpy().reshape(-1)
+    edges = bins.detach().numpy() if isinstance(bins, Tensor) else bins
+    w = None if weight is None else weight.detach().numpy().reshape(-1)
+    if range is None and not isinstance(bins, Tensor) and values.size == 0:
+        range = (0.0, 1.0)
+    hist, edges = np.histogram(values.astype(np.float64), bins=edges, range=range, weights=w, density=density)
+    return histogram_result(tensor(hist, dtype=input.dtype, backend=input._backend),
+                            tensor(edges, dtype=input.dtype, backend=input._backend))
+
+
+defcomposite("histogram", histogram)
+
+
+def gradient(input, *, spacing=1, dim=None, edge_order=1):
+    """Second-order central differences inside, one-sided differences of order ``edge_order`` at the edges,
+    along each of ``dim`` (all dims when None); ``spacing``: a number, one number per dim, or the sample
+    coordinates per dim (1-d tensors). One tensor per dim."""
+    dims = list(range(input.ndim)) if dim is None else [dims_of(d, input.ndim)[0] for d in (
+        [dim] if isinstance(dim, int) else dim)]
+    if edge_order not in (1, 2):
+        raise RuntimeError(f"torch.gradient only supports edge_order=1 and edge_order=2.")
+    if not isinstance(spacing, (list, tuple)):
+        spacing = [spacing] * len(dims)
+    elif len(spacing) == 1 and len(dims) > 1:
+        spacing = list(spacing) * len(dims)
+    if len(spacing) != len(dims):
+        raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar or it's spacing and dim "
+                           f"arguments to have the same length, but got a spacing argument of length "
+                           f"{len(spacing)} and a dim argument of length {len(dims)}.")
+    x = _float(input)
+    out = []
+    for d, h in zip(dims, spacing):
+        n = x.shape[d]
+        if n < edge_order + 1:
+            raise RuntimeError(f"torch.gradient expected each dimension size to be at least edge_order+1")
+        out.append(_gradient_along(x, d, n, h, edge_order))
+    return tuple(out)
+
+
+def _gradient_along(x, d, n, h, edge_order):
+    def part(start, length):
+        return x.narrow(d, start, length)
+
+    def along(t):  # a 1-d tensor of spacings shaped to broadcast along d
+        return t.reshape((-1,) + (1,) * (x.ndim - d - 1))
+
+    if isinstance(h, Tensor):
+        c = h.to(x.dtype)
+        dx = c[1:] - c[:-1]
+        a, b = along(dx[:-1]), along(dx[1:])
+        interior = (part(2, n - 2) * a * a - part(0, n - 2) * b * b + part(1, n - 2) * (b * b - a * a)) / \
+            (a * b * (a + b))
+        h0, h1, hl, hm = dx[0], dx[min(1, n - 2)], dx[-1], dx[max(-2, 1 - n)]  # (h1, hm: used when n > 2)
+    else:
+        interior = (part(2, n - 2) - part(0, n - 2)) / (2 * h)
+        h0 = h1 = hl = hm = h
+    if edge_order == 1:
+        first = (part(1, 1) - part(0, 1)) / h0
+        last = (part(n - 1, 1) - part(n - 2, 1)) / hl
+    else:
+        a, b = h0, h1
+        first = (-(2 * a + b) / (a * (a + b)) * part(0, 1) + (a + b) / (a * b) * part(1, 1)
+                 - a / (b * (a + b)) * part(2, 1))
+        a, b = hm, hl
+        last = (b / (a * (a + b)) * part(n - 3, 1) - (a + b) / (a * b) * part(n - 2, 1)
+                + (a + 2 * b) / (b * (a + b)) * part(n - 1, 1))
+    return _fn("cat")([first, interior, last], d)
+
+
+defcomposite("gradient", gradient, method=False)
