@@ -154,6 +154,18 @@ CASES = [
     ("orgqr", lambda m, A, t: m.orgqr(A, t), [_a(2, 3, 3), _a(2, 3)], True),
     *[(f"ormqr-{left}-{tr}", lambda m, A, t, C, left=left, tr=tr: m.ormqr(A, t, C, left, tr),
        [_a(3, 2), _a(2), _a(3, 3)], True) for left in (True, False) for tr in (True, False)],
+    ("linalg.lu_factor", lambda m, A: m.linalg.lu_factor(A), [_a(2, 4, 4)], True),
+    ("linalg.lu_factor-wide", lambda m, A: m.linalg.lu_factor(A), [_a(3, 5)], True),
+    ("linalg.lu_factor_ex-singular", lambda m, A: m.linalg.lu_factor_ex(A),
+     [np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]])], False),
+    ("linalg.lu", lambda m, A: m.linalg.lu(A), [_a(5, 3)], True),
+    ("linalg.lu-square", lambda m, A: m.linalg.lu(A), [_a(2, 3, 3)], True),
+    ("lu_unpack", lambda m, A: m.lu_unpack(*m.linalg.lu_factor(A)), [_a(4, 4)], True),
+    *[(f"linalg.lu_solve-{left}-{adj}", lambda m, A, B, left=left, adj=adj: m.linalg.lu_solve(
+        *m.linalg.lu_factor(A), B if left else B.mT, left=left, adjoint=adj), [_a(2, 3, 3), _a(2, 3, 2)], True)
+      for left in (True, False) for adj in (True, False)],
+    ("torch.lu", lambda m, A: m.lu(A, get_infos=True), [_a(3, 3)], True),
+    ("Tensor.lu_solve", lambda m, b, A: b.lu_solve(*A.lu()), [_a(3, 1), _a(3, 3)], True),
     ("hfft2", lambda m, x: m.fft.hfft2(x), [_a(3, 4, dtype="complex128")], False),
     ("ihfft2", lambda m, x: m.fft.ihfft2(x, s=(2, 4)), [_a(3, 5)], False),
     ("frexp", lambda m, x: m.frexp(x), [np.array([3.0, 0.5, -8.0, 0.0, -0.0, np.inf, np.nan, 0.999999,
@@ -287,6 +299,7 @@ ATTRIBUTES = [
     ("empty_permuted", lambda m: m.empty_permuted((2, 3, 4), (2, 0, 1)).stride()),
     ("resize_-grow", lambda m: (m.arange(4.0).resize_(2, 3)[0].tolist(), m.arange(4.0).resize_(2, 3).shape)),
     ("float_power_-refuses-float", lambda m: _error(lambda: m.ones(2).float_power_(2))),
+    ("lu_factor-singular", lambda m: _error(lambda: m.linalg.lu_factor(m.zeros(2, 2)))),
     ("resize_-refuses-grad", lambda m: _error(lambda: m.ones(2, requires_grad=True).resize_(3))),
 ]
 
