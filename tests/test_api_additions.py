@@ -214,6 +214,20 @@ CASES = [
     ("torch.conv1d", lambda m, x, w, b: m.conv1d(x, w, b, 2, 1), [_a(2, 3, 9), _a(4, 3, 3), _a(4)], True),
     ("torch.conv2d", lambda m, x, w: m.conv2d(x, w, None, 1, "same", 1, 2), [_a(1, 4, 5, 5), _a(2, 2, 3, 3)], True),
     ("torch.cosine_similarity", lambda m, a, b: m.cosine_similarity(a, b, 0), [_a(3, 4), _a(3, 4)], True),
+    ("torch.embedding", lambda m, w: m.embedding(w, m.tensor([[0, 2], [3, 2]]), 2), [_a(4, 3)], True),
+    ("torch.batch_norm", lambda m, x, w, b: m.batch_norm(x, w, b, None, None, True, 0.1, 1e-5, False),
+     [_a(4, 3), _a(3), _a(3)], True),
+    ("torch.batch_norm-running", lambda m, x, w, b, rm, rv: m.batch_norm(x, w, b, rm.detach(), rv.detach(), False,
+                                                                       0.1, 1e-3, False),
+     [_a(4, 3), _a(3), _a(3), _a(3), _a(3, low=0.5)], True),
+    *[(f"torch.kl_div-{r}", lambda m, x, t, r=r: m.kl_div(x, t, r, log_target=True), [_a(3, 4), _a(3, 4)], True)
+      for r in (0, 1, 2)],
+    ("torch.binary_cross_entropy_with_logits", lambda m, x, t, w, p: m.binary_cross_entropy_with_logits(
+        x, t.detach(), w.detach(), p.detach(), 2), [_a(3, 4), _a(3, 4, low=0, high=1), _a(4, low=0.5), _a(4, low=0.5)],
+     True),
+    ("torch.cosine_embedding_loss", lambda m, a, b: m.cosine_embedding_loss(a, b, m.tensor([1, -1, 1]), 0.2, 0),
+     [_a(3, 4), _a(3, 4)], True),
+    ("torch.max_pool1d_with_indices", lambda m, x: m.max_pool1d_with_indices(x, 3, 2), [_a(2, 2, 7)], True),
     ("torch.layer_norm", lambda m, x, w, b: m.layer_norm(x, (4,), w, b, 1e-3), [_a(2, 4), _a(4), _a(4)], True),
     ("torch.group_norm", lambda m, x, w, b: m.group_norm(x, 2, w, b), [_a(2, 4, 3), _a(4), _a(4)], True),
     # Tensor methods and torch functions of _api_extras

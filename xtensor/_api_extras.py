@@ -607,6 +607,33 @@ def nn_functions():
     fns = {name: getattr(F, name) for name in _NN_NAMES}
     for name in ("celu", "selu", "threshold", "dropout"):
         fns[name + "_"] = _nn_inplace(getattr(F, name))
+    reductions = ("none", "mean", "sum")  # ATen's Reduction enum: the torch-namespace losses take its ints
+
+    def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+        return F.embedding(indices, weight, None if padding_idx < 0 else padding_idx,
+                           scale_grad_by_freq=scale_grad_by_freq)
+
+    def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled=True):
+        return F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+    def kl_div(input, target, reduction=1, *, log_target=False):
+        return F.kl_div(input, target, reduction=reductions[reduction], log_target=log_target)
+
+    def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1):
+        return F.binary_cross_entropy_with_logits(input, target, weight, reduction=reductions[reduction],
+                                                  pos_weight=pos_weight)
+
+    def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1):
+        return F.cosine_embedding_loss(input1, input2, target, margin, reduction=reductions[reduction])
+
+    def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+        return F.max_pool1d(input, kernel_size, stride or None, padding, dilation, ceil_mode, return_indices=True)
+
+    for f in (embedding, batch_norm, kl_div, binary_cross_entropy_with_logits, cosine_embedding_loss,
+              max_pool1d_with_indices):
+        f.__doc__ = f"PyTorch's ``torch.{f.__name__}``: ATen's argument order and integer reductions over " \
+                    f"``nn.functional``."
+        fns[f.__name__] = f
     return fns
 
 
