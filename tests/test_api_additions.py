@@ -166,6 +166,10 @@ CASES = [
       for left in (True, False) for adj in (True, False)],
     ("torch.lu", lambda m, A: m.lu(A, get_infos=True), [_a(3, 3)], True),
     ("Tensor.lu_solve", lambda m, b, A: b.lu_solve(*A.lu()), [_a(3, 1), _a(3, 3)], True),
+    ("geqrf", lambda m, A: m.geqrf(A), [_a(2, 4, 3)], False),
+    ("geqrf-wide", lambda m, A: A.geqrf(), [_a(3, 5, dtype="float32")], False),
+    ("geqrf-complex", lambda m, A: m.geqrf(A), [_a(3, 3, dtype="complex128")], False),
+    ("geqrf-zero-column", lambda m, A: m.geqrf(A), [np.array([[2.0, 1.0], [0.0, 3.0], [0.0, 1.0]])], False),
     ("hfft2", lambda m, x: m.fft.hfft2(x), [_a(3, 4, dtype="complex128")], False),
     ("ihfft2", lambda m, x: m.fft.ihfft2(x, s=(2, 4)), [_a(3, 5)], False),
     ("frexp", lambda m, x: m.frexp(x), [np.array([3.0, 0.5, -8.0, 0.0, -0.0, np.inf, np.nan, 0.999999,
@@ -354,7 +358,8 @@ def test_matches_pytorch(backend, name, call, inputs, differentiable):
         assert isinstance(a, xtensor.Tensor)
         assert _dtype_name(a) == _dtype_name(e)
         assert tuple(a.shape) == tuple(e.shape)
-        np.testing.assert_allclose(_np(a), _np(e), rtol=1e-6, atol=1e-9)
+        single = e.dtype in (torch.float32, torch.complex64)  # PyTorch may compute in a different order
+        np.testing.assert_allclose(_np(a), _np(e), rtol=1e-4 if single else 1e-6, atol=1e-5 if single else 1e-9)
     if differentiable:
         weights = [np.random.default_rng(i).uniform(0.5, 1.5, tuple(e.shape)) for i, e in enumerate(expected)]
         pairs = [(a, e, w) for a, e, w in zip(actual, expected, weights) if e.requires_grad]

@@ -1139,3 +1139,38 @@ def torch_lu_solve(b, LU_data, LU_pivots, *, out=None):
 defcomposite("lu", torch_lu)
 defcomposite("lu_solve", torch_lu_solve)
 defcomposite("lu_unpack", lu_unpack, method=False)
+
+
+geqrf_result = collections.namedtuple("geqrf", ["a", "tau"])
+geqrf_result.__module__ = "xtensor.return_types"
+
+
+def geqrf(input):
+    """LAPACK's Householder QR, ``(a, tau)``: R on and above the diagonal of ``a``, the reflectors' vectors
+    below it (``householder_product(a, tau)`` is Q). Computed on the host, as LAPACK's ``geqrf`` in PyTorch
+    (which has no gradient for it either)."""
+    from .._creation import tensor
+    from .linalg import check_matrix
+    check_matrix("geqrf", input)
+    a = np.array(input.detach().numpy(), dtype=np.complex128 if input.dtype.kind == "c" else np.float64)
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    tau = np.zeros(a.shape[:-2] + (k,), dtype=a.dtype)
+    for index in np.ndindex(a.shape[:-2]):
+        A, t = a[index], tau[index]
+        for i in range(k):
+            alpha, x = A[i, i], A[i + 1:, i]
+            xnorm = np.linalg.norm(x)
+            if xnorm == 0 and np.imag(alpha) == 0:
+                continue
+            beta = -math.copysign(math.hypot(abs(alpha), xnorm), np.real(alpha))
+            t[i] = (beta - alpha) / beta
+            v = np.concatenate([[1.0], x / (alpha - beta)])
+            A[i + 1:, i] = v[1:]
+            A[i, i] = beta
+            A[i:, i + 1:] -= np.conj(t[i]) * np.outer(v, np.conj(v) @ A[i:, i + 1:])
+    return geqrf_result(tensor(a, dtype=input.dtype, backend=input._backend),
+                        tensor(tau, dtype=input.dtype, backend=input._backend))
+
+
+defcomposite("geqrf", geqrf)
