@@ -170,6 +170,26 @@ CASES = [
     ("geqrf-wide", lambda m, A: A.geqrf(), [_a(3, 5, dtype="float32")], False),
     ("geqrf-complex", lambda m, A: m.geqrf(A), [_a(3, 3, dtype="complex128")], False),
     ("geqrf-zero-column", lambda m, A: m.geqrf(A), [np.array([[2.0, 1.0], [0.0, 3.0], [0.0, 1.0]])], False),
+    ("imag-grad", lambda m, z: m.imag(z * z), [_a(4, dtype="complex128")], True),
+    ("stft", lambda m, x: m.stft(x, 8, return_complex=True), [_a(40)], False),
+    ("stft-grad", lambda m, x, w: m.view_as_real(m.stft(x, 8, 3, 6, w, return_complex=True)) if m is torch else
+     m.stft(x, 8, 3, 6, w, return_complex=False), [_a(2, 30), _a(6, low=0.1)], True),
+    *[(f"stft-{mode}", lambda m, x, mode=mode: m.stft(x, 6, 2, pad_mode=mode, normalized=True, return_complex=True),
+       [_a(20)], False) for mode in ("constant", "replicate", "circular")],
+    ("stft-twosided-uncentered", lambda m, x: m.stft(x, 8, 4, center=False, onesided=False, return_complex=True),
+     [_a(33)], False),
+    ("stft-complex", lambda m, x: m.stft(x, 8, 2), [_a(24, dtype="complex128")], False),
+    ("istft", lambda m, x: m.istft(m.stft(x, 8, 2, window=m.hann_window(8, dtype=m.float64), return_complex=True), 8, 2,
+                                   window=m.hann_window(8, dtype=m.float64)), [_a(2, 30)], True),
+    ("istft-length-normalized", lambda m, x: m.istft(m.stft(x, 8, 4, return_complex=True, normalized=True), 8, 4,
+                                                     normalized=True, length=35), [_a(33)], True),
+    ("istft-twosided-uncentered", lambda m, x: m.istft(m.stft(x, 8, 2, center=False, onesided=False,
+                                                              return_complex=True), 8, 2, center=False), [_a(30)], True),
+    ("histogramdd", lambda m, x: m.histogramdd(x, [3, 2]), [_a(40, 2)], False),
+    ("histogramdd-range-weight", lambda m, x, w: m.histogramdd(x, 2, range=[-1.0, 1.0, 0.0, 2.0], weight=w,
+                                                                  density=True), [_a(40, 2), _a(40, low=0)], False),
+    ("histogramdd-edges", lambda m, x, a, b: m.histogramdd(x, [a, b]),
+     [_a(40, 2), np.array([-2.0, 0.0, 1.0]), np.array([-1.0, 1.0, 2.0])], False),
     ("hfft2", lambda m, x: m.fft.hfft2(x), [_a(3, 4, dtype="complex128")], False),
     ("ihfft2", lambda m, x: m.fft.ihfft2(x, s=(2, 4)), [_a(3, 5)], False),
     ("frexp", lambda m, x: m.frexp(x), [np.array([3.0, 0.5, -8.0, 0.0, -0.0, np.inf, np.nan, 0.999999,
@@ -324,12 +344,12 @@ ATTRIBUTES = [
 
 def _torch(v, grad):
     t = torch.tensor(v)
-    return t.requires_grad_() if grad and t.is_floating_point() else t
+    return t.requires_grad_() if grad and (t.is_floating_point() or t.is_complex()) else t
 
 
 def _xt(v, grad):
     t = xtensor.tensor(v)
-    return t.requires_grad_() if grad and t.is_floating_point() else t
+    return t.requires_grad_() if grad and (t.is_floating_point() or t.is_complex()) else t
 
 
 def _flat(out):
