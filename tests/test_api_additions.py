@@ -190,6 +190,10 @@ CASES = [
                                                                   density=True), [_a(40, 2), _a(40, low=0)], False),
     ("histogramdd-edges", lambda m, x, a, b: m.histogramdd(x, [a, b]),
      [_a(40, 2), np.array([-2.0, 0.0, 1.0]), np.array([-1.0, 1.0, 2.0])], False),
+    ("vmap", lambda m, x, y: m.vmap(lambda a, b: (a @ b, a.sum()), in_dims=(1, None), out_dims=(0, -1))(x, y),
+     [_a(3, 4, 2), _a(2, 5)], True),
+    ("vmap-nested", lambda m, x, y: m.vmap(lambda p: {"s": p[0] * p[1]}, in_dims=((0, 1),))((x, y))["s"],
+     [_a(4, 3), _a(3, 4)], True),
     ("hfft2", lambda m, x: m.fft.hfft2(x), [_a(3, 4, dtype="complex128")], False),
     ("ihfft2", lambda m, x: m.fft.ihfft2(x, s=(2, 4)), [_a(3, 5)], False),
     ("frexp", lambda m, x: m.frexp(x), [np.array([3.0, 0.5, -8.0, 0.0, -0.0, np.inf, np.nan, 0.999999,
@@ -527,3 +531,33 @@ def test_frexp_of_a_subnormal(backend_name):
         m, e = xtensor.frexp(xtensor.tensor([1e-310, -5e-324], dtype=xtensor.float64))
     expected_m, expected_e = np.frexp(np.array([1e-310, -5e-324]))
     assert m.tolist() == expected_m.tolist() and e.tolist() == expected_e.tolist()
+
+
+@pytest.mark.parametrize("m", [torch, xtensor], ids=["torch", "xtensor"])
+def test_post_accumulate_grad_hook_sees_the_accumulated_grad(m):
+    seen = []
+    w = m.ones(2, requires_grad=True)
+    handle = w.register_post_accumulate_grad_hook(lambda leaf: seen.append(leaf.grad.tolist()))
+    (w * 3).sum().backward()
+    (w * 2).sum().backward()
+    handle.remove()
+    (w * 5).sum().backward()
+    assert seen == [[3.0, 3.0], [5.0, 5.0]]
+
+
+@pytest.mark.parametrize("m", [torch, xtensor], ids=["torch", "xtensor"])
+def test_post_accumulate_grad_hook_is_refused_on_a_non_leaf(m):
+    with pytest.raises(RuntimeError, match="post accumulate grad hooks cannot be registered on non-leaf tensors"):
+        (m.ones(2, requires_grad=True) * 2).register_post_accumulate_grad_hook(print)
+
+
+@pytest.mark.parametrize("name", ["svd_lowrank", "pca_lowrank"])
+def test_lowrank_svd_is_exact_for_a_low_rank_matrix(backend, name):
+    """Random: U and V may differ from PyTorch's; the singular values, and the reconstruction, may not."""
+    A = np.random.default_rng(2).standard_normal((8, 3)) @ np.random.default_rng(3).standard_normal((3, 5))
+    xtensor.manual_seed(0)
+    U, S, V = getattr(xtensor, name)(xtensor.tensor(A), q=4)
+    expected = getattr(torch, name)(torch.tensor(A), q=4)[1].numpy()
+    np.testing.assert_allclose(S.numpy()[:3], expected[:3], rtol=1e-10)
+    centred = A - A.mean(0) if name == "pca_lowrank" else A
+    np.testing.assert_allclose(((U * S) @ V.mT).numpy(), centred, atol=1e-10)

@@ -275,6 +275,19 @@ def _resize(self, *size):
     return self.reshape(shape)
 
 
+def register_post_accumulate_grad_hook(self, hook):
+    """``hook(leaf)`` runs after each accumulation into this leaf's ``.grad`` (optimizers fuse steps with it)."""
+    from ._autograd import _RemovableHandle
+    if not self._requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if self._grad_fn is not None:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    if self._post_accumulate_hooks is None:
+        self._post_accumulate_hooks = []
+    self._post_accumulate_hooks.append(hook)
+    return _RemovableHandle(self._post_accumulate_hooks, hook)
+
+
 def _caster(dtype):
     def cast(self, memory_format=None):
         return self.to(dtype)
@@ -318,6 +331,7 @@ METHODS = {
     "cumsum_": _make_inplace(lambda self, dim, *, dtype=None: self.cumsum(dim, dtype=dtype), "cumsum"),
     "cumprod_": _make_inplace(lambda self, dim, *, dtype=None: self.cumprod(dim, dtype=dtype), "cumprod"),
     "float_power_": float_power_,
+    "register_post_accumulate_grad_hook": register_post_accumulate_grad_hook,
     "resize_": _resize_,
     "resize_as_": lambda self, tensor: _resize_(self, tuple(tensor.shape)),
     "resize": _resize,
@@ -543,6 +557,69 @@ def set_anomaly_enabled(enabled, check_nan=True):
     set_detect_anomaly(enabled, check_nan)
 
 
+def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
+    """``func`` mapped over a dim of its arguments (``in_dims``: one for all, or one per argument, nested as the
+    argument is -- tuples, lists, dicts; None: not mapped), results stacked along ``out_dims``. Runs ``func``
+    once per slice (a loop, not PyTorch's batching rules): the same values and gradients, none of the speed.
+    Random ops inside draw different values per slice (PyTorch's ``randomness='different'``)."""
+    def mapped(*args, **kwargs):
+        dims = in_dims if isinstance(in_dims, (tuple, list)) else (in_dims,) * len(args)
+        if len(dims) != len(args):
+            raise ValueError(f"vmap(func, in_dims={in_dims})(<inputs>): in_dims is not compatible with the structure "
+                             f"of `inputs`. in_dims has structure {len(dims)} but inputs has {len(args)} elements")
+        sizes = set()
+        for a, d in zip(args, dims):
+            _mapped_sizes(a, d, sizes)
+        if len(sizes) != 1:
+            raise ValueError("vmap: Expected all tensors to have the same size in the mapped dimension, got sizes "
+                             f"{sorted(sizes)}" if sizes else "vmap: at least one input must be mapped (in_dims)")
+        n = sizes.pop()
+        results = [func(*(_slice(a, d, i) for a, d in zip(args, dims)), **kwargs) for i in range(n)]
+        return _stacked(results, out_dims)
+    return mapped
+
+
+
+def _mapped_sizes(arg, dim, sizes):
+    if dim is None:
+        return
+    if isinstance(arg, Tensor):
+        sizes.add(arg.shape[_wrap(dim, arg.ndim)])
+    elif isinstance(arg, dict):
+        for k, v in arg.items():
+            _mapped_sizes(v, dim[k] if isinstance(dim, dict) else dim, sizes)
+    elif isinstance(arg, (tuple, list)):
+        for a, d in zip(arg, dim if isinstance(dim, (tuple, list)) else (dim,) * len(arg)):
+            _mapped_sizes(a, d, sizes)
+    else:
+        raise ValueError(f"vmap: Got in_dim={dim} for an input but the input is of type {type(arg).__name__}. We "
+                         f"cannot vmap over non-Tensor arguments, please use None as the respective in_dim")
+
+
+def _slice(arg, dim, i):
+    if dim is None:
+        return arg
+    if isinstance(arg, Tensor):
+        return arg.select(dim, i)
+    if isinstance(arg, dict):
+        return {k: _slice(v, dim[k] if isinstance(dim, dict) else dim, i) for k, v in arg.items()}
+    return type(arg)(_slice(a, d, i) for a, d in zip(arg, dim if isinstance(dim, (tuple, list)) else
+                                                     (dim,) * len(arg)))
+
+
+def _stacked(results, out_dims):
+    first = results[0]
+    if isinstance(first, (tuple, list)):
+        dims = out_dims if isinstance(out_dims, (tuple, list)) else (out_dims,) * len(first)
+        return type(first)(_stacked([r[k] for r in results], d) for k, d in enumerate(dims))
+    if isinstance(first, dict):
+        return {k: _stacked([r[k] for r in results], out_dims[k] if isinstance(out_dims, dict) else out_dims)
+                for k in first}
+    if not isinstance(first, Tensor):
+        raise ValueError(f"vmap: `func` must only return Tensors, got type {type(first).__name__}")
+    return torch_functions["stack"](results, out_dims)
+
+
 def _function_of(method_name):
     def function(input, *args, **kwargs):
         return getattr(input, method_name)(*args, **kwargs)
@@ -565,7 +642,7 @@ def _functions():
         "get_deterministic_debug_mode": get_deterministic_debug_mode, "set_warn_always": set_warn_always,
         "is_warn_always_enabled": is_warn_always_enabled, "is_anomaly_enabled": is_anomaly_enabled,
         "is_anomaly_check_nan_enabled": is_anomaly_check_nan_enabled, "set_anomaly_enabled": set_anomaly_enabled,
-        "to_dlpack": lambda tensor: tensor.__dlpack__(),
+        "to_dlpack": lambda tensor: tensor.__dlpack__(), "vmap": vmap,
         "hann_window": _window("hann_window", _cosine_sum(0.5, 0.5)),
         "hamming_window": _window("hamming_window", _hamming),
         "blackman_window": _window("blackman_window", _cosine_sum(0.42, 0.5, 0.08)),

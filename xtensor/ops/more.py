@@ -1319,3 +1319,51 @@ def histogramdd(input, bins, *, range=None, weight=None, density=False):
 
 
 defcomposite("histogramdd", histogramdd, method=False)
+
+
+# ------------------------------------------------------------------ randomized low-rank SVD and PCA
+def _approximate_basis(A, q, niter, M):
+    """Halko et al.'s range finder, as PyTorch's ``get_approximate_basis``: an orthonormal basis of ``(A - M)``
+    times a random Gaussian matrix, refined by ``niter`` power iterations."""
+    from .._creation import randn
+    from .linalg import qr
+    R = randn(A.shape[-1], q, dtype=A.dtype, backend=A._backend)
+    X = A - M if M is not None else A
+    Q = qr(X @ R).Q
+    for _ in range(niter):
+        Q = qr(X.mT.conj() @ Q).Q
+        Q = qr(X @ Q).Q
+    return Q
+
+
+def svd_lowrank(A, q=6, niter=2, M=None):
+    """``(U, S, V)``, ``A - M ~ U diag(S) V^H`` of rank ``q``, by a randomized range finder (exact when the
+    rank is at most ``q``). Random: draws from xtensor's generator, so U and V differ from PyTorch's by the
+    signs and rotations any SVD may take."""
+    from .linalg import linalg_svd
+    q = 6 if q is None else q
+    m, n = A.shape[-2:]
+    if m < n:  # the basis of the transpose: fewer columns to draw
+        V, S, U = svd_lowrank(A.mT.conj(), q, niter, None if M is None else M.mT.conj())
+        return V, S, U
+    Q = _approximate_basis(A, q, niter, M)
+    B = Q.mT.conj() @ (A - M if M is not None else A)
+    U, S, Vh = linalg_svd(B, False)
+    return Q @ U, S, Vh.mT.conj()
+
+
+def pca_lowrank(A, q=None, center=True, niter=2):
+    """``(U, S, V)`` of the data ``A`` (rows: observations) centred on its column means: a rank-``q`` PCA
+    (``q`` defaults to ``min(6, m, n)``); see ``svd_lowrank``."""
+    m, n = A.shape[-2:]
+    q = min(6, m, n) if q is None else q
+    if not 0 <= q <= min(m, n):
+        raise ValueError(f"q(={q}) must be non-negative integer and not greater than min(m, n)={min(m, n)}")
+    if niter < 0:
+        raise ValueError(f"niter(={niter}) must be non-negative integer")
+    M = A.mean(-2, keepdim=True).expand(A.shape) if center else None
+    return svd_lowrank(A, q, niter, M)
+
+
+defcomposite("svd_lowrank", svd_lowrank, method=False)
+defcomposite("pca_lowrank", pca_lowrank, method=False)
