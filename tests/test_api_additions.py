@@ -561,3 +561,54 @@ def test_lowrank_svd_is_exact_for_a_low_rank_matrix(backend, name):
     np.testing.assert_allclose(S.numpy()[:3], expected[:3], rtol=1e-10)
     centred = A - A.mean(0) if name == "pca_lowrank" else A
     np.testing.assert_allclose(((U * S) @ V.mT).numpy(), centred, atol=1e-10)
+
+
+# torch-namespace spellings of nn.functional ops that the nn.functional work (another branch) brings: each is
+# checked as soon as nn.functional has the op
+AFTER_NN = [
+    ("hardshrink", "hardshrink", lambda m, x: m.hardshrink(x, 0.7), [_a(6)]),
+    ("prelu", "prelu", lambda m, x, w: m.prelu(x, w), [_a(2, 3, 4), _a(3)]),
+    ("pixel_shuffle", "pixel_shuffle", lambda m, x: m.pixel_shuffle(x, 2), [_a(1, 8, 2, 3)]),
+    ("pixel_unshuffle", "pixel_unshuffle", lambda m, x: m.pixel_unshuffle(x, 2), [_a(1, 2, 4, 6)]),
+    ("channel_shuffle", "channel_shuffle", lambda m, x: m.channel_shuffle(x, 2), [_a(1, 4, 3)]),
+    ("pdist", "pdist", lambda m, x: m.pdist(x, 1.5), [_a(5, 3)]),
+    ("pairwise_distance", "pairwise_distance", lambda m, a, b: m.pairwise_distance(a, b, 2.0, 1e-6, True),
+     [_a(4, 3), _a(4, 3)]),
+    ("conv3d", "conv3d", lambda m, x, w: m.conv3d(x, w, None, 1, 1), [_a(1, 2, 4, 4, 4), _a(3, 2, 3, 3, 3)]),
+    ("conv_transpose1d", "conv_transpose1d", lambda m, x, w: m.conv_transpose1d(x, w, None, 2, 1, 1),
+     [_a(2, 3, 5), _a(3, 2, 3)]),
+    ("conv_transpose2d", "conv_transpose2d", lambda m, x, w: m.conv_transpose2d(x, w, None, 2),
+     [_a(1, 2, 3, 3), _a(2, 2, 2, 2)]),
+    ("conv_transpose3d", "conv_transpose3d", lambda m, x, w: m.conv_transpose3d(x, w), [_a(1, 2, 2, 2, 2),
+                                                                                        _a(2, 1, 2, 2, 2)]),
+    ("max_pool3d", "max_pool3d", lambda m, x: m.max_pool3d(x, 2), [_a(1, 1, 4, 4, 4)]),
+    ("adaptive_max_pool1d", "adaptive_max_pool1d", lambda m, x: m.adaptive_max_pool1d(x, 3), [_a(2, 2, 7)]),
+    ("rrelu-eval", "rrelu", lambda m, x: m.rrelu(x, 0.1, 0.3, False), [_a(6)]),
+    ("rrelu_-eval", "rrelu", lambda m, x: m.rrelu_(x.clone(), 0.1, 0.3, False), [_a(6)]),
+    ("alpha_dropout-eval", "alpha_dropout", lambda m, x: m.alpha_dropout(x, 0.5, False), [_a(6)]),
+    ("feature_alpha_dropout_-eval", "feature_alpha_dropout",
+     lambda m, x: m.feature_alpha_dropout_(x.clone(), 0.5, False), [_a(2, 3)]),
+    ("rms_norm", "rms_norm", lambda m, x, w: m.rms_norm(x, (3,), w, 1e-5), [_a(2, 3), _a(3)]),
+    ("hinge_embedding_loss", "hinge_embedding_loss", lambda m, x: m.hinge_embedding_loss(
+        x, m.tensor([1.0, -1.0, 1.0, -1.0], dtype=x.dtype), 0.5, 2), [_a(4)]),
+    ("margin_ranking_loss", "margin_ranking_loss", lambda m, a, b: m.margin_ranking_loss(
+        a, b, m.tensor([1.0, -1.0, 1.0], dtype=a.dtype), 0.1, 0), [_a(3), _a(3)]),
+    ("triplet_margin_loss", "triplet_margin_loss", lambda m, a, p, n: m.triplet_margin_loss(a, p, n, 1.0, 2.0, 1e-6,
+                                                                                            True, 1),
+     [_a(4, 3), _a(4, 3), _a(4, 3)]),
+    ("poisson_nll_loss", "poisson_nll_loss", lambda m, x, t: m.poisson_nll_loss(x, t.detach(), True, True, 1e-8, 2),
+     [_a(5), _a(5, low=0)]),
+    ("instance_norm", "instance_norm", lambda m, x, w, b: m.instance_norm(x, w, b, None, None, True, 0.1, 1e-5,
+                                                                        False), [_a(2, 3, 5), _a(3), _a(3)]),
+    ("grid_sampler", "grid_sample", lambda m, x, g: m.grid_sampler(x, g, 0, 1, False),
+     [_a(1, 2, 4, 4), _a(1, 3, 3, 2, low=-1, high=1)]),
+    ("affine_grid_generator", "affine_grid", lambda m, t: m.affine_grid_generator(t, (1, 1, 3, 4), False),
+     [_a(1, 2, 3)]),
+]
+
+
+@pytest.mark.parametrize("name, needs, call, inputs", AFTER_NN, ids=[c[0] for c in AFTER_NN])
+def test_nn_spelling_matches_pytorch(backend, name, needs, call, inputs):
+    if not hasattr(xtensor.nn.functional, needs):
+        pytest.skip(f"nn.functional.{needs} is not on this branch yet: torch.{name.split('-')[0]} follows it")
+    test_matches_pytorch(backend, name, call, inputs, True)

@@ -706,12 +706,62 @@ def nn_functions():
     def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
         return F.max_pool1d(input, kernel_size, stride or None, padding, dilation, ceil_mode, return_indices=True)
 
+    def adaptive_max_pool1d(input, output_size):
+        return F.adaptive_max_pool1d(input, output_size, return_indices=True)
+
+    def hinge_embedding_loss(input, target, margin=1.0, reduction=1):
+        return F.hinge_embedding_loss(input, target, margin, reduction=reductions[reduction])
+
+    def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=1):
+        return F.margin_ranking_loss(input1, input2, target, margin, reduction=reductions[reduction])
+
+    def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6, swap=False, reduction=1):
+        return F.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
+                                     reduction=reductions[reduction])
+
+    def poisson_nll_loss(input, target, log_input, full, eps, reduction):
+        return F.poisson_nll_loss(input, target, log_input, full, eps=eps, reduction=reductions[reduction])
+
+    def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps,
+                      cudnn_enabled=True):
+        return F.instance_norm(input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps)
+
+    def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
+        return F.grid_sample(input, grid, ("bilinear", "nearest", "bicubic")[interpolation_mode],
+                             ("zeros", "border", "reflection")[padding_mode], align_corners)
+
+    def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1, zero_infinity=False):
+        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, reductions[reduction],
+                          zero_infinity)
+
+    # (the function each needs from nn.functional: not every branch has all of them yet)
+    needs = {adaptive_max_pool1d: "adaptive_max_pool1d", hinge_embedding_loss: "hinge_embedding_loss",
+             margin_ranking_loss: "margin_ranking_loss", triplet_margin_loss: "triplet_margin_loss",
+             poisson_nll_loss: "poisson_nll_loss", instance_norm: "instance_norm", grid_sampler: "grid_sample",
+             ctc_loss: "ctc_loss"}
     for f in (embedding, batch_norm, kl_div, binary_cross_entropy_with_logits, cosine_embedding_loss,
-              max_pool1d_with_indices):
-        f.__doc__ = f"PyTorch's ``torch.{f.__name__}``: ATen's argument order and integer reductions over " \
-                    f"``nn.functional``."
-        fns[f.__name__] = f
+              max_pool1d_with_indices, *needs):
+        if hasattr(F, needs.get(f, "embedding")):
+            f.__doc__ = f"PyTorch's ``torch.{f.__name__}``: ATen's argument order and integer enums over " \
+                        f"``nn.functional``."
+            fns[f.__name__] = f
+    if "grid_sampler" in fns:
+        fns["grid_sampler_2d"] = fns["grid_sampler_3d"] = grid_sampler
+    for name in _NN_SAME_ARGUMENTS:
+        if hasattr(F, name):
+            fns[name] = getattr(F, name)
+    if hasattr(F, "affine_grid"):
+        fns["affine_grid_generator"] = F.affine_grid
+    for name in ("alpha_dropout", "feature_alpha_dropout", "rrelu"):
+        if hasattr(F, name):
+            fns[name + "_"] = _nn_inplace(getattr(F, name))
     return fns
+
+
+# the nn.functional ops of the torch namespace with ATen's positional arguments, where nn.functional has them
+_NN_SAME_ARGUMENTS = ("alpha_dropout", "feature_alpha_dropout", "hardshrink", "prelu", "pixel_shuffle",
+                      "pixel_unshuffle", "channel_shuffle", "pdist", "pairwise_distance", "conv3d", "conv_transpose1d",
+                      "conv_transpose2d", "conv_transpose3d", "max_pool3d", "rrelu", "rms_norm")
 
 
 def _nn_inplace(f):
