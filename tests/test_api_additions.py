@@ -325,6 +325,7 @@ ATTRIBUTES = [
     ("dim_order", lambda m: (m.ones(2, 3, 4).dim_order(), m.ones(2, 3, 4).permute(2, 0, 1).dim_order())),
     ("typename", lambda m: (m.typename(m.ones(2)), m.typename(3), m.typename(m.ones(1, dtype=m.int64)))),
     ("get_device", lambda m: m.get_device(m.ones(1))),
+    ("get_default_device", lambda m: str(m.get_default_device())),
     ("broadcast_shapes", lambda m: tuple(m.broadcast_shapes((2, 1, 3), (4, 1), 3))),
     ("deterministic", lambda m: (m.use_deterministic_algorithms(True, warn_only=True),
                                  m.are_deterministic_algorithms_enabled(),
@@ -568,6 +569,8 @@ def test_lowrank_svd_is_exact_for_a_low_rank_matrix(backend, name):
 AFTER_NN = [
     ("hardshrink", "hardshrink", lambda m, x: m.hardshrink(x, 0.7), [_a(6)]),
     ("prelu", "prelu", lambda m, x, w: m.prelu(x, w), [_a(2, 3, 4), _a(3)]),
+    ("Tensor.hardshrink", "hardshrink", lambda m, x: x.hardshrink(), [_a(6)]),
+    ("Tensor.prelu", "prelu", lambda m, x, w: x.prelu(w), [_a(2, 3), _a(1)]),
     ("pixel_shuffle", "pixel_shuffle", lambda m, x: m.pixel_shuffle(x, 2), [_a(1, 8, 2, 3)]),
     ("pixel_unshuffle", "pixel_unshuffle", lambda m, x: m.pixel_unshuffle(x, 2), [_a(1, 2, 4, 6)]),
     ("channel_shuffle", "channel_shuffle", lambda m, x: m.channel_shuffle(x, 2), [_a(1, 4, 3)]),

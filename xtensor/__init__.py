@@ -40,6 +40,8 @@ from .array_api import from_dlpack  # noqa: E402  (the same meaning in both name
 from ._compile import compile  # noqa: E402
 from . import nn  # noqa: E402
 globals().update(_api_extras.nn_functions())
+for _name, _value in _api_extras.nn_methods().items():
+    setattr(Tensor, _name, _value)
 from . import optim, utils  # noqa: E402
 from .serialization import load, save  # noqa: E402
 from . import special  # noqa: E402  (the torch.special namespace; after nn, whose logsigmoid it uses)

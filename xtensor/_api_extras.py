@@ -539,6 +539,11 @@ def is_warn_always_enabled():
     return _Settings.warn_always
 
 
+def get_default_device():
+    """Where factories put new tensors: the default backend's default device."""
+    return _creation.zeros(()).device
+
+
 def typename(obj):
     """``'xtensor.FloatTensor'`` for a tensor, else the object's qualified type name."""
     if isinstance(obj, Tensor):
@@ -642,7 +647,7 @@ def _functions():
         "get_deterministic_debug_mode": get_deterministic_debug_mode, "set_warn_always": set_warn_always,
         "is_warn_always_enabled": is_warn_always_enabled, "is_anomaly_enabled": is_anomaly_enabled,
         "is_anomaly_check_nan_enabled": is_anomaly_check_nan_enabled, "set_anomaly_enabled": set_anomaly_enabled,
-        "to_dlpack": lambda tensor: tensor.__dlpack__(), "vmap": vmap,
+        "to_dlpack": lambda tensor: tensor.__dlpack__(), "vmap": vmap, "get_default_device": get_default_device,
         "hann_window": _window("hann_window", _cosine_sum(0.5, 0.5)),
         "hamming_window": _window("hamming_window", _hamming),
         "blackman_window": _window("blackman_window", _cosine_sum(0.42, 0.5, 0.08)),
@@ -756,6 +761,13 @@ def nn_functions():
         if hasattr(F, name):
             fns[name + "_"] = _nn_inplace(getattr(F, name))
     return fns
+
+
+def nn_methods():
+    """The Tensor methods PyTorch has for nn.functional ops (``x.hardshrink()``, ``x.prelu(w)``), where
+    nn.functional has them."""
+    from .nn import functional as F
+    return {name: getattr(F, name) for name in ("hardshrink", "prelu") if hasattr(F, name)}
 
 
 # the nn.functional ops of the torch namespace with ATen's positional arguments, where nn.functional has them
