@@ -328,8 +328,6 @@ METHODS = {
     "unique_consecutive": unique_consecutive,
     "nonzero_static": _method_of(nonzero_static),
     "new_empty_strided": new_empty_strided,
-    "cumsum_": _make_inplace(lambda self, dim, *, dtype=None: self.cumsum(dim, dtype=dtype), "cumsum"),
-    "cumprod_": _make_inplace(lambda self, dim, *, dtype=None: self.cumprod(dim, dtype=dtype), "cumprod"),
     "float_power_": float_power_,
     "register_post_accumulate_grad_hook": register_post_accumulate_grad_hook,
     "resize_": _resize_,
