@@ -172,8 +172,10 @@ def _cum_ref(f):
 
 
 add(name="cumsum", ref=_cum_ref("cumsum"), sample_inputs=_cum_samples, out_dtype=rule_sum, supports_out=True,
+    supports_inplace=True,
     method="cumsum", table_name="cumsum", api=lambda xa, x, dim, dtype=None: xa.cumulative_sum(x, axis=dim, dtype=dtype))
 add(name="cumprod", ref=_cum_ref("cumprod"), sample_inputs=_cum_samples, out_dtype=rule_sum, supports_out=True,
+    supports_inplace=True,
     method="cumprod", table_name="cumprod", api=lambda xa, x, dim, dtype=None: xa.cumulative_prod(x, axis=dim, dtype=dtype))
 
 

@@ -30,10 +30,18 @@ _names.install(Tensor)  # after every method is in place: wraps transpose/permut
 Tensor.__module__ = "xtensor"  # prints as <class 'xtensor.Tensor'>, as PyTorch's as <class 'torch.Tensor'>
 globals().update(_variants.torch_functions)
 globals().update(_methods.FUNCTIONS)
+from . import _api_extras  # noqa: E402  (attributes, predicates, settings and factories PyTorch users meet)
+for _name, _value in _api_extras.METHODS.items():
+    setattr(Tensor, _name, _value)
+globals().update(_api_extras.FUNCTIONS)
+from ._api_extras import layout, strided  # noqa: E402
 from . import fft, linalg  # noqa: E402  (the torch.fft and torch.linalg namespaces)
 from .array_api import from_dlpack  # noqa: E402  (the same meaning in both namespaces)
 from ._compile import compile  # noqa: E402
 from . import nn  # noqa: E402
+globals().update(_api_extras.nn_functions())
+for _name, _value in _api_extras.nn_methods().items():
+    setattr(Tensor, _name, _value)
 from . import optim, utils  # noqa: E402
 from .serialization import load, save  # noqa: E402
 from . import special  # noqa: E402  (the torch.special namespace; after nn, whose logsigmoid it uses)

@@ -131,6 +131,9 @@ class AccumulateGrad(Node):
                 if r is not None:
                     grad = r
         accumulate_into(leaf, grad)
+        if leaf._post_accumulate_hooks:
+            for hook in list(leaf._post_accumulate_hooks):
+                hook(leaf)
         return ()
 
     def _run_raw(self, grads):
@@ -138,7 +141,7 @@ class AccumulateGrad(Node):
         if leaf is None:
             return ()
         grad = grads[0]
-        if leaf._hooks:  # hooks see Tensors
+        if leaf._hooks or leaf._post_accumulate_hooks:  # hooks see Tensors
             return self.apply(grad_tensor(grad, leaf._backend))
         backend = leaf._backend
         value = leaf._arr if leaf._arr is not None else leaf._refresh()

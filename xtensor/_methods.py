@@ -15,7 +15,7 @@ from ._table import TABLE
 from .ops.indexing import getitem_copy, getitem_view, index_put as index_put_op, masked_select as masked_select_op
 from .ops.shapes import view_strides, _view_shape
 from ._tensor import OVERLAP_ERROR, Tensor, ViewMeta, _wrap_dim
-from ._variants import assign_inplace, check_inplace, spread_requires_grad, torch_functions
+from ._variants import assign_inplace, check_inplace, spread_requires_grad, torch_functions, with_numpy_names
 from . import autograd
 from .autograd import grad_mode
 
@@ -51,7 +51,7 @@ def _extreme(kind):
         values, indices = apply(_op[by_dim], (input,), (d, keepdim))
         return result(values, indices)
     extreme.__name__ = kind
-    return extreme
+    return with_numpy_names(extreme)
 
 
 def _renamed(node, name):

@@ -295,6 +295,7 @@ class Tensor:
     _grad = None
     _grad_acc = None  # the leaf's AccumulateGrad node
     _hooks = None
+    _post_accumulate_hooks = None  # hooks run with a leaf after its .grad was accumulated
     _retains_grad = False
     _inference = False  # made under inference_mode: may never be saved for backward
     _names = None

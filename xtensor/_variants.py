@@ -19,7 +19,8 @@ from ._tensor import OVERLAP_ERROR, Tensor
 from .autograd import grad_mode
 
 __all__ = ["torch_functions", "api_functions", "install_methods", "check_inplace", "assign_inplace", "assign_out",
-           "rebase_history", "spread_requires_grad"]
+           "rebase_history", "spread_requires_grad", "numpy_names", "with_numpy_names",
+           "TORCH_INPLACE_FUNCTIONS"]
 
 _grad_state = grad_mode.state
 _copy_slices = node_class("CopySlices")
@@ -206,11 +207,34 @@ def _fast_binary(op, reflected=False):
 
 
 # --------------------------------------------------------------------------- generators
+_NUMPY_NAMES = (("axis", "dim"), ("keepdims", "keepdim"))
+
+
+def numpy_names(kwargs, name):
+    """PyTorch's argument parser takes two NumPy keywords for its own, for every function and method:
+    ``axis=`` for ``dim=`` and ``keepdims=`` for ``keepdim=``. ``kwargs`` with them renamed (in place)."""
+    for numpy_name, torch_name in _NUMPY_NAMES:
+        if numpy_name in kwargs:
+            if torch_name in kwargs:
+                raise TypeError(f"{name}() got both '{torch_name}' and its alias '{numpy_name}'")
+            kwargs[torch_name] = kwargs.pop(numpy_name)
+    return kwargs
+
+
+def with_numpy_names(fn):
+    """``fn`` (a torch function or method written by hand) taking ``axis=``/``keepdims=`` too."""
+    def function(*args, **kwargs):
+        return fn(*args, **numpy_names(kwargs, fn.__name__)) if kwargs else fn(*args)
+    function.__name__ = function.__qualname__ = fn.__name__
+    function.__doc__ = fn.__doc__
+    return function
+
+
 def _make_function(entry, name):
     op, kind, sig = entry.op, entry.kind, entry.sig
     if kind == "composite":
         def function(*args, out=None, **kwargs):
-            r = sig(*args, **kwargs)
+            r = sig(*args, **numpy_names(kwargs, name)) if kwargs else sig(*args)
             return r if out is None else assign_out(out, r, name)
     elif kind == "unary":
         def function(input, *, out=None):
@@ -227,7 +251,7 @@ def _make_function(entry, name):
             return r if out is None else assign_out(out, r, name)
     else:
         def function(*args, out=None, **kwargs):
-            tensors, params = sig(*args, **kwargs)
+            tensors, params = sig(*args, **numpy_names(kwargs, name)) if kwargs else sig(*args)
             r = apply(op, tensors, params)
             return r if out is None else assign_out(out, r, name)
     function.__name__ = function.__qualname__ = name
@@ -281,7 +305,10 @@ def _make_method(entry, function):
         impl = entry.sig
 
         def method(self, *args, **kwargs):  # straight to the implementation unless out= needs the function
-            return impl(self, *args, **kwargs) if "out" not in kwargs else function(self, *args, **kwargs)
+            if not kwargs:
+                return impl(self, *args)
+            return impl(self, *args, **numpy_names(kwargs, function.__name__)) if "out" not in kwargs else \
+                function(self, *args, **kwargs)
     else:
         def method(self, *args, **kwargs):
             return function(self, *args, **kwargs)
@@ -325,6 +352,13 @@ def _make_operators(entry, method, inplace):
     return ops
 
 
+# The in-place forms PyTorch also spells as torch functions (``torch.relu_(x)``); the others are methods only.
+TORCH_INPLACE_FUNCTIONS = frozenset("""
+    abs acos acosh addmv arccos arccosh arcsin arcsinh arctan arctanh asin asinh atan atanh ceil clamp clamp_max
+    clamp_min clip cos cosh deg2rad erf erfc exp exp2 expm1 fix floor frac gcd i0 lcm ldexp log log10 log1p log2 logit
+    nan_to_num neg negative rad2deg reciprocal relu round rsqrt sigmoid sin sinc sinh sqrt square tan tanh trunc
+    xlogy""".split())
+
 torch_functions = {}
 api_functions = {}
 _methods = {}
@@ -341,6 +375,8 @@ for _name, _entry in TABLE.items():
         _ip = _make_inplace(_m, _name) if _entry.inplace else None
         if _ip is not None:
             _methods[_name + "_"] = _ip
+            if _name in TORCH_INPLACE_FUNCTIONS:
+                torch_functions[_name + "_"] = _ip
         _methods.update(_make_operators(_entry, _m, _ip))
 
 

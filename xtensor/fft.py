@@ -14,7 +14,7 @@ from ._table import defop
 from .ops.linalg import as_complex, conj, real
 
 __all__ = ["fft", "ifft", "fftn", "ifftn", "fft2", "ifft2", "rfft", "irfft", "rfftn", "irfftn", "rfft2", "irfft2",
-           "hfft", "ihfft", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
+           "hfft", "ihfft", "hfft2", "ihfft2", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
 
 _DUAL = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
 
@@ -215,9 +215,10 @@ def ihfftn(input, s=None, dim=None, norm=None, *, out=None):
 fft, ifft = (_one_dim(_complex_transform(forward, name, _R2C_FULL)) for forward, name in ((True, "fftn"),
                                                                                             (False, "ifftn")))
 rfft, irfft, hfft, ihfft = (_one_dim(f) for f in (rfftn, irfftn, hfftn, ihfftn))
-fft2, ifft2, rfft2, irfft2 = (_two_dim(f) for f in (fftn, ifftn, rfftn, irfftn))
+fft2, ifft2, rfft2, irfft2, hfft2, ihfft2 = (_two_dim(f) for f in (fftn, ifftn, rfftn, irfftn, hfftn, ihfftn))
 for _f, _name in ((fft, "fft"), (ifft, "ifft"), (rfft, "rfft"), (irfft, "irfft"), (hfft, "hfft"), (ihfft, "ihfft"),
-                  (fft2, "fft2"), (ifft2, "ifft2"), (rfft2, "rfft2"), (irfft2, "irfft2")):
+                  (fft2, "fft2"), (ifft2, "ifft2"), (rfft2, "rfft2"), (irfft2, "irfft2"), (hfft2, "hfft2"),
+                  (ihfft2, "ihfft2")):
     _f.__name__ = _f.__qualname__ = _name
 
 

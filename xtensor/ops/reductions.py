@@ -483,8 +483,9 @@ def _cumulative(xp, f, x, dim, dtype, include_initial, initial):
 
 
 def _reverse_cumsum(g, dim):
-    """sum_{k >= i} g_k along ``dim``, in xtensor ops (the transpose of cumsum)."""
-    return g.sum(dim, keepdim=True) - g.cumsum(dim) + g
+    """sum_{k >= i} g_k along ``dim``, in xtensor ops (the transpose of cumsum). Summed from the end, not as
+    ``total - cumsum + g``, which cancels catastrophically when early terms dwarf late ones."""
+    return g.flip(dim).cumsum(dim).flip(dim)
 
 
 def _trim_initial(g, dim, include_initial):
@@ -535,10 +536,10 @@ def _cum_api_sig(name):
 
 defop("cumsum", lambda xp, x, dim, dtype, initial: _cumulative(xp, "cumulative_sum", x, dim, dtype, initial, 0),
       (_cumsum_vjp,), sig=_cum_sig("cumsum"), cast=sum_dtype, api="cumulative_sum",
-      api_sig=_cum_api_sig("cumulative_sum"), out=True, saves=())
+      api_sig=_cum_api_sig("cumulative_sum"), out=True, inplace=True, saves=())
 defop("cumprod", lambda xp, x, dim, dtype, initial: _cumulative(xp, "cumulative_prod", x, dim, dtype, initial, 1),
       (_cumprod_vjp,), sig=_cum_sig("cumprod"), cast=sum_dtype, api="cumulative_prod",
-      api_sig=_cum_api_sig("cumulative_prod"), out=True)
+      api_sig=_cum_api_sig("cumulative_prod"), out=True, inplace=True)
 
 
 def _running_extreme(kind):
