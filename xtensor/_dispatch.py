@@ -107,7 +107,8 @@ class Op:
 
 
 def _declared(saves):
-    """A ``saves=`` declaration as ``(input positions, outputs)``: ints are argument positions, ``"result"`` means
+    """A ``saves=`` declaration as ``(input positions, outputs)``: ints are argument positions (one may hold a tuple
+    of tensors, a TensorList such as index_put's indices: each is version-checked), ``"result"`` means
     every output and ``"resultN"`` output N alone (derivatives.yaml's names: ``sort`` keeps ``indices``, result1)."""
     positions = tuple(s for s in saves if not isinstance(s, str))
     outputs = [s for s in saves if isinstance(s, str)]
