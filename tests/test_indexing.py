@@ -121,6 +121,35 @@ def test_setitem_gradient_flows_to_value_and_base(backend):
     np.testing.assert_allclose(_host(value.grad), [4.0, 6.0])
 
 
+# Index writes whose node keeps the caller's index tensors (PyTorch's IndexPutBackward0 saves ``indices``): each
+# program writes into one index tensor after the op; a 0-d integer index is a plain number there (a select).
+_INDEX_WRITES = {
+    "setitem-tensor": lambda ns, y, i, m, n: (y.__setitem__(i, 1.0), i.mul_(1)),
+    "setitem-tensor-slice": lambda ns, y, i, m, n: (y.__setitem__((i, slice(1, None)), 1.0), i.mul_(1)),
+    "setitem-mask": lambda ns, y, i, m, n: (y.__setitem__(m, 1.0), m.logical_and_(m)),
+    "setitem-0d-and-tensor": lambda ns, y, i, m, n: (y.__setitem__((n, i), 1.0), n.mul_(1)),
+    "index_put_": lambda ns, y, i, m, n: (y.index_put_((i,), ns.tensor(1.0, dtype=ns.float64)), i.mul_(1)),
+    "index_put_-accumulate": lambda ns, y, i, m, n: (
+        y.index_put_((n, i), ns.tensor(1.0, dtype=ns.float64), accumulate=True), n.mul_(1)),
+}
+
+
+def _index_write_outcome(ns, program, **on):
+    y = ns.ones(3, 4, dtype=ns.float64, requires_grad=True) * 1
+    program(ns, y, ns.tensor([2, 0], **on), ns.tensor([True, False, True], **on), ns.tensor(1, **on))
+    try:
+        y.sum().backward()
+    except RuntimeError as e:
+        return "modified by an inplace operation" in str(e)
+    return None
+
+
+@pytest.mark.parametrize("case", list(_INDEX_WRITES))
+def test_writing_into_an_index_tensor_after_an_index_write_fails_backward_as_torch(backend, case):
+    ours = _index_write_outcome(xt, _INDEX_WRITES[case], backend=backend)
+    assert ours == _index_write_outcome(torch, _INDEX_WRITES[case])
+
+
 # --------------------------------------------------------------------------- in-place spellings and accumulation
 def test_index_put_accumulates_repeated_indices(backend):
     x = xt.zeros(4, backend=backend)

@@ -151,13 +151,11 @@ BACKENDS = ("numpy", "jax", "array_api_strict")
 # jax compiles every kernel (~2 minutes for the whole table): one op per way of keeping tensors there
 JAX_OPS = {"exp", "mul", "__rtruediv__", "__rmul__", "lerp", "copysign", "erfinv", "sort", "max_dim", "cummax",
            "var_mean", "cat", "split", "kron", "svd", "linalg_eigh_vectors", "qr", "fft_fft", "fft_rfft", "fft_irfft",
-           "gather", "scatter", "index_copy", "take", "put", "take_along_dim", "masked_select", "getitem_advanced"}
+           "gather", "scatter", "index_copy", "index_put", "take", "put", "take_along_dim", "masked_select",
+           "getitem_advanced"}
 
 # Where xtensor still keeps other tensors than PyTorch: (scenario, op, sample or None for all) -> why.
-XFAIL = {
-    ("input", "index_put", None): "xtensor's index_put keeps its indices as host arrays; PyTorch keeps (and "
-                                  "version-checks) the index tensors and a 0-d value",
-}
+XFAIL = {}
 
 
 def _cases(scenario):

@@ -107,7 +107,8 @@ class Op:
 
 
 def _declared(saves):
-    """A ``saves=`` declaration as ``(input positions, outputs)``: ints are argument positions, ``"result"`` means
+    """A ``saves=`` declaration as ``(input positions, outputs)``: ints are argument positions (one may hold a tuple
+    of tensors, a TensorList such as index_put's indices: each is version-checked), ``"result"`` means
     every output and ``"resultN"`` output N alone (derivatives.yaml's names: ``sort`` keeps ``indices``, result1)."""
     positions = tuple(s for s in saves if not isinstance(s, str))
     outputs = [s for s in saves if isinstance(s, str)]
@@ -200,6 +201,10 @@ class OpNode(Node):
                     current = 0 if st is None else st.version
                     if current != version:
                         raise _modified_error(t._dtype, t.shape, current, version, t._grad_fn, t._output_nr)
+                elif type(version) is tuple:  # a list of tensors
+                    for u, v in zip(t, version):
+                        if saved_version(u) != v:
+                            raise _modified_error(u._dtype, u.shape, saved_version(u), v, u._grad_fn, u._output_nr)
         out = self._out
         if out is not None:
             for nr, saved in enumerate(out if self.op.nout > 1 else (out,)):
@@ -412,6 +417,9 @@ def _record(op, result, args, tensors, ns=None):
             t = args[p]
             if not isinstance(t, Tensor):
                 held = held or p >= n or _wraps_scalars(op, tensors)
+                if type(t) is tuple and t and isinstance(t[0], Tensor):  # a list of tensors (index_put's indices)
+                    versions = list(versions)
+                    versions[i] = _list_versions(t)
                 continue
             held = True
             if t.__dict__:  # a fresh result (empty __dict__) has neither to check
@@ -443,6 +451,13 @@ def _record(op, result, args, tensors, ns=None):
 
 
 _ZEROS = ((), (0,), (0, 0), (0, 0, 0))
+
+
+def _list_versions(ts):
+    """The storage versions of a saved list of tensors (index_put's indices), to check at backward."""
+    if any(t._inference for t in ts):
+        raise RuntimeError(_INFERENCE_SAVED)
+    return tuple(saved_version(t) for t in ts)
 
 
 def _wraps_scalars(op, tensors):

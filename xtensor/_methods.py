@@ -168,7 +168,7 @@ def index_put(input, indices, values, accumulate=False):
     index = tuple(slice(None) if i is None else i for i in indices)
     host_index, _ = normalize_index(index, tuple(input.shape), input._backend)
     _check_values_fit(input, host_index, values)
-    return index_put_host(input, host_index, values, accumulate)
+    return index_put_host(input, host_index, values, accumulate, tuple(i for i in index if isinstance(i, Tensor)))
 
 
 def _check_values_fit(input, host_index, values, basic=False):
@@ -468,10 +468,12 @@ def _view_node_name(index, shape):
     return name
 
 
-def index_put_host(self, host_index, values, accumulate=False):
+def index_put_host(self, host_index, values, accumulate=False, indices=()):
+    """``index_put`` at an index already made host-side; ``indices``: the caller's index tensors, which the node
+    keeps and version-checks (PyTorch's IndexPutBackward0 saves them)."""
     if not isinstance(values, Tensor):
         values = self.new_tensor(values)
-    return apply(index_put_op, (self, values), (host_index, self._backend, accumulate))
+    return apply(index_put_op, (self, values), (host_index, self._backend, accumulate, indices))
 
 
 def setitem(self, index, value):
@@ -499,7 +501,10 @@ def setitem(self, index, value):
                 copy_(target, value)
         else:
             check_inplace(self, value)
-            assign_inplace(self, index_put_host(history_alias(self).clone(), host_index, value))
+            # PyTorch reads a 0-d index tensor here as a plain number (a select): only the others are kept
+            indices = tuple(i for i in (index if isinstance(index, tuple) else (index,))
+                            if isinstance(i, Tensor) and i.ndim)
+            assign_inplace(self, index_put_host(history_alias(self).clone(), host_index, value, False, indices))
         return
     if self._view is not None and self._view.overlaps() and (
             not basic or ViewMeta.of(*basic_meta(*self._meta(), host_index)).overlaps()):

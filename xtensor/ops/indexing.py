@@ -51,7 +51,7 @@ masked_select = defop("_masked_select", _getitem_fwd, (_getitem_vjp,), saves=(0,
                       node="MaskedSelectBackward0")
 
 
-def _index_put_fwd(xp, x, v, index, backend, accumulate=False):
+def _index_put_fwd(xp, x, v, index, backend, accumulate=False, indices=()):
     positions = index_positions(xp, tuple(x.shape), index)
     flat = xp.reshape(x, (-1,))
     values = xp.reshape(xp.broadcast_to(xp.astype(v, x.dtype), tuple(positions.shape)), (-1,))
@@ -59,11 +59,14 @@ def _index_put_fwd(xp, x, v, index, backend, accumulate=False):
                                                   "sum" if accumulate else "set"), x.shape)
 
 
+# ``indices``: the caller's index tensors, which the node keeps and version-checks as PyTorch's (the VJPs read the
+# host ``index`` made of them)
 index_put = defop(
     "index_put", _index_put_fwd,
-    (lambda g, ans, x, v, index, backend, accumulate=False: g if accumulate else g.index_put_host(index, g.new_zeros(())),
-     lambda g, ans, x, v, index, backend, accumulate=False: g.getitem_host(index)),
-    saves=(2,), function=False, method=False, node="IndexPutBackward0")  # the index, freed by a backward
+    (lambda g, ans, x, v, index, backend, accumulate=False, indices=():
+        g if accumulate else g.index_put_host(index, g.new_zeros(())),
+     lambda g, ans, x, v, index, backend, accumulate=False, indices=(): g.getitem_host(index)),
+    saves=(2, 5), function=False, method=False, node="IndexPutBackward0")
 
 
 # ------------------------------------------------------------------ gather / scatter
