@@ -1,7 +1,7 @@
 """Triage of the differential fuzzer: run many programs against PyTorch, group the differences by kind,
 shrink one program per kind to a few lines, print them as PyTorch code with both outcomes.
 
-    python tests/fuzz_triage.py --backend numpy --programs 3000 [--seed 1]
+    python tests/fuzz_triage.py --backend numpy --programs 3000 [--seed 1] [--family ops]
 
 Shrinking removes statements and reads (and ``with torch.no_grad():``, and terms of the loss) as long as
 the program still shows the same kind of difference: hypothesis' own shrinker works on the draws and
@@ -16,7 +16,7 @@ import torch
 from hypothesis import HealthCheck, given, seed, settings
 
 import xtensor
-from fuzz_programs import first_difference, program_source, programs, run
+from fuzz_programs import first_difference, op_programs, program_source, programs, run
 
 
 def outcomes(program, backend):
@@ -76,6 +76,8 @@ def shrink(program, backend, kind):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--backend", default="numpy")
+    parser.add_argument("--family", choices=["views", "ops"], default="views",
+                        help="programs of views and in-place writes, or of many ops (op_programs)")
     parser.add_argument("--programs", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--examples", type=int, default=3, help="programs shrunk per kind (the shortest kept)")
@@ -86,7 +88,7 @@ def main():
     @settings(max_examples=args.programs, deadline=None, database=None, phases=["generate"],
               suppress_health_check=list(HealthCheck))
     @seed(args.seed)
-    @given(programs())
+    @given(programs() if args.family == "views" else op_programs())
     def collect(program):
         expected, actual = outcomes(program, args.backend)
         total[0] += 1

@@ -1275,3 +1275,13 @@ def test_gradients_cross_checked_with_jax_grad(backend):
     program(t, x).backward()
     expected = jax.grad(lambda v: program(jnp, v))(jnp.array(start))
     np.testing.assert_allclose(_values(x.grad), np.asarray(expected), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("op", ["floor", "ceil", "trunc", "round", "sign"])
+def test_piecewise_constant_ops_have_constant_zero_gradients_under_create_graph(backend, op):
+    """Found by the differential fuzzer: PyTorch's formula is zeros_like(grad) -- a constant (it does not require
+    grad under create_graph) and 0 even where the incoming gradient is NaN."""
+    x = t.tensor([1.5, -0.25], backend=backend, requires_grad=True)
+    (g,) = t.autograd.grad((getattr(x, op)() * float("nan")).sum(), x, create_graph=True)
+    assert not g.requires_grad
+    np.testing.assert_array_equal(g.numpy(), [0.0, 0.0])

@@ -155,6 +155,7 @@ BAD = [
     ("conv2d-bias", "conv2d", (x(1, 4, 5, 5), x(4, 4, 3, 3), x(3)), {}),
     ("max_pool2d-padding", "max_pool2d", (x(1, 4, 5, 5),), {"kernel_size": 3, "padding": 2}),
     ("softmax-integer", "softmax", (np.array([1, 2]),), {"dim": 0}),
+    ("log_softmax-integer-dim-out-of-range", "log_softmax", (np.array(3),), {"dim": 1}),  # the dim is checked first
     ("glu-odd", "glu", (x(3, 5),), {}),
 ]
 

@@ -545,6 +545,7 @@ def copy_(self, src, non_blocking=False):
 
 def fill_(self, value, _node_name=None):
     check_inplace(self, value)
+    self._dtype.check_fits(value)
     if isinstance(value, Tensor) or (_grad_state.enabled and self._requires_grad):
         scalar = not isinstance(value, Tensor)
         name = _node_name or ("FillBackward2" if scalar else "FillBackward3")

@@ -197,14 +197,14 @@ unary("relu", lambda xp, x: xp.where(x > 0, x, xp.zeros_like(x)), lambda ns, g, 
       api=None)
 unary("abs", lambda xp, x: xp.abs(x), lambda ns, g, ans, x: g * ns.sign(x), operators=("__abs__",))
 unary("neg", lambda xp, x: -x, lambda ns, g, ans, x: -g, api="negative", operators=("__neg__",))
-unary("sign", lambda xp, x: _sign(xp, x, nan=0), lambda ns, g, ans, x: g * 0, api=None)
-unary("_api_sign", _sign, lambda ns, g, ans, x: g * 0, api="sign", function=False, method=False, inplace=False,
+unary("sign", lambda xp, x: _sign(xp, x, nan=0), lambda ns, g, ans, x: ns.zeros(g.shape, g), api=None)
+unary("_api_sign", _sign, lambda ns, g, ans, x: ns.zeros(g.shape, g), api="sign", function=False, method=False, inplace=False,
       out=False, node="SignBackward0")
 unary("square", lambda xp, x: x * x, lambda ns, g, ans, x: 2 * g * x, node="PowBackward0")  # PyTorch: pow(x, 2)
 unary("reciprocal", lambda xp, x: 1 / x, lambda ns, g, ans, x: -g * ans * ans, float_only=True)
-unary("floor", lambda xp, x: xp.floor(x), lambda ns, g, ans, x: g * 0)
-unary("ceil", lambda xp, x: xp.ceil(x), lambda ns, g, ans, x: g * 0)
-unary("trunc", lambda xp, x: xp.trunc(x), lambda ns, g, ans, x: g * 0)
+unary("floor", lambda xp, x: xp.floor(x), lambda ns, g, ans, x: ns.zeros(g.shape, g))
+unary("ceil", lambda xp, x: xp.ceil(x), lambda ns, g, ans, x: ns.zeros(g.shape, g))
+unary("trunc", lambda xp, x: xp.trunc(x), lambda ns, g, ans, x: ns.zeros(g.shape, g))
 unary("frac", lambda xp, x: x - xp.trunc(x), lambda ns, g, ans, x: g, api=None)
 unary("logical_not", lambda xp, x: xp.logical_not(xp.astype(x, xp.bool)), None, differentiable=False)
 predicate("isnan", lambda xp, x: xp.isnan(x), api=True)
@@ -245,7 +245,7 @@ def _round(xp, x, decimals=0):
     return xp.round(x / scale) * scale
 
 
-defop("round", _round, (lambda g, ans, x, decimals=0: g * 0,), kind="custom", api=True, inplace=True, out=True,
+defop("round", _round, (lambda g, ans, x, decimals=0: g.new_zeros(g.shape),), kind="custom", api=True, inplace=True, out=True,
       sig=_round_sig,
       api_sig=lambda x, /: ((x,), ()), names=lambda x, decimals=0: f"RoundBackward{int(bool(decimals))}")
 

@@ -391,7 +391,14 @@ def _index_write_args(name, input, dim, index, source):
     _adapter(input, index, source)
     d = _wrap(dim, input.ndim)
     _source_along(name, input, d, index, source)
-    _in_range(index, tuple(input.shape)[d] if input.ndim else 1, d)
+    size = tuple(input.shape)[d] if input.ndim else 1
+    if name == "index_copy_":
+        check_index_range(index._value, 0, size, lambda bad: IndexError(
+            f"index_copy_(): index {bad} is out of bounds for dimension {d} with size {size}"))
+    elif input.ndim <= 1:  # PyTorch's CPU index_add of a vector takes index_select's path, and its error
+        check_index_range(index._value, 0, size, lambda bad: IndexError("index out of range in self"))
+    else:
+        _in_range(index, size, d)
     return d, _along(index, input, d)
 
 
@@ -468,7 +475,9 @@ def _masked_fill_sig(input, mask, value):
             raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                                f"{value.ndim} dimension(s).")
         return (input, value.to(input.dtype)), (mask, _adapter(input, value, mask))
-    return (input,), (_scalar(value, "masked_fill"), mask, _adapter(input, mask))
+    value = _scalar(value, "masked_fill")
+    input.dtype.check_fits(value)
+    return (input,), (value, mask, _adapter(input, mask))
 
 
 defop("masked_fill", _masked_fill_fwd,

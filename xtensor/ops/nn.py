@@ -19,11 +19,12 @@ def _softmax_sig(name):
     def sig(input, dim, dtype=None):
         if dtype is not None:
             input = input.to(dtype)
+        dims = dims_of(dim, input.ndim)  # PyTorch checks the dim before the dtype
         if input.dtype.kind not in "fc":
             kernel = "softmax" if name == "softmax" else "log_softmax"
             raise NotImplementedError(f'"{kernel}_lastdim_kernel_impl" not implemented for '
                                       f"'{input.dtype.scalar_name}'")
-        return (input,), (dims_of(dim, input.ndim)[0] if input.ndim else None,)
+        return (input,), (dims[0] if input.ndim else None,)
     return sig
 
 

@@ -284,6 +284,7 @@ defop("cat", lambda xp, *args: xp.concat(args[:-1], axis=args[-1]), vjp_all=_cat
       method=False, api="concat", out=True,
       api_sig=lambda arrays, /, *, axis=0: _cat_sig(arrays, axis) if axis is not None else
       _cat_sig([a.reshape(-1) for a in arrays], 0))
+TABLE["concat"] = TABLE["concatenate"] = TABLE["cat"]  # PyTorch's other spellings
 defop("stack", lambda xp, *args: xp.stack(args[:-1], axis=args[-1]),
       vjp_all=lambda g, ans, *args: [g.select(args[-1], i) for i in range(len(args) - 1)],
       sig=_stack_sig, method=False, api=True, out=True,
