@@ -22,12 +22,14 @@ TABLE = {}
 class Entry:
     """How one op is exposed: the op plus its spellings."""
 
-    __slots__ = ("op", "kind", "sig", "api", "api_sig", "method", "inplace", "out", "operators", "function")
+    __slots__ = ("op", "kind", "sig", "api", "api_sig", "method", "inplace", "out", "operators", "function",
+                 "tensors_only")
 
     def __init__(self, op, kind, sig, api, api_sig, method, inplace, out, operators, function):
         self.op, self.kind, self.sig, self.api, self.api_sig = op, kind, sig, api, api_sig
         self.method, self.inplace, self.out, self.operators, self.function = \
             method, inplace, out, operators, function
+        self.tensors_only = False  # a binary op whose torch function and method refuse Python numbers
 
 
 def defop(name, fwd, vjps=None, *, kind="custom", sig=None, api=None, api_sig=None, method=True,

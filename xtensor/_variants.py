@@ -322,18 +322,35 @@ def _make_operators(entry, method, inplace):
     return ops
 
 
+def _tensors_only(fn, name, is_method):
+    """``fn`` refusing Python numbers with PyTorch's TypeError (``maximum(x, 2)``: its binding takes Tensors only;
+    the array-API function of the same entry takes numbers, as the standard asks)."""
+    def checked(input, other, *args, **kwargs):
+        for position, (arg, value) in enumerate((("input", input), ("other", other))):
+            if not isinstance(value, Tensor):
+                raise TypeError(f"{name}(): argument '{arg}' (position {position + (not is_method)}) must be Tensor, "
+                                f"not {type(value).__name__}")
+        return fn(input, other, *args, **kwargs)
+    checked.__name__ = checked.__qualname__ = fn.__name__
+    return checked
+
+
 torch_functions = {}
 api_functions = {}
 _methods = {}
 
 for _name, _entry in TABLE.items():
     _fn = _make_function(_entry, _name) if _entry.function else None
+    if _entry.tensors_only and _fn is not None:
+        _fn = _tensors_only(_fn, _name, False)
     if _entry.function:
         torch_functions[_name] = _fn
     if _entry.api:
         api_functions[_entry.api] = _make_api_function(_entry)
     if _entry.method and _fn is not None:
         _m = _make_method(_entry, _fn)
+        if _entry.tensors_only:
+            _m = _tensors_only(_m, _name, True)
         _methods[_name] = _m
         _ip = _make_inplace(_m, _name) if _entry.inplace else None
         if _ip is not None:

@@ -591,6 +591,10 @@ _REFUSED = {
     **{name: ("c", {"c": (RuntimeError, f"{name} does not support complex inputs.")})
        for name in ("isposinf", "isneginf")},
 }
+# PyTorch binds these to Tensors only: a Python number is a TypeError (their array-API functions take numbers)
+for _name in ("maximum", "minimum", "fmax", "fmin", "atan2", "arctan2", "hypot", "logaddexp", "nextafter",
+              "logical_and", "logical_or", "logical_xor"):
+    TABLE[_name].tensors_only = True
 for _name, (_kinds, _errors) in _REFUSED.items():
     _op = TABLE[_name].op
     _op.cast = refusing(_name.strip("_"), _kinds, _op.cast, _errors)
