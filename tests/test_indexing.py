@@ -290,6 +290,7 @@ _ERRORS = {
     "index_copy-count": lambda ns, x: x.index_copy(1, ns.tensor([0, 1]), x[:, :1]),
     "index_copy-out-of-range": lambda ns, x: x.index_copy(1, ns.tensor([5]), x[:, :1]),
     "index_add-vector-negative": lambda ns, x: x[0].index_add(0, ns.tensor([-1]), x[0, :1]),  # found by fuzzing
+    "index_add-inner-dim-negative": lambda ns, x: x[None].index_add(1, ns.tensor([-1]), x[None, :1]),
     "index_fill-out-of-range": lambda ns, x: x.index_fill(1, ns.tensor([5]), 1.0),
     "masked_fill-float-mask": lambda ns, x: x.masked_fill(ns.ones(3, 4), 1.0),
     "masked_fill-1d-value": lambda ns, x: x.masked_fill(x > 1, ns.ones(2, dtype=ns.float64)),
@@ -316,7 +317,8 @@ def test_bad_indices_raise_torch_error_types(backend, case):
                                   "index_select-dim0-out-of-range", "take-out-of-range",
                                   "masked_fill-1d-value", "index_add-count", "scatter_reduce-bad-reduce",
                                   "gather-ndim", "index_select-2d-index", "index_put-dtype",
-                                  "index_copy-out-of-range", "index_add-vector-negative"])
+                                  "index_copy-out-of-range", "index_add-vector-negative",
+                                  "index_add-inner-dim-negative"])
 def test_bad_index_messages_match_torch(case):
     with pytest.raises(Exception) as theirs:
         _ERRORS[case](torch, torch.arange(12.0, dtype=torch.float64).reshape(3, 4))

@@ -963,3 +963,14 @@ def test_names_survive_copies_and_detach(backend):
     assert x.clone().names == x.detach().names == x.double().names == ("A", "B")
 
 
+
+
+@pytest.mark.parametrize("expression", ["0.5 // b", "b // 0.5", "b % 0.5", "b // 2", "2.5 % b"])
+def test_operators_on_bools_with_a_number_of_a_higher_kind_compute_in_the_promoted_dtype(backend, expression):
+    """Found by the differential fuzzer: the fast path checked the op's refusal of bools on the tensor's own dtype
+    (``"floor_divide" not implemented for 'Bool'``) where PyTorch computes in the promoted float/int dtype."""
+    torch = pytest.importorskip("torch")
+    ours = eval(expression, {"b": t.tensor([True, False])})
+    theirs = eval(expression, {"b": torch.tensor([True, False])})
+    assert str(ours.dtype) == str(theirs.dtype).replace("torch", "xtensor")
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())

@@ -171,16 +171,16 @@ def _fast_binary(op, reflected=False):
     def binary(self, other):
         a = self._arr
         backend = self._backend
-        simple = (cast is None or cast(self._dtype) is self._dtype) and not (
-            has_bool_fwd and self._dtype is _dtypes.bool)
         other_type = type(other)
         if other_type is Tensor:
             b = other._arr
-            fast = simple and a is not None and b is not None and other._backend is backend and \
-                other._dtype is self._dtype
+            fast = a is not None and b is not None and other._backend is backend and other._dtype is self._dtype
         else:
             b = other
-            fast = simple and a is not None and self._dtype.kind in _SCALAR_KINDS.get(other_type, "")
+            fast = a is not None and self._dtype.kind in _SCALAR_KINDS.get(other_type, "")
+        # the op's dtype check (``cast``) sees self's dtype only when it is the result's (``0.5 // bools`` is float)
+        fast = fast and (cast is None or cast(self._dtype) is self._dtype) and not (
+            has_bool_fwd and self._dtype is _dtypes.bool)
         if not fast:
             if other is None:
                 return NotImplemented

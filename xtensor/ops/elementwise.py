@@ -258,8 +258,8 @@ def _logit(xp, x, eps):
 
 def _logit_vjp(g, ans, x, eps):
     inside = x * (1 - x)
-    if eps is None:
-        return g / inside
+    if eps is None:  # NaN outside [0, 1], as PyTorch's formula
+        return (g / inside).masked_fill((x < 0) | (x > 1), math.nan)
     return where_zero((x >= eps) & (x <= 1 - eps), g / inside)
 
 
@@ -336,7 +336,8 @@ def _div_rounded(xp, x, y, rounding_mode):
     return xp.trunc(x / y)
 
 
-_div_mode = defop("_div_mode", _div_rounded, (lambda g, ans, x, y, mode: g * 0, lambda g, ans, x, y, mode: g * 0),
+_div_mode = defop("_div_mode", _div_rounded, (lambda g, ans, x, y, mode: g.new_zeros(g.shape),
+                                               lambda g, ans, x, y, mode: g.new_zeros(g.shape)),
                   node="DivBackward2", function=False, method=False)
 
 
@@ -416,7 +417,8 @@ binary("hypot", lambda xp, x, y: xp.hypot(x, y),
        cast=to_float)
 binary("logaddexp", lambda xp, x, y: xp.logaddexp(x, y),
        (lambda ns, g, ans, x, y: g * ns.exp(x - ans), lambda ns, g, ans, x, y: g * ns.exp(y - ans)), cast=to_float)
-binary("copysign", lambda xp, x, y: xp.copysign(x, y), (_copysign_vjp, lambda g, ans, x, y: g * 0), cast=to_float,
+binary("copysign", lambda xp, x, y: xp.copysign(x, y), (_copysign_vjp, lambda g, ans, x, y: g.new_zeros(g.shape)),
+       cast=to_float,
        names=lambda x, y: "CopysignBackward0" if isinstance(y, Tensor) else "CopysignBackward1")
 binary("xlogy", _xlogy, (lambda g, ans, x, y: g * (x != 0).to(g.dtype).xlogy(y), lambda g, ans, x, y: g * x / y),
        cast=to_float, api=None,

@@ -395,7 +395,8 @@ def _index_write_args(name, input, dim, index, source):
     if name == "index_copy_":
         check_index_range(index._value, 0, size, lambda bad: IndexError(
             f"index_copy_(): index {bad} is out of bounds for dimension {d} with size {size}"))
-    elif input.ndim <= 1:  # PyTorch's CPU index_add of a vector takes index_select's path, and its error
+    elif input.ndim <= 1 or 0 < d < input.ndim - 1:  # PyTorch's CPU index_add of a vector, or along an inner
+        # dim, goes through index_select's path and takes its error
         check_index_range(index._value, 0, size, lambda bad: IndexError("index out of range in self"))
     else:
         _in_range(index, size, d)

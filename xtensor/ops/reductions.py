@@ -94,8 +94,9 @@ def _float_only(x, name):
 
 
 def _one_dim(x, dim):
-    """A single dim, normalized (a 0-d tensor takes 0 and -1)."""
-    return dims_of(dim, x.ndim)[0] if x.ndim else 0
+    """A single dim, normalized (a 0-d tensor takes 0 and -1, and refuses others as PyTorch does)."""
+    dims = dims_of(dim, x.ndim)
+    return dims[0] if x.ndim else 0
 
 
 def _axis_index(ndim, axis, index):
