@@ -974,3 +974,13 @@ def test_operators_on_bools_with_a_number_of_a_higher_kind_compute_in_the_promot
     theirs = eval(expression, {"b": torch.tensor([True, False])})
     assert str(ours.dtype) == str(theirs.dtype).replace("torch", "xtensor")
     np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+@pytest.mark.parametrize("op", ["sign", "square"])
+def test_sign_and_square_of_bools_as_torch(backend, op):
+    """Found by the differential fuzzer: sign of bools leaked numpy's ufunc error; square (PyTorch: pow(x, 2)) of
+    bools is int64."""
+    torch = pytest.importorskip("torch")
+    ours, theirs = getattr(t, op)(t.tensor([True, False])), getattr(torch, op)(torch.tensor([True, False]))
+    assert str(ours.dtype) == str(theirs.dtype).replace("torch", "xtensor")
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())

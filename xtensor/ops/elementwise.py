@@ -150,7 +150,7 @@ def _is_complex(x):
 def _sign(xp, x, nan=None):
     """sign with ``+0`` (``0 + 0j``) for zeros of any sign; NaN gives NaN (the standard) or ``nan`` (PyTorch: 0)."""
     if _is_integral(x):
-        return xp.sign(x)
+        return x if _dtype_kind(x.dtype) == "b" else xp.sign(x)  # PyTorch: the sign of a bool is itself
     signs = xp.where(x == 0, xp.zeros_like(x), xp.sign(x))  # +0 for -0 too (jax keeps -0)
     if _is_complex(x):
         return signs
@@ -200,7 +200,8 @@ unary("neg", lambda xp, x: -x, lambda ns, g, ans, x: -g, api="negative", operato
 unary("sign", lambda xp, x: _sign(xp, x, nan=0), lambda ns, g, ans, x: ns.zeros(g.shape, g), api=None)
 unary("_api_sign", _sign, lambda ns, g, ans, x: ns.zeros(g.shape, g), api="sign", function=False, method=False, inplace=False,
       out=False, node="SignBackward0")
-unary("square", lambda xp, x: x * x, lambda ns, g, ans, x: 2 * g * x, node="PowBackward0")  # PyTorch: pow(x, 2)
+unary("square", lambda xp, x: x * x, lambda ns, g, ans, x: 2 * g * x, node="PowBackward0",  # PyTorch: pow(x, 2)
+      cast=lambda d: _dtypes.int64 if d.kind == "b" else d)  # and so int64 for bools
 unary("reciprocal", lambda xp, x: 1 / x, lambda ns, g, ans, x: -g * ans * ans, float_only=True)
 unary("floor", lambda xp, x: xp.floor(x), lambda ns, g, ans, x: ns.zeros(g.shape, g))
 unary("ceil", lambda xp, x: xp.ceil(x), lambda ns, g, ans, x: ns.zeros(g.shape, g))
