@@ -259,3 +259,16 @@ def test_api_reductions_over_no_axes_keep_the_shape(backend):
 def test_api_std_var_take_a_float_correction(backend):
     x = xa.asarray([1.0, 2.0, 4.0, 7.0])
     assert math.isclose(float(xa.var(x, correction=1.5)), float(np.var([1.0, 2.0, 4.0, 7.0], ddof=1.5)))
+
+
+@pytest.mark.parametrize("call", [
+    lambda ns, b: ns.maximum(b, ~b), lambda ns, b: ns.fmin(b, ~b), lambda ns, b: b.amax(), lambda ns, b: b.amin(0),
+    lambda ns, b: b.max(0).values, lambda ns, b: b.sort(descending=True).indices, lambda ns, b: b.argsort(),
+    lambda ns, b: b.cummin(0).values],
+    ids=["maximum", "fmin", "amax", "amin", "max-dim", "sort", "argsort", "cummin"])
+def test_orderings_of_bools_as_torch(call, backend):
+    """Found by the differential fuzzer: array_api_strict orders numbers only, so these went through as uint8."""
+    data = [True, False, True]
+    ours, theirs = call(xt, xt.tensor(data)), call(torch, torch.tensor(data))
+    assert str(ours.dtype) == str(theirs.dtype).replace("torch", "xtensor")
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())

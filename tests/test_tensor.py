@@ -984,3 +984,18 @@ def test_sign_and_square_of_bools_as_torch(backend, op):
     ours, theirs = getattr(t, op)(t.tensor([True, False])), getattr(torch, op)(torch.tensor([True, False]))
     assert str(ours.dtype) == str(theirs.dtype).replace("torch", "xtensor")
     np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+@pytest.mark.parametrize("expression", ["i ** -1", "i ** torch.tensor([-1, 2, -3])", "2 ** torch.tensor([-1, 2, 3])",
+                                        "torch.tensor([-1, 1, 3]) ** torch.tensor([-3, -2, -1])"])
+def test_integers_to_negative_integer_powers_as_torch(backend, expression):
+    """Found by the differential fuzzer: a negative Python exponent is PyTorch's RuntimeError (was the backend's
+    ValueError/TypeError); negative exponents in a tensor give 0 unless the base is 1 or -1 (numpy refused them)."""
+    torch = pytest.importorskip("torch")
+
+    def run(ns):
+        try:
+            return eval(expression, {"torch": ns, "i": ns.tensor([2, -1, 1])}).numpy()
+        except RuntimeError as e:
+            return str(e)
+    np.testing.assert_equal(run(t), run(torch))

@@ -83,6 +83,16 @@ def as_uint8(xp, x):
     return xp.astype(x, xp.uint8) if hasattr(x, "dtype") else int(x)
 
 
+def via_uint8(fwd):
+    """A ``bool_fwd`` for an op that orders its inputs (max, sort...): ``fwd`` on bool arrays as uint8, and its
+    uint8 results as bools again (the array API orders numbers only: array_api_strict refuses bools)."""
+    def bool_fwd(xp, *args):
+        out = fwd(xp, *(as_uint8(xp, a) if getattr(a, "dtype", None) == xp.bool else a for a in args))
+        back = [xp.astype(o, xp.bool) if o.dtype == xp.uint8 else o for o in (out if isinstance(out, tuple) else (out,))]
+        return tuple(back) if isinstance(out, tuple) else back[0]
+    return bool_fwd
+
+
 def where_zero(cond, g):
     """``g`` where ``cond`` holds, else 0 (``cond`` may be a plain bool when an operand was a scalar)."""
     if not hasattr(cond, "_dtype"):

@@ -18,7 +18,7 @@ import operator
 from .. import _dtypes
 from .._dispatch import apply
 from .._ns import is_array
-from .._table import TABLE, as_bool, as_uint8, defop, refusing, to_float, where_zero
+from .._table import TABLE, as_bool, as_uint8, defop, refusing, to_float, via_uint8, where_zero
 from .._tensor import Tensor
 
 LN2, LN10 = math.log(2.0), math.log(10.0)
@@ -396,20 +396,37 @@ binary("mul", lambda xp, x, y: x * y, (lambda ns, g, ans, x, y: g * ns.conj(y), 
 binary("div", lambda xp, x, y: x / y,
        (lambda ns, g, ans, x, y: g / ns.conj(y), lambda ns, g, ans, x, y: -g * ns.conj(x / y / y)),  # saves x, y: not the quotient (PyTorch's)
        api="divide", operators=("__truediv__", "__rtruediv__", "__itruediv__"), cast=to_float, sig=_div)
-binary("pow", lambda xp, x, y: x ** y, (_pow_vjp_base, _pow_vjp_exponent),
+def _pow(xp, x, y):
+    """``x ** y``; integers to negative integer powers as PyTorch: a negative Python exponent is refused, a
+    negative element of an exponent tensor gives ``1 / x ** -y`` truncated (0 unless ``x`` is 1 or -1)."""
+    if not (_is_integral(x) and _is_integral(y)):
+        return x ** y
+    if _is_scalar(y):
+        if y < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        return x ** y
+    x, y = _as_arrays(xp, x, y)
+    negative = y < 0
+    power = x ** xp.where(negative, -y, y)
+    return xp.where(negative & (xp.abs(x) != 1), xp.zeros_like(power), power)
+
+
+binary("pow", _pow, (_pow_vjp_base, _pow_vjp_exponent),
        operators=("__pow__", "__rpow__", "__ipow__"),
        names=lambda x, y: "PowBackward2" if not isinstance(x, Tensor) else
        "PowBackward1" if isinstance(y, Tensor) else "PowBackward0", scalar_edges=False)
+_bools_max = via_uint8(lambda xp, x, y: xp.maximum(x, y))  # fmax/fmin of bools: no NaN to skip
+_bools_min = via_uint8(lambda xp, x, y: xp.minimum(x, y))
 binary("maximum", lambda xp, x, y: xp.maximum(x, y),
        (lambda ns, g, ans, x, y: ns.where_zero(x >= y, ns.where(x != y, g, g / 2)),
-        lambda ns, g, ans, x, y: ns.where_zero(y >= x, ns.where(x != y, g, g / 2))))
+        lambda ns, g, ans, x, y: ns.where_zero(y >= x, ns.where(x != y, g, g / 2))), bool_fwd=_bools_max)
 binary("minimum", lambda xp, x, y: xp.minimum(x, y),
        (lambda ns, g, ans, x, y: ns.where_zero(x <= y, ns.where(x != y, g, g / 2)),
-        lambda ns, g, ans, x, y: ns.where_zero(y <= x, ns.where(x != y, g, g / 2))))
+        lambda ns, g, ans, x, y: ns.where_zero(y <= x, ns.where(x != y, g, g / 2))), bool_fwd=_bools_min)
 binary("fmax", _fmax, (lambda g, ans, x, y: where_zero((x >= y) | y.isnan(), g),
-                       lambda g, ans, x, y: where_zero(~((x >= y) | y.isnan()), g)), api=None)
+                       lambda g, ans, x, y: where_zero(~((x >= y) | y.isnan()), g)), api=None, bool_fwd=_bools_max)
 binary("fmin", _fmin, (lambda g, ans, x, y: where_zero((x <= y) | y.isnan(), g),
-                       lambda g, ans, x, y: where_zero(~((x <= y) | y.isnan()), g)), api=None)
+                       lambda g, ans, x, y: where_zero(~((x <= y) | y.isnan()), g)), api=None, bool_fwd=_bools_min)
 binary("atan2", lambda xp, x, y: xp.atan2(x, y),
        (lambda ns, g, ans, x, y: g * y / (x * x + y * y), lambda ns, g, ans, x, y: -g * x / (x * x + y * y)),
        cast=to_float)

@@ -31,7 +31,7 @@ import numpy as np
 from .. import _dtypes
 from .._dispatch import Dims, apply, overload_name
 from .._table import (TABLE, defcomposite, defop, dims_of, native_dtype, refusing, sum_dtype, to_float, unreduce,
-                      where_zero)
+                      via_uint8, where_zero)
 from .._tensor import Tensor
 
 
@@ -354,8 +354,9 @@ def _api_extreme_sig(name):
 
 
 for _name, _fn in (("amax", "max"), ("amin", "min")):
-    defop(_name, (lambda f: lambda xp, x, dims, keepdim: getattr(xp, f)(x, axis=dims, keepdims=keepdim))(_fn),
-          (_share_vjp,), sig=_amax_sig, api=_fn, out=True, api_sig=_api_extreme_sig(_fn))
+    _extreme = (lambda f: lambda xp, x, dims, keepdim: getattr(xp, f)(x, axis=dims, keepdims=keepdim))(_fn)
+    defop(_name, _extreme, (_share_vjp,), sig=_amax_sig, api=_fn, out=True, api_sig=_api_extreme_sig(_fn),
+          bool_fwd=via_uint8(_extreme))
 
 
 def _arg_sig(input, dim=None, keepdim=False):
@@ -395,9 +396,9 @@ def _max_dim_fwd(f, arg):
 
 
 defop("max_dim", _max_dim_fwd("max", "argmax"), (_pick_vjp,), nout=2, node="MaxBackward0", function=False,
-      method=False, sig=None)
+      method=False, sig=None, bool_fwd=via_uint8(_max_dim_fwd("max", "argmax")))
 defop("min_dim", _max_dim_fwd("min", "argmin"), (_pick_vjp,), nout=2, node="MinBackward0", function=False,
-      method=False, sig=None)
+      method=False, sig=None, bool_fwd=via_uint8(_max_dim_fwd("min", "argmin")))
 
 
 # ------------------------------------------------------------------ logsumexp, dist
@@ -574,7 +575,8 @@ def _running_extreme(kind):
 for _kind in ("max", "min"):
     _op = defop(f"_cum{_kind}", _running_extreme(_kind),
                 (lambda g, ans, x, dim: _scatter_along(g[0], ans[1], dim, tuple(x.shape)) if x.ndim else g[0],),
-                nout=2, node=f"Cum{_kind}Backward0", function=False, method=False)
+                nout=2, node=f"Cum{_kind}Backward0", function=False, method=False,
+                bool_fwd=via_uint8(_running_extreme(_kind)))
     defcomposite(f"cum{_kind}", (lambda op, kind: lambda input, dim: RESULTS[f"cum{kind}"](
         *apply(op, (input,), (_one_dim(input, dim),))))(_op, _kind))
 
@@ -631,7 +633,7 @@ def _sort_fwd(xp, x, dim, descending):
 
 _SORT = defop("_sort", _sort_fwd, (lambda g, ans, x, dim, descending: _permute_along(
     g[0], ans[1].argsort(dim) if x.ndim else ans[1], dim),),
-    nout=2, node="SortBackward0", function=False, method=False)
+    nout=2, node="SortBackward0", function=False, method=False, bool_fwd=via_uint8(_sort_fwd))
 
 
 def sort(input, dim=-1, descending=False, stable=False):
@@ -654,8 +656,8 @@ def msort(input):
 
 defcomposite("msort", msort)
 
-_ARGSORT = defop("_argsort", lambda xp, x, dim, descending: _order(xp, x, dim, descending), None,
-                 differentiable=False, function=False, method=False)
+_ARGSORT = defop("_argsort", _order, None, differentiable=False, function=False, method=False,
+                 bool_fwd=via_uint8(_order))
 
 
 def argsort(input, dim=-1, descending=False, stable=False):
