@@ -999,3 +999,28 @@ def test_integers_to_negative_integer_powers_as_torch(backend, expression):
         except RuntimeError as e:
             return str(e)
     np.testing.assert_equal(run(t), run(torch))
+
+
+@pytest.mark.parametrize("expression", ["torch.add(b, b, alpha=2)", "torch.add(i, b, alpha=2)", "i.sub(b.int(), alpha=3)",
+                                        "torch.add(i, 2, alpha=2)"])
+def test_alpha_scales_in_the_result_dtype_as_torch(backend, expression):
+    """Found by the differential fuzzer: ``alpha * other`` was computed before promotion (int64 for bools)."""
+    torch = pytest.importorskip("torch")
+    ours = eval(expression, {"torch": t, "b": t.tensor([True, False]), "i": t.tensor([1, 2], dtype=t.int32)})
+    theirs = eval(expression, {"torch": torch, "b": torch.tensor([True, False]),
+                               "i": torch.tensor([1, 2], dtype=torch.int32)})
+    assert str(ours.dtype) == str(theirs.dtype).replace("torch", "xtensor")
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+@pytest.mark.parametrize("expression", ["b - 1.5", "x - True", "x - b", "1.5 - b", "torch.sub(x, b, alpha=2)",
+                                        "b - True", "x.clone().sub_(b)"])
+def test_subtraction_with_any_bool_operand_is_refused_as_torch(backend, expression):
+    """Found by the differential fuzzer: PyTorch refuses a bool operand of ``-`` even when the other is not."""
+    torch = pytest.importorskip("torch")
+    messages = []
+    for ns in (t, torch):
+        with pytest.raises(RuntimeError) as e:
+            eval(expression, {"torch": ns, "b": ns.tensor([True, False]), "x": ns.ones(2)})
+        messages.append(str(e.value))
+    assert messages[0] == messages[1]

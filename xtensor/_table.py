@@ -23,13 +23,16 @@ class Entry:
     """How one op is exposed: the op plus its spellings."""
 
     __slots__ = ("op", "kind", "sig", "api", "api_sig", "method", "inplace", "out", "operators", "function",
-                 "tensors_only")
+                 "tensors_only", "check")
 
     def __init__(self, op, kind, sig, api, api_sig, method, inplace, out, operators, function):
         self.op, self.kind, self.sig, self.api, self.api_sig = op, kind, sig, api, api_sig
         self.method, self.inplace, self.out, self.operators, self.function = \
             method, inplace, out, operators, function
         self.tensors_only = False  # a binary op whose torch function and method refuse Python numbers
+        # a binary op's check of operands of different dtypes, ``(input, other)`` -> raises PyTorch's error (``sub``
+        # of a bool); its torch spellings run it wherever the operands are not of one dtype (off the fast path)
+        self.check = None
 
 
 def defop(name, fwd, vjps=None, *, kind="custom", sig=None, api=None, api_sig=None, method=True,

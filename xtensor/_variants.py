@@ -165,7 +165,7 @@ def _fast_unary(op):
     return unary
 
 
-def _fast_binary(op, reflected=False):
+def _fast_binary(op, reflected=False, check=None):
     fwd, differentiable, cast, has_bool_fwd = op.fwd, op.differentiable, op.cast, op.bool_fwd is not None
 
     def binary(self, other):
@@ -185,6 +185,8 @@ def _fast_binary(op, reflected=False):
             if other is None:
                 return NotImplemented
             other = _as_operand(other, self)
+            if check is not None:
+                check(self, other)
             return apply(op, (other, self) if reflected else (self, other))
         try:
             out = fwd(backend.xp, b, a) if reflected else fwd(backend.xp, a, b)
@@ -221,8 +223,10 @@ def _make_function(entry, name):
             if not isinstance(input, Tensor):
                 input = _as_operand(input, other)
             other = _as_operand(other, input)
+            if entry.check is not None:
+                entry.check(input, other)
             if alpha is not None:
-                other = other * alpha
+                other = _scaled(other, alpha, input)
             r = apply(op, (input, other)) if not options else _with_options(sig, name, input, other, options)
             return r if out is None else assign_out(out, r, name)
     else:
@@ -234,6 +238,15 @@ def _make_function(entry, name):
     function.__doc__ = sig.__doc__ if kind == "composite" else \
         f"xtensor.{name}: generated from the op table entry {op.name!r}."
     return function
+
+
+def _scaled(other, alpha, input):
+    """``alpha * other`` (``add``/``sub``) computed in the result's dtype, as PyTorch does: ``int32 + alpha * bool``
+    stays int32, and for bools alpha is a bool."""
+    if not isinstance(other, Tensor):
+        return other * alpha
+    dtype = _dtypes.result_type(input, other)
+    return other.to(dtype) * (bool(alpha) if dtype is _dtypes.bool else alpha)
 
 
 def _with_options(sig, name, input, other, options):
@@ -271,12 +284,12 @@ def _make_method(entry, function):
     if kind == "unary":
         method = _fast_unary(op)
     elif kind == "binary":
-        fast = _fast_binary(op)
+        fast = _fast_binary(op, check=entry.check)
 
         def method(self, other, *, alpha=None, **options):
             if options:
                 return function(self, other, alpha=alpha, **options)
-            return fast(self, other if alpha is None else other * alpha)
+            return fast(self, other if alpha is None else _scaled(other, alpha, self))
     elif kind == "composite":
         impl = entry.sig
 
@@ -314,7 +327,7 @@ def _make_operators(entry, method, inplace):
         if _variant_of(dunder, "i", entry.operators):
             ops[dunder] = inplace
         elif entry.kind == "binary":
-            ops[dunder] = _fast_binary(op, reflected=_variant_of(dunder, "r", entry.operators))
+            ops[dunder] = _fast_binary(op, _variant_of(dunder, "r", entry.operators), entry.check)
         elif _variant_of(dunder, "r", entry.operators):
             ops[dunder] = lambda self, other, _op=op: apply(_op, (_as_operand(other, self), self))
         else:

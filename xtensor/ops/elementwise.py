@@ -611,6 +611,17 @@ _REFUSED = {
     **{name: ("c", {"c": (RuntimeError, f"{name} does not support complex inputs.")})
        for name in ("isposinf", "isneginf")},
 }
+def _no_bool_subtraction(input, other):
+    bools = sum(v is True or v is False or isinstance(v, Tensor) and v.dtype is _dtypes.bool for v in (input, other))
+    if bools == 2:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+                           "`logical_xor()` operator instead.")
+    if bools:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
+                           "invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
+TABLE["sub"].check = _no_bool_subtraction  # PyTorch refuses any bool operand, a number too (``x - True``)
 # PyTorch binds these to Tensors only: a Python number is a TypeError (their array-API functions take numbers)
 for _name in ("maximum", "minimum", "fmax", "fmin", "atan2", "arctan2", "hypot", "logaddexp", "nextafter",
               "logical_and", "logical_or", "logical_xor"):
