@@ -879,12 +879,17 @@ class _OpBuilder:
         return f"{a}{suffix}", out, kind, grad
 
     def loss_and_grad(self, leaves):
+        """A loss over results that require grad, then backward or (not after relu, see below) second order.
+
+        PyTorch's relu gradient is ``threshold_backward(grad, result)``, a node with a zero derivative: under
+        create_graph it requires grad through ``result``; xtensor's is ``where(result > 0, grad, 0)``, which does
+        not when ``grad`` does not -- a known difference, so relu's programs take the first-order branch."""
         draw = self.draw
         differentiable = sorted(n for n, (_, k, g) in self.meta.items() if g and k == "float")
         chosen = draw(st.lists(st.sampled_from(differentiable), min_size=1, max_size=3, unique=True))
         terms = [draw(st.sampled_from([f"{x}.sum()", f"({x} * {x}).sum()", f"{x}.sin().sum()"])) for x in chosen]
         self.steps.append(("stmt", f"loss = {' + '.join(terms)}"))
-        if draw(st.booleans()):
+        if draw(st.booleans()) or any("relu" in source for _, source in self.steps):
             self.steps.append(("stmt", "loss.backward()"))
         else:  # second order: the gradient as a function of the leaves, then its own backward
             self.steps.append(("stmt", f"grads = torch.autograd.grad(loss, ({', '.join(leaves)},), create_graph=True)"))

@@ -3,6 +3,7 @@ PyTorch's node names per overload, named results, gradient conventions at ties a
 legacy ``unbiased`` forms, bad input, and the array API's dtype rules and result tuples -- on every
 backend, against real PyTorch where it decides."""
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -272,3 +273,19 @@ def test_orderings_of_bools_as_torch(call, backend):
     ours, theirs = call(xt, xt.tensor(data)), call(torch, torch.tensor(data))
     assert str(ours.dtype) == str(theirs.dtype).replace("torch", "xtensor")
     np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+@pytest.mark.parametrize("op", ["var", "std"])
+@pytest.mark.parametrize("correction", [2, 3])
+def test_var_std_without_degrees_of_freedom_as_torch(op, correction, backend):
+    """Found by the differential fuzzer: PyTorch divides by max(0, n - correction) -- inf, where jax gave NaN --
+    and its gradient keeps 2 / (n - correction) (finite for a negative one)."""
+    data = [[1.0, 2.0], [4.0, 3.0]]
+    x, tx = _pair(data)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out, tout = getattr(x, op)(0, correction=correction), getattr(tx, op)(0, correction=correction)
+        out.sum().backward()
+        tout.sum().backward()
+    np.testing.assert_array_equal(out.detach().numpy(), tout.detach().numpy())
+    np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())

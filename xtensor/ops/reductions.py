@@ -258,6 +258,9 @@ def _narrow_float(xp, x):
 
 
 def _var_fwd(xp, x, dims, correction, keepdim):
+    if _count(tuple(x.shape), dims) - correction <= 0:  # PyTorch divides by max(0, n - correction): inf (jax: NaN)
+        squares = xp.sum((x - xp.mean(x, axis=dims, keepdims=True)) ** 2, axis=dims, keepdims=keepdim)
+        return squares / xp.zeros_like(squares)
     if _narrow_float(xp, x):
         return xp.astype(xp.var(xp.astype(x, xp.float64), axis=dims, correction=correction, keepdims=keepdim),
                          x.dtype)
@@ -266,7 +269,7 @@ def _var_fwd(xp, x, dims, correction, keepdim):
 
 def _var_vjp(g, ans, x, dims, correction, keepdim):
     dof = _count(x.shape, dims) - correction
-    return unreduce(g, x.shape, dims, keepdim) * (x - x.mean(dims, keepdim=True)) * (2 / dof if dof > 0 else math.nan)
+    return unreduce(g, x.shape, dims, keepdim) * (x - x.mean(dims, keepdim=True)) * (2 / dof if dof else math.inf)
 
 
 def _std_vjp(g, ans, x, dims, correction, keepdim):
@@ -319,8 +322,7 @@ def _stat_mean(name, stat_fwd, stat_vjp):
 
 def _std_fwd(xp, x, dims, correction, keepdim):
     if _narrow_float(xp, x):  # the root of the float64 variance
-        wide = xp.var(xp.astype(x, xp.float64), axis=dims, correction=correction, keepdims=keepdim)
-        return xp.astype(xp.sqrt(wide), x.dtype)
+        return xp.astype(xp.sqrt(_var_fwd(xp, xp.astype(x, xp.float64), dims, correction, keepdim)), x.dtype)
     return xp.sqrt(_var_fwd(xp, x, dims, correction, keepdim))
 
 
