@@ -58,8 +58,10 @@ def _observe(t, kind="read", grad=False):
         seen.update(grad_fn=None if t.grad_fn is None else type(t.grad_fn).__name__, is_leaf=bool(t.is_leaf),
                     view=t._base is not None)
         if seen["view"] or grad:
-            # the stride of a dim of size 1 never addresses a second element: PyTorch leaves it to chance
-            seen.update(stride=tuple(None if n == 1 else k for n, k in zip(t.shape, t.stride())),
+            # the stride of a dim of size 1 never addresses a second element, nor any of an empty tensor: PyTorch
+            # leaves them to chance
+            empty = 0 in tuple(t.shape)
+            seen.update(stride=tuple(None if n == 1 or empty else k for n, k in zip(t.shape, t.stride())),
                         contiguous=t.is_contiguous())
     return seen
 

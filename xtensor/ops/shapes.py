@@ -41,8 +41,7 @@ def view_strides(old_shape, old_stride, new_shape):
         return tuple(1 for _ in new_shape)
     numel = math.prod(old_shape)
     if numel == 0:
-        return tuple(reversed(list(np.cumprod([1] + [max(s, 1) for s in reversed(new_shape[1:])])))) \
-            if new_shape else ()
+        return contiguous_strides(tuple(new_shape))  # (Python ints, as PyTorch's stride())
     new_stride = [0] * len(new_shape)
     view_d = len(new_shape) - 1
     chunk_base_stride = old_stride[-1]
