@@ -539,7 +539,9 @@ def _values(shape, kind, dtype):
         core = f"(torch.arange({n}, dtype={dtype}) * 5 % {n} - {n // 2})"
     else:
         core = f"((torch.arange({n}, dtype={dtype}) * 5 % {n} - {n // 2}) / 4 + 0.125)"
-    return core if len(shape) == 1 else f"{core}.reshape({_shape_src(shape)})" if not shape else f"{core}.reshape{_shape_src(shape)}"
+    if len(shape) == 1:
+        return core
+    return f"{core}.reshape({_shape_src(shape)})" if not shape else f"{core}.reshape{_shape_src(shape)}"
 
 
 class _OpBuilder:
@@ -610,7 +612,7 @@ class _OpBuilder:
         shape, kind, grad = self.meta[a]
         operator = draw(st.booleans())
         op = draw(st.sampled_from(BINARY_OPERATORS if operator else BINARY_FUNCTIONS))
-        form = draw(st.sampled_from(["tensor", "tensor", "scalar", "rscalar"] if operator else ["tensor", "tensor", "scalar"]))
+        form = draw(st.sampled_from(["tensor", "tensor", "scalar"] + ["rscalar"] * operator))
         if form == "tensor":
             known = sorted(n for n, (s, _, _) in self.meta.items() if s is not None)
             fits = [n for n in known if _broadcast(self.meta[n][0], shape) is not None]
@@ -798,7 +800,7 @@ class _OpBuilder:
             k = draw(st.integers(1, ndim))
             mask = f"({_values(shape[:k], 'float', 'torch.float32')} > 0)" if op == "mask" else f"({a} > 0)"
             if op == "masked_select":
-                return f"{a}.masked_select({mask})" if draw(st.booleans()) else f"torch.masked_select({a}, {mask})", None, kind, grad
+                return self.call(a, "masked_select", mask), None, kind, grad
             return f"{a}[{mask}]", None, kind, grad
         if op == "masked_fill":
             value = draw(st.sampled_from(["0.5", "-2", "float('nan')"]))
@@ -809,7 +811,8 @@ class _OpBuilder:
             return f"torch.nonzero({a} > 0)", None, "int", False
         if op in ("index_select", "index_add"):
             if op == "index_select":
-                return self.call(a, "index_select", str(d), idx), shape[:d] + (len(positions),) + shape[d + 1:], kind, grad
+                out_shape = shape[:d] + (len(positions),) + shape[d + 1:]
+                return self.call(a, "index_select", str(d), idx), out_shape, kind, grad
             src_shape = shape[:d] + (len(positions),) + shape[d + 1:]
             src = self.source_of(src_shape, kind)
             return f"{a}.index_add({d}, {idx}, {src[0]})", shape, kind, grad or src[1]
@@ -885,13 +888,14 @@ class _OpBuilder:
 
         PyTorch's relu gradient is ``threshold_backward(grad, result)``, a node with a zero derivative: under
         create_graph it requires grad through ``result``; xtensor's is ``where(result > 0, grad, 0)``, which does
-        not when ``grad`` does not -- a known difference, so relu's programs take the first-order branch."""
+        not when ``grad`` does not (copysign's likewise) -- a known difference, so these programs take the
+        first-order branch."""
         draw = self.draw
         differentiable = sorted(n for n, (_, k, g) in self.meta.items() if g and k == "float")
         chosen = draw(st.lists(st.sampled_from(differentiable), min_size=1, max_size=3, unique=True))
         terms = [draw(st.sampled_from([f"{x}.sum()", f"({x} * {x}).sum()", f"{x}.sin().sum()"])) for x in chosen]
         self.steps.append(("stmt", f"loss = {' + '.join(terms)}"))
-        if draw(st.booleans()) or any("relu" in source for _, source in self.steps):
+        if draw(st.booleans()) or any(op in source for _, source in self.steps for op in ("relu", "copysign")):
             self.steps.append(("stmt", "loss.backward()"))
         else:  # second order: the gradient as a function of the leaves, then its own backward
             self.steps.append(("stmt", f"grads = torch.autograd.grad(loss, ({', '.join(leaves)},), create_graph=True)"))

@@ -165,3 +165,10 @@ def test_bad_input_errors_match_torch(name, fn, inputs, kwargs):
     ours = _error(getattr(F, fn), *map(xt.tensor, inputs), **kwargs)
     theirs = _error(getattr(TF, fn), *map(torch.tensor, inputs), **kwargs)
     assert ours == theirs
+
+
+@pytest.mark.parametrize("fn", ["softmax", "log_softmax"])
+def test_softmax_of_an_empty_tensor_is_empty(fn, backend):
+    """Found by the differential fuzzer: numpy's max of an empty axis raised."""
+    out = getattr(xt, fn)(xt.zeros(2, 0), -1)
+    assert tuple(out.shape) == tuple(getattr(torch, fn)(torch.zeros(2, 0), -1).shape) == (2, 0)

@@ -1001,8 +1001,8 @@ def test_integers_to_negative_integer_powers_as_torch(backend, expression):
     np.testing.assert_equal(run(t), run(torch))
 
 
-@pytest.mark.parametrize("expression", ["torch.add(b, b, alpha=2)", "torch.add(i, b, alpha=2)", "i.sub(b.int(), alpha=3)",
-                                        "torch.add(i, 2, alpha=2)"])
+@pytest.mark.parametrize("expression", ["torch.add(b, b, alpha=2)", "torch.add(i, b, alpha=2)",
+                                        "i.sub(b.int(), alpha=3)", "torch.add(i, 2, alpha=2)"])
 def test_alpha_scales_in_the_result_dtype_as_torch(backend, expression):
     """Found by the differential fuzzer: ``alpha * other`` was computed before promotion (int64 for bools)."""
     torch = pytest.importorskip("torch")
@@ -1024,3 +1024,12 @@ def test_subtraction_with_any_bool_operand_is_refused_as_torch(backend, expressi
             eval(expression, {"torch": ns, "b": ns.tensor([True, False]), "x": ns.ones(2)})
         messages.append(str(e.value))
     assert messages[0] == messages[1]
+
+
+def test_relu_keeps_nan_and_passes_its_gradient_as_torch(backend):
+    """Found by the differential fuzzer: relu is clamp_min(x, 0) in PyTorch, so NaN stays NaN (was 0)."""
+    x = t.tensor([float("nan"), -1.0, 2.0], requires_grad=True)
+    y = x.relu()
+    y.sum().backward()
+    np.testing.assert_array_equal(y.detach().numpy(), [np.nan, 0.0, 2.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [1.0, 0.0, 1.0])

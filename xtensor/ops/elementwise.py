@@ -193,7 +193,7 @@ unary("sigmoid", lambda xp, x: 1 / (1 + xp.exp(-x)), lambda ns, g, ans, x: g * a
 unary("sqrt", _with_complex_cases("sqrt"), lambda ns, g, ans, x: g / (2 * ans), float_only=True)
 unary("rsqrt", lambda xp, x: 1 / xp.sqrt(x), lambda ns, g, ans, x: -0.5 * g * ans * ans * ans,
       float_only=True, api=None)
-unary("relu", lambda xp, x: xp.where(x > 0, x, xp.zeros_like(x)), lambda ns, g, ans, x: ns.where_zero(ans > 0, g),
+unary("relu", lambda xp, x: xp.where(x <= 0, xp.zeros_like(x), x), lambda ns, g, ans, x: ns.where_zero(~(ans <= 0), g),
       api=None)
 unary("abs", lambda xp, x: xp.abs(x), lambda ns, g, ans, x: g * ns.sign(x), operators=("__abs__",))
 unary("neg", lambda xp, x: -x, lambda ns, g, ans, x: -g, api="negative", operators=("__neg__",))

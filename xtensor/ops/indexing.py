@@ -352,8 +352,9 @@ def _index_select_sig(input, dim, index):
     index = _vector_index("index_select", index, "int32 or int64")
     d = _wrap(dim, input.ndim)
     size = tuple(input.shape)[d] if input.ndim else 1
-    check_index_range(index._value, 0, size, lambda bad: IndexError("index out of range in self") if d == 0 else
+    check_index_range(index._value, 0, size, lambda bad: IndexError("index out of range in self") if d != 1 else
                       RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={size}"))  # CPU's two
+    # kernels: one for dim 1, one for the others
     return (input,), (_along(index, input, d), d, _adapter(input, index))
 
 

@@ -30,7 +30,9 @@ def _softmax_sig(name):
 
 def _shifted(xp, x, dim):
     """``x`` less its maximum along ``dim``; a row of -inf is not shifted (its softmax is 0/0, NaN, as PyTorch's),
-    a +inf maximum is (inf - inf: NaN for the whole row, as PyTorch's)."""
+    a +inf maximum is (inf - inf: NaN for the whole row, as PyTorch's); an empty tensor stays as it is."""
+    if not math.prod(x.shape):
+        return x
     top = xp.max(x, axis=dim, keepdims=True)
     return x - xp.where(top == -math.inf, xp.zeros_like(top), top)
 

@@ -758,12 +758,12 @@ def _median(name, ignore_nan):
 
     def median(input, dim=None, keepdim=False):
         """``median(input)``: the lower median of all elements; ``median(input, dim)``: ``(values, indices)``."""
+        d = None if dim is None else _one_dim(input, dim)  # PyTorch checks the dim before the dtype
         refusing("median", "bc")(input.dtype)
         if dim is None:
             if input.numel() == 0:
                 return input.new_full((), math.nan)
             return apply(whole, (input,), (tuple(range(input.ndim)), False))
-        d = _one_dim(input, dim)
         if input.ndim and input.shape[d] == 0:
             raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
         return RESULTS[name](*apply(by_dim, (input,), (d, keepdim)))
