@@ -1302,3 +1302,12 @@ def test_logit_gradient_is_nan_outside_zero_one_as_torch(backend):
     x = t.tensor([-0.5, 0.5, 1.5], dtype=t.float64, backend=backend, requires_grad=True)
     x.logit().sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), [np.nan, 4.0, np.nan])
+
+
+@pytest.mark.parametrize("expression", ["True * x", "x * False", "x / True"])
+def test_gradient_through_a_product_with_a_python_bool(backend, expression):
+    """Found by the differential fuzzer: array_api_strict refused ``grad * True`` in the VJP."""
+    x = t.tensor([0.5, -2.0], backend=backend, requires_grad=True)
+    eval(expression, {"x": x}).sum().backward()
+    factor = {"True * x": 1.0, "x * False": 0.0, "x / True": 1.0}[expression]
+    np.testing.assert_array_equal(x.grad.numpy(), [factor, factor])
