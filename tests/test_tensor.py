@@ -1002,7 +1002,8 @@ def test_integers_to_negative_integer_powers_as_torch(backend, expression):
 
 
 @pytest.mark.parametrize("expression", ["torch.add(b, b, alpha=2)", "torch.add(i, b, alpha=2)",
-                                        "i.sub(b.int(), alpha=3)", "torch.add(i, 2, alpha=2)"])
+                                        "i.sub(b.int(), alpha=3)", "torch.add(i, 2, alpha=2)",
+                                        "torch.add(b, True, alpha=2)"])
 def test_alpha_scales_in_the_result_dtype_as_torch(backend, expression):
     """Found by the differential fuzzer: ``alpha * other`` was computed before promotion (int64 for bools)."""
     torch = pytest.importorskip("torch")

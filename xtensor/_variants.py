@@ -243,9 +243,9 @@ def _make_function(entry, name):
 def _scaled(other, alpha, input):
     """``alpha * other`` (``add``/``sub``) computed in the result's dtype, as PyTorch does: ``int32 + alpha * bool``
     stays int32, and for bools alpha is a bool."""
-    if not isinstance(other, Tensor):
-        return other * alpha
     dtype = _dtypes.result_type(input, other)
+    if not isinstance(other, Tensor):
+        return bool(other and alpha) if dtype is _dtypes.bool else other * alpha
     return other.to(dtype) * (bool(alpha) if dtype is _dtypes.bool else alpha)
 
 

@@ -335,14 +335,14 @@ defcomposite("var_mean", _stat_mean("var_mean", _var_fwd, _var_vjp), method=Fals
 # ------------------------------------------------------------------ extremes
 def _amax_sig(input, dim=(), keepdim=False):
     dims = dims_of(None if dim == () else dim, input.ndim)
-    _nonempty(input, dims, "max")
+    if input.numel() == 0:  # PyTorch: a RuntimeError without a dim, an IndexError for an empty reduced dim
+        if dim in ((), None):
+            raise RuntimeError("max(): Expected reduction dim to be specified for input.numel() == 0. "
+                               "Specify the reduction dim with the 'dim' argument.")
+        empty = [d for d in dims if input.shape[d] == 0]
+        if empty:
+            raise IndexError(f"max(): Expected reduction dim {empty[0]} to have non-zero size.")
     return (input,), (dims, keepdim)
-
-
-def _nonempty(x, dims, name):
-    if any(x.shape[d] == 0 for d in dims) or (not dims and x.numel() == 0):
-        raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
-                         "Specify the reduction dim with the 'dim' argument.")
 
 
 def _api_extreme_sig(name):
