@@ -1,7 +1,7 @@
 """Triage of the differential fuzzer: run many programs against PyTorch, group the differences by kind,
 shrink one program per kind to a few lines, print them as PyTorch code with both outcomes.
 
-    python tests/fuzz_triage.py --backend numpy --programs 3000 [--seed 1]
+    python tests/fuzz_triage.py --backend numpy --programs 3000 [--seed 1] [--family ops]
 
 Shrinking removes statements and reads (and ``with torch.no_grad():``, and terms of the loss) as long as
 the program still shows the same kind of difference: hypothesis' own shrinker works on the draws and
@@ -16,7 +16,7 @@ import torch
 from hypothesis import HealthCheck, given, seed, settings
 
 import xtensor
-from fuzz_programs import first_difference, program_source, programs, run
+from fuzz_programs import FAMILIES, first_difference, program_source, run
 
 
 def outcomes(program, backend):
@@ -28,9 +28,9 @@ def outcomes(program, backend):
     return expected, actual
 
 
-def kind_of(expected, actual):
+def kind_of(expected, actual, loose=False):
     """A difference's kind, e.g. ``grad_fn: UnsqueezeBackward0 vs SliceBackward0``; None if none."""
-    text = first_difference(expected, actual)
+    text = first_difference(expected, actual, loose)
     if text is None:
         return None
     where = "w.grad" if "`w.grad`" in text.split(":")[0] else "read"
@@ -43,11 +43,11 @@ def kind_of(expected, actual):
     return text[:120]
 
 
-def shrink(program, backend, kind):
+def shrink(program, backend, kind, loose=False):
     """Delta debugging over lines: drop what is not needed to show ``kind``."""
     def same(candidate):
         try:
-            return kind_of(*outcomes(candidate, backend)) == kind
+            return kind_of(*outcomes(candidate, backend), loose) == kind
         except Exception:  # noqa: BLE001 -- a broken candidate is simply not kept
             return False
 
@@ -76,21 +76,24 @@ def shrink(program, backend, kind):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--backend", default="numpy")
+    parser.add_argument("--family", choices=sorted(FAMILIES), default="views",
+                        help="programs of views and in-place writes, or of many ops (op_programs)")
     parser.add_argument("--programs", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--examples", type=int, default=3, help="programs shrunk per kind (the shortest kept)")
     args = parser.parse_args()
+    strategy, loose = FAMILIES[args.family]
     found = {}
     total = [0, 0]
 
     @settings(max_examples=args.programs, deadline=None, database=None, phases=["generate"],
               suppress_health_check=list(HealthCheck))
     @seed(args.seed)
-    @given(programs())
+    @given(strategy())
     def collect(program):
         expected, actual = outcomes(program, args.backend)
         total[0] += 1
-        kind = kind_of(expected, actual)
+        kind = kind_of(expected, actual, loose)
         if kind:
             total[1] += 1
             found.setdefault(kind, []).append(program)
@@ -98,11 +101,11 @@ def main():
     collect()
     print(f"# {args.backend}: {total[1]} of {total[0]} programs differ; {len(found)} kinds\n")
     for kind, failing in sorted(found.items(), key=lambda item: -len(item[1])):
-        shrunk = min((shrink(p, args.backend, kind) for p in sorted(failing, key=len)[:args.examples]), key=len)
+        shrunk = min((shrink(p, args.backend, kind, loose) for p in sorted(failing, key=len)[:args.examples]), key=len)
         expected, actual = outcomes(shrunk, args.backend)
         print(f"## [{len(failing)}] {kind}\n")
         print(program_source(shrunk).split("\n\n", 1)[1])
-        print(f"# -> {first_difference(expected, actual)}\n")
+        print(f"# -> {first_difference(expected, actual, loose)}\n")
         sys.stdout.flush()
 
 

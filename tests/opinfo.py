@@ -338,8 +338,9 @@ def binary_samples(low=-3.0, high=3.0, low2=None, high2=None, nonzero2=False, sc
     return gen
 
 
-def mixed_binary(low=-3.0, high=3.0, low2=None, high2=None, nonzero2=False, floats=True):
-    """Promotion samples: int/float, int32/int64, float32/float64, dim vs 0-dim, tensor vs Python scalar."""
+def mixed_binary(low=-3.0, high=3.0, low2=None, high2=None, nonzero2=False, floats=True, scalars=True):
+    """Promotion samples: int/float, int32/int64, float32/float64, dim vs 0-dim, tensor vs Python scalar (not
+    for ops PyTorch binds to Tensors only: ``scalars=False``)."""
     low2 = low if low2 is None else low2
     high2 = high if high2 is None else high2
 
@@ -358,7 +359,7 @@ def mixed_binary(low=-3.0, high=3.0, low2=None, high2=None, nonzero2=False, floa
                                 desc="i64,float"),
                     SampleInput((a((3,), "float32"), scalar_like(rng, "float64", low2, high2, nonzero2)),
                                 desc="f32,float")]
-        return out
+        return out if scalars else [s for s in out if all(isinstance(a, np.ndarray) for a in s.args)]
     return gen
 
 
@@ -691,7 +692,8 @@ def binary(name, ref, *, api=True, operators=(), float_out=False, dtypes=NUMERIC
         dtypes=dtypes, out_dtype=rule_float if float_out else kw.pop("out_dtype", rule_promote),
         supports_out=True, supports_inplace=True, method=name, api=name if api is True else api,
         operators=operators, table_name=name,
-        mixed=mixed_binary(low, high, low2, high2, nonzero2, floats=mixed_floats) if mixed else None, **kw)
+        mixed=mixed_binary(low, high, low2, high2, nonzero2, floats=mixed_floats, scalars=scalars) if mixed else None,
+        **kw)
 
 
 def _alpha_samples(base):
@@ -747,7 +749,8 @@ for _name, _api, _op in (("eq", "equal", operator.eq), ("ne", "not_equal", opera
     binary(_name, (lambda f: lambda m, x, y: f(m.asarray(x), y))(_op), api=_api, operators=((_op, None),),
            out_dtype=rule_bool, differentiable=False, ties=True, dtypes=NUMERIC + ("bool",))
 for _name in ("logical_and", "logical_or", "logical_xor"):
-    binary(_name, _logical(_name), out_dtype=rule_bool, differentiable=False, dtypes=NUMERIC + ("bool",))
+    binary(_name, _logical(_name), out_dtype=rule_bool, differentiable=False, dtypes=NUMERIC + ("bool",),
+           scalars=False)
 for _name, _ops in (("bitwise_and", (operator.and_, operator.iand)), ("bitwise_or", (operator.or_, operator.ior)),
                     ("bitwise_xor", (operator.xor, operator.ixor))):
     binary(_name, (lambda f: lambda m, x, y: getattr(m, f)(x, y))(_name), operators=(_ops,),

@@ -82,6 +82,15 @@ def refuses(dtype, error_type=NotImplementedError, match=None):
     return gen
 
 
+def number_other():
+    """The op's first sample of two arrays with a Python number for the second: PyTorch binds Tensors only."""
+    def gen(info):
+        s = _first(info, lambda s: len(s.args) == 2 and len(array_leaves(s.args)) == 2, "of two arrays")
+        return [ErrorInput(SampleInput((s.args[0], 2), dict(s.kwargs), desc="number"), TypeError,
+                           r"argument 'other' \(position 2\) must be Tensor, not int")]
+    return gen
+
+
 def cases(*specs):
     """One op's own bad inputs: ``(args, kwargs, error_type, match)``."""
     def gen(info):
@@ -104,6 +113,8 @@ _BINARY = ("add sub mul div pow maximum minimum atan2 remainder floor_divide eq 
            "max_other min_other where")
 declare(_BINARY, broadcast())
 declare("lerp addcmul addcdiv clamp_tensor isclose dist", broadcast())
+declare("maximum minimum fmax fmin atan2 hypot logaddexp nextafter logical_and logical_or logical_xor",
+        number_other())  # found by the differential fuzzer
 declare("bitwise_and bitwise_or bitwise_xor bitwise_left_shift bitwise_right_shift",
         lambda info: [ErrorInput(SampleInput((np.arange(3), np.arange(4))), RuntimeError, BROADCAST),
                       ErrorInput(SampleInput((np.ones(3, "float32"), np.arange(3))), RuntimeError,

@@ -1275,3 +1275,39 @@ def test_gradients_cross_checked_with_jax_grad(backend):
     program(t, x).backward()
     expected = jax.grad(lambda v: program(jnp, v))(jnp.array(start))
     np.testing.assert_allclose(_values(x.grad), np.asarray(expected), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("op", ["floor", "ceil", "trunc", "round", "sign"])
+def test_piecewise_constant_ops_have_constant_zero_gradients_under_create_graph(backend, op):
+    """Found by the differential fuzzer: PyTorch's formula is zeros_like(grad) -- a constant (it does not require
+    grad under create_graph) and 0 even where the incoming gradient is NaN."""
+    x = t.tensor([1.5, -0.25], backend=backend, requires_grad=True)
+    (g,) = t.autograd.grad((getattr(x, op)() * float("nan")).sum(), x, create_graph=True)
+    assert not g.requires_grad
+    np.testing.assert_array_equal(g.numpy(), [0.0, 0.0])
+
+
+@pytest.mark.parametrize("mode", ["floor", "trunc"])
+def test_div_with_a_rounding_mode_has_constant_zero_gradients_under_create_graph(backend, mode):
+    """Found by the differential fuzzer, as for the piecewise-constant ops above."""
+    x = t.tensor([1.5, -0.25], backend=backend, requires_grad=True)
+    y = t.tensor([0.5, 2.0], backend=backend, requires_grad=True)
+    gx, gy = t.autograd.grad(t.div(x, y, rounding_mode=mode).sum(), [x, y], create_graph=True)
+    assert not gx.requires_grad and not gy.requires_grad
+    np.testing.assert_array_equal(np.stack([gx.numpy(), gy.numpy()]), np.zeros((2, 2)))
+
+
+def test_logit_gradient_is_nan_outside_zero_one_as_torch(backend):
+    """Found by the differential fuzzer: PyTorch's formula gives NaN outside [0, 1] when no eps clamps x."""
+    x = t.tensor([-0.5, 0.5, 1.5], dtype=t.float64, backend=backend, requires_grad=True)
+    x.logit().sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [np.nan, 4.0, np.nan])
+
+
+@pytest.mark.parametrize("expression", ["True * x", "x * False", "x / True"])
+def test_gradient_through_a_product_with_a_python_bool(backend, expression):
+    """Found by the differential fuzzer: array_api_strict refused ``grad * True`` in the VJP."""
+    x = t.tensor([0.5, -2.0], backend=backend, requires_grad=True)
+    eval(expression, {"x": x}).sum().backward()
+    factor = {"True * x": 1.0, "x * False": 0.0, "x / True": 1.0}[expression]
+    np.testing.assert_array_equal(x.grad.numpy(), [factor, factor])

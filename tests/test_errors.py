@@ -80,3 +80,19 @@ def test_in_place_on_leaf_requiring_grad_is_refused():
     w = t.ones(2, requires_grad=True)
     with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
         w.add_(1)
+
+
+@pytest.mark.parametrize("fill", [
+    lambda ns, x: x.masked_fill(x > 0, float("nan")),  # found by the differential fuzzer
+    lambda ns, x: x.fill_(float("inf")),
+    lambda ns, x: ns.full((2,), 2.0 ** 40, dtype=ns.int32),
+    lambda ns, x: x.masked_fill(x > 0, 2 ** 63),
+], ids=["masked_fill-nan", "fill_-inf", "full-int32-too-large", "masked_fill-int64-too-large"])
+def test_a_number_an_integer_tensor_cannot_hold_is_refused_as_torch(backend, fill):
+    expected = "value cannot be converted to type .* without overflow"
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError, match=expected) as theirs:
+        fill(torch, torch.tensor([1, 2]))
+    with pytest.raises(RuntimeError) as ours:
+        fill(t, t.tensor([1, 2]))
+    assert str(ours.value) == str(theirs.value)

@@ -308,6 +308,7 @@ _ERRORS = {
     "gather-too-large": lambda ns, x: x.gather(1, ns.tensor([[0], [0], [0], [0]])),
     "index_select-out-of-range": lambda ns, x: x.index_select(1, ns.tensor([5])),
     "index_select-dim0-out-of-range": lambda ns, x: x.index_select(0, ns.tensor([-4])),
+    "index_select-last-dim-out-of-range": lambda ns, x: x[None].index_select(2, ns.tensor([4])),  # found by fuzzing
     "index_select-2d-index": lambda ns, x: x.index_select(1, ns.tensor([[1]])),
     "index_select-float-index": lambda ns, x: x.index_select(1, ns.tensor([0.0])),
     "scatter-out-of-range": lambda ns, x: x.scatter(1, ns.tensor([[5]]), 1.0),
@@ -317,6 +318,9 @@ _ERRORS = {
     "index_add-count": lambda ns, x: x.index_add(1, ns.tensor([1]), x[:, :2]),
     "index_add-out-of-range": lambda ns, x: x.index_add(1, ns.tensor([5]), x[:, :1]),
     "index_copy-count": lambda ns, x: x.index_copy(1, ns.tensor([0, 1]), x[:, :1]),
+    "index_copy-out-of-range": lambda ns, x: x.index_copy(1, ns.tensor([5]), x[:, :1]),
+    "index_add-vector-negative": lambda ns, x: x[0].index_add(0, ns.tensor([-1]), x[0, :1]),  # found by fuzzing
+    "index_add-inner-dim-negative": lambda ns, x: x[None].index_add(1, ns.tensor([-1]), x[None, :1]),
     "index_fill-out-of-range": lambda ns, x: x.index_fill(1, ns.tensor([5]), 1.0),
     "masked_fill-float-mask": lambda ns, x: x.masked_fill(ns.ones(3, 4), 1.0),
     "masked_fill-1d-value": lambda ns, x: x.masked_fill(x > 1, ns.ones(2, dtype=ns.float64)),
@@ -342,7 +346,9 @@ def test_bad_indices_raise_torch_error_types(backend, case):
                                   "gather-negative", "scatter-out-of-range", "index_select-out-of-range",
                                   "index_select-dim0-out-of-range", "take-out-of-range",
                                   "masked_fill-1d-value", "index_add-count", "scatter_reduce-bad-reduce",
-                                  "gather-ndim", "index_select-2d-index", "index_put-dtype"])
+                                  "gather-ndim", "index_select-2d-index", "index_put-dtype",
+                                  "index_copy-out-of-range", "index_add-vector-negative",
+                                  "index_add-inner-dim-negative", "index_select-last-dim-out-of-range"])
 def test_bad_index_messages_match_torch(case):
     with pytest.raises(Exception) as theirs:
         _ERRORS[case](torch, torch.arange(12.0, dtype=torch.float64).reshape(3, 4))

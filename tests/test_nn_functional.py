@@ -223,6 +223,7 @@ BAD = [
     ("conv2d-bias", "conv2d", (x(1, 4, 5, 5), x(4, 4, 3, 3), x(3)), {}),
     ("max_pool2d-padding", "max_pool2d", (x(1, 4, 5, 5),), {"kernel_size": 3, "padding": 2}),
     ("softmax-integer", "softmax", (np.array([1, 2]),), {"dim": 0}),
+    ("log_softmax-integer-dim-out-of-range", "log_softmax", (np.array(3),), {"dim": 1}),  # the dim is checked first
     ("glu-odd", "glu", (x(3, 5),), {}),
     ("pixel_shuffle-channels", "pixel_shuffle", (x(1, 3, 2, 2),), {"upscale_factor": 2}),
     ("channel_shuffle-groups", "channel_shuffle", (x(2, 5, 3),), {"groups": 2}),
@@ -290,3 +291,10 @@ def test_gumbel_softmax_hard_sample_is_one_hot_with_the_soft_sample_gradient(bac
     (g_hard,) = xt.autograd.grad((hard * weights).sum(), logits)
     (g_soft,) = xt.autograd.grad((soft * weights).sum(), logits)
     np.testing.assert_allclose(g_hard.numpy(), g_soft.numpy())
+
+
+@pytest.mark.parametrize("fn", ["softmax", "log_softmax"])
+def test_softmax_of_an_empty_tensor_is_empty(fn, backend):
+    """Found by the differential fuzzer: numpy's max of an empty axis raised."""
+    out = getattr(xt, fn)(xt.zeros(2, 0), -1)
+    assert tuple(out.shape) == tuple(getattr(torch, fn)(torch.zeros(2, 0), -1).shape) == (2, 0)

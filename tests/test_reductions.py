@@ -3,6 +3,7 @@ PyTorch's node names per overload, named results, gradient conventions at ties a
 legacy ``unbiased`` forms, bad input, and the array API's dtype rules and result tuples -- on every
 backend, against real PyTorch where it decides."""
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -191,9 +192,15 @@ def test_equal_allclose_isclose_match_torch(backend):
     (lambda ns: ns.zeros(0, 3).median(0), IndexError, "non-zero size"),
     (lambda ns: ns.tensor([1, 2]).mean(), RuntimeError, "floating point"),
     (lambda ns: ns.searchsorted(ns.zeros(2, 3), ns.zeros(3, 1)), RuntimeError, "boundaries"),
-    (lambda ns: ns.diff(ns.tensor(1.0)), RuntimeError, "one-dimensional")],
+    (lambda ns: ns.diff(ns.tensor(1.0)), RuntimeError, "one-dimensional"),
+    (lambda ns: ns.cumsum(ns.tensor(3), 1), IndexError, r"range of \[-1, 0\], but got 1"),  # found by fuzzing
+    (lambda ns: ns.tensor(1.0).sort(-2), IndexError, r"range of \[-1, 0\], but got -2"),
+    (lambda ns: ns.tensor([True]).median(1), IndexError, r"range of \[-1, 0\], but got 1"),
+    (lambda ns: ns.zeros(0, 3).max(), RuntimeError, "Expected reduction dim to be specified"),  # found by fuzzing
+    (lambda ns: ns.zeros(0, 3).amin(0), IndexError, "Expected reduction dim 0 to have non-zero size")],
     ids=["kthvalue-k", "topk-k", "bincount-negative", "std-int", "var-both", "median-empty", "mean-int",
-         "searchsorted-batch", "diff-0d"])
+         "searchsorted-batch", "diff-0d", "cumsum-0d-dim", "sort-0d-dim",
+         "median-bool-dim-out-of-range", "max-empty", "amin-empty-dim"])
 def test_bad_input_raises_as_torch(call, error, words, backend):
     with pytest.raises(error, match=words):
         call(xt)
@@ -257,3 +264,32 @@ def test_api_reductions_over_no_axes_keep_the_shape(backend):
 def test_api_std_var_take_a_float_correction(backend):
     x = xa.asarray([1.0, 2.0, 4.0, 7.0])
     assert math.isclose(float(xa.var(x, correction=1.5)), float(np.var([1.0, 2.0, 4.0, 7.0], ddof=1.5)))
+
+
+@pytest.mark.parametrize("call", [
+    lambda ns, b: ns.maximum(b, ~b), lambda ns, b: ns.fmin(b, ~b), lambda ns, b: b.amax(), lambda ns, b: b.amin(0),
+    lambda ns, b: b.max(0).values, lambda ns, b: b.sort(descending=True).indices, lambda ns, b: b.argsort(),
+    lambda ns, b: b.cummin(0).values],
+    ids=["maximum", "fmin", "amax", "amin", "max-dim", "sort", "argsort", "cummin"])
+def test_orderings_of_bools_as_torch(call, backend):
+    """Found by the differential fuzzer: array_api_strict orders numbers only, so these went through as uint8."""
+    data = [True, False, True]
+    ours, theirs = call(xt, xt.tensor(data)), call(torch, torch.tensor(data))
+    assert str(ours.dtype) == str(theirs.dtype).replace("torch", "xtensor")
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+@pytest.mark.parametrize("op", ["var", "std"])
+@pytest.mark.parametrize("correction", [2, 3])
+def test_var_std_without_degrees_of_freedom_as_torch(op, correction, backend):
+    """Found by the differential fuzzer: PyTorch divides by max(0, n - correction) -- inf, where jax gave NaN --
+    and its gradient keeps 2 / (n - correction) (finite for a negative one)."""
+    data = [[1.0, 2.0], [4.0, 3.0]]
+    x, tx = _pair(data)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out, tout = getattr(x, op)(0, correction=correction), getattr(tx, op)(0, correction=correction)
+        out.sum().backward()
+        tout.sum().backward()
+    np.testing.assert_array_equal(out.detach().numpy(), tout.detach().numpy())
+    np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())

@@ -963,3 +963,74 @@ def test_names_survive_copies_and_detach(backend):
     assert x.clone().names == x.detach().names == x.double().names == ("A", "B")
 
 
+
+
+@pytest.mark.parametrize("expression", ["0.5 // b", "b // 0.5", "b % 0.5", "b // 2", "2.5 % b"])
+def test_operators_on_bools_with_a_number_of_a_higher_kind_compute_in_the_promoted_dtype(backend, expression):
+    """Found by the differential fuzzer: the fast path checked the op's refusal of bools on the tensor's own dtype
+    (``"floor_divide" not implemented for 'Bool'``) where PyTorch computes in the promoted float/int dtype."""
+    torch = pytest.importorskip("torch")
+    ours = eval(expression, {"b": t.tensor([True, False])})
+    theirs = eval(expression, {"b": torch.tensor([True, False])})
+    assert str(ours.dtype) == str(theirs.dtype).replace("torch", "xtensor")
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+@pytest.mark.parametrize("op", ["sign", "square"])
+def test_sign_and_square_of_bools_as_torch(backend, op):
+    """Found by the differential fuzzer: sign of bools leaked numpy's ufunc error; square (PyTorch: pow(x, 2)) of
+    bools is int64."""
+    torch = pytest.importorskip("torch")
+    ours, theirs = getattr(t, op)(t.tensor([True, False])), getattr(torch, op)(torch.tensor([True, False]))
+    assert str(ours.dtype) == str(theirs.dtype).replace("torch", "xtensor")
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+@pytest.mark.parametrize("expression", ["i ** -1", "i ** torch.tensor([-1, 2, -3])", "2 ** torch.tensor([-1, 2, 3])",
+                                        "torch.tensor([-1, 1, 3]) ** torch.tensor([-3, -2, -1])"])
+def test_integers_to_negative_integer_powers_as_torch(backend, expression):
+    """Found by the differential fuzzer: a negative Python exponent is PyTorch's RuntimeError (was the backend's
+    ValueError/TypeError); negative exponents in a tensor give 0 unless the base is 1 or -1 (numpy refused them)."""
+    torch = pytest.importorskip("torch")
+
+    def run(ns):
+        try:
+            return eval(expression, {"torch": ns, "i": ns.tensor([2, -1, 1])}).numpy()
+        except RuntimeError as e:
+            return str(e)
+    np.testing.assert_equal(run(t), run(torch))
+
+
+@pytest.mark.parametrize("expression", ["torch.add(b, b, alpha=2)", "torch.add(i, b, alpha=2)",
+                                        "i.sub(b.int(), alpha=3)", "torch.add(i, 2, alpha=2)",
+                                        "torch.add(b, True, alpha=2)"])
+def test_alpha_scales_in_the_result_dtype_as_torch(backend, expression):
+    """Found by the differential fuzzer: ``alpha * other`` was computed before promotion (int64 for bools)."""
+    torch = pytest.importorskip("torch")
+    ours = eval(expression, {"torch": t, "b": t.tensor([True, False]), "i": t.tensor([1, 2], dtype=t.int32)})
+    theirs = eval(expression, {"torch": torch, "b": torch.tensor([True, False]),
+                               "i": torch.tensor([1, 2], dtype=torch.int32)})
+    assert str(ours.dtype) == str(theirs.dtype).replace("torch", "xtensor")
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+@pytest.mark.parametrize("expression", ["b - 1.5", "x - True", "x - b", "1.5 - b", "torch.sub(x, b, alpha=2)",
+                                        "b - True", "x.clone().sub_(b)"])
+def test_subtraction_with_any_bool_operand_is_refused_as_torch(backend, expression):
+    """Found by the differential fuzzer: PyTorch refuses a bool operand of ``-`` even when the other is not."""
+    torch = pytest.importorskip("torch")
+    messages = []
+    for ns in (t, torch):
+        with pytest.raises(RuntimeError) as e:
+            eval(expression, {"torch": ns, "b": ns.tensor([True, False]), "x": ns.ones(2)})
+        messages.append(str(e.value))
+    assert messages[0] == messages[1]
+
+
+def test_relu_keeps_nan_and_passes_its_gradient_as_torch(backend):
+    """Found by the differential fuzzer: relu is clamp_min(x, 0) in PyTorch, so NaN stays NaN (was 0)."""
+    x = t.tensor([float("nan"), -1.0, 2.0], requires_grad=True)
+    y = x.relu()
+    y.sum().backward()
+    np.testing.assert_array_equal(y.detach().numpy(), [np.nan, 0.0, 2.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [1.0, 0.0, 1.0])

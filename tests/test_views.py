@@ -752,3 +752,9 @@ def test_in_place_write_through_a_view_on_numpy_does_not_copy_the_base():
             tracemalloc.stop()
     assert base[10, 0].item() == 1.0
     assert peak < base.numel() * 8 / 4  # at most a temporary of the view's size, never the 8 MB base
+
+
+def test_strides_of_a_view_of_an_empty_tensor_are_python_ints():
+    """Found by the differential fuzzer (numpy's int64 leaked out of view's stride rule for empty tensors)."""
+    strides = t.arange(24.0).narrow(0, 0, 0).view(0, 2, 3).stride()
+    assert strides == (6, 3, 1) and all(type(s) is int for s in strides)

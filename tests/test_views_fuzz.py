@@ -1,16 +1,25 @@
-"""Differential fuzzer: random programs of views, in-place writes and backward, PyTorch as the oracle.
+"""Differential fuzzer: random PyTorch programs, PyTorch as the oracle.
 
-Each program (``tests/fuzz_programs.py``) runs once with ``import torch`` and once with ``import xtensor``
-on each backend; every read (values, shape, dtype, requires_grad, grad_fn name, is_leaf), the statement
-that raises (and its error type) and ``w.grad`` must agree. A failure prints the program as PyTorch code
-and the first difference, after hypothesis has shrunk it.
+Two families of programs (``tests/fuzz_programs.py``), each run once with ``import torch`` and once with
+``import xtensor`` on each backend:
 
-CI runs a few hundred programs per backend from a fixed seed. The long run:
+* ``views``: views, in-place writes through them and backward -- every read (values, shape, dtype,
+  requires_grad, grad_fn name, is_leaf, whether a view, strides and contiguity of views), the statement that
+  raises (and its error type) and ``w.grad`` must agree;
+* ``ops``: elementwise unary/binary ops with broadcasting, mixed dtypes (int, bool, float32/64) and Python
+  scalars, ``where``, reductions with dim/keepdim, matmul and linalg, advanced indexing, gather/scatter and masked
+  ops, cat/stack and views, then ``backward()`` or a second-order pass (``autograd.grad(create_graph=True)`` and a
+  backward of the gradient); the same reads, and error types where PyTorch raises (or xtensor does).
 
-    XTENSOR_FUZZ_PROGRAMS=20000 python -m pytest tests/test_views_fuzz.py -n 3
+A failure prints the program as PyTorch code and the first difference, after hypothesis has shrunk it.
+``tests/fuzz_triage.py --family ops`` groups the differences of a long run by kind and shrinks one per kind.
 
-``XTENSOR_FUZZ_BACKENDS=numpy,jax`` picks backends; ``XTENSOR_FUZZ_SEED=<int>`` draws other programs
-than CI's fixed ones.
+CI runs a few hundred programs per family and backend from a fixed seed. The long run:
+
+    XTENSOR_FUZZ_SEED=1 XTENSOR_FUZZ_PROGRAMS=20000 python -m pytest tests/test_views_fuzz.py -n 3
+
+``XTENSOR_FUZZ_BACKENDS=numpy,jax`` picks backends, ``XTENSOR_FUZZ_FAMILIES=ops`` families;
+``XTENSOR_FUZZ_SEED=<int>`` draws other programs than CI's fixed ones.
 """
 import os
 import warnings
@@ -19,37 +28,40 @@ import pytest
 from hypothesis import HealthCheck, given, seed, settings
 
 import xtensor
-from fuzz_programs import first_difference, program_source, programs, run
+from fuzz_programs import FAMILIES, first_difference, program_source, run
 
 torch = pytest.importorskip("torch")
 
-PROGRAMS = int(os.environ.get("XTENSOR_FUZZ_PROGRAMS", "300"))
+CI_PROGRAMS = {"views": 300, "ops": 100}  # the ops family costs ~0.1 s a program on jax (eager XLA)
+PROGRAMS = os.environ.get("XTENSOR_FUZZ_PROGRAMS")
 BACKENDS = os.environ.get("XTENSOR_FUZZ_BACKENDS", "numpy,jax,array_api_strict").split(",")
+SELECTED = os.environ.get("XTENSOR_FUZZ_FAMILIES", ",".join(FAMILIES)).split(",")
 SEED = os.environ.get("XTENSOR_FUZZ_SEED")
 
 
-def _fuzz_settings(test):
-    test = settings(max_examples=PROGRAMS, deadline=None, database=None, derandomize=SEED is None,
-                    suppress_health_check=list(HealthCheck))(test)
+def _fuzz_settings(test, family):
+    test = settings(max_examples=int(PROGRAMS or CI_PROGRAMS[family]), deadline=None, database=None,
+                    derandomize=SEED is None, suppress_health_check=list(HealthCheck))(test)
     return test if SEED is None else seed(int(SEED))(test)
 
 
 @pytest.mark.parametrize("backend_name", BACKENDS)
-def test_program_matches_pytorch(backend_name):
+@pytest.mark.parametrize("family", SELECTED)
+def test_program_matches_pytorch(family, backend_name):
     try:
         xtensor.get_backend(backend_name)
     except (ImportError, ValueError) as e:
         pytest.skip(f"backend {backend_name!r} unavailable: {e}")
+    strategy, loose = FAMILIES[family]
 
-    @_fuzz_settings
-    @given(programs())
+    @given(strategy())
     def check(program):
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # PyTorch's deprecation notes (index_put_ on expanded tensors)
+            warnings.simplefilter("ignore")  # PyTorch's deprecation notes; numpy's overflow and NaN warnings
             expected = run(torch, program)
-        with xtensor.use_backend(backend_name):
-            actual = run(xtensor, program)
-        difference = first_difference(expected, actual)
+            with xtensor.use_backend(backend_name):
+                actual = run(xtensor, program)
+        difference = first_difference(expected, actual, loose)
         assert difference is None, f"\n{program_source(program)}\n\nfirst difference ({backend_name}): {difference}"
 
-    check()
+    _fuzz_settings(check, family)()

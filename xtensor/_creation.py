@@ -232,6 +232,7 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, back
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     dtype = dtype or _dtypes.scalar_dtype(fill_value)
+    dtype.check_fits(fill_value)
     arr = adapter.xp.full(_size((size,) if isinstance(size, int) else tuple(size)), fill_value,
                           dtype=adapter.native_dtype(dtype))
     return _finish(arr, adapter, requires_grad, names, device=device)

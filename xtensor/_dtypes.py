@@ -6,10 +6,13 @@ kinds, and PyTorch's three-tier rule for 0-dim tensors and Python scalars
 (``c10::ResultTypeState``: dimensioned tensors outrank 0-dim tensors, which
 outrank Python scalars, unless a lower tier is of a higher category).
 """
+import builtins
+import math
 import numbers
 import threading
 
 from numpy import bool_ as _np_bool
+from numpy import iinfo as _iinfo
 
 __all__ = [
     "DType", "bool", "uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64",
@@ -55,6 +58,15 @@ class DType:
     def scalar_name(self):
         """PyTorch's ScalarType name (``Float``, ``Long``), used in its error messages and ``type()``."""
         return _SCALAR_NAMES[self.name]
+
+    def check_fits(self, value):
+        """PyTorch's error for a Python number an integer dtype cannot hold (NaN, inf, out of range), as a
+        scalar fill (``masked_fill``, ``fill_``, ``full``) meets it."""
+        if self.kind in "iu" and isinstance(value, (int, float)) and not isinstance(value, builtins.bool):
+            info = _iinfo(self.name)
+            if not (math.isfinite(value) and info.min <= value <= info.max):
+                c_name = "int" if self.name == "int32" else f"{self.name}_t"
+                raise RuntimeError(f"value cannot be converted to type {c_name} without overflow")
 
     def __repr__(self):
         return f"xtensor.{self.name}"

@@ -40,6 +40,9 @@ def _extreme(kind):
         if isinstance(dim, Tensor) or other is not None:
             return torch_functions[elementwise](input, other if other is not None else dim)
         if dim is None:
+            if input.numel() == 0:
+                raise RuntimeError(f"{kind}(): Expected reduction dim to be specified for input.numel() == 0. "
+                                   "Specify the reduction dim with the 'dim' argument.")
             r = apply(_op[reduce_all], (input,), (tuple(range(input.ndim)), False))
             r_node = r._grad_fn
             if r_node is not None:
@@ -552,6 +555,7 @@ def copy_(self, src, non_blocking=False):
 
 def fill_(self, value, _node_name=None):
     check_inplace(self, value)
+    self._dtype.check_fits(value)
     if isinstance(value, Tensor) or (_grad_state.enabled and self._requires_grad):
         scalar = not isinstance(value, Tensor)
         name = _node_name or ("FillBackward2" if scalar else "FillBackward3")

@@ -54,7 +54,10 @@ class RawNamespace:
         return fn
 
     def conj(self, v):
-        """The conjugate of a complex array; anything else as it is."""
+        """The conjugate of a complex array; a Python bool as an int (the array API promotes it with bools only:
+        the gradient of ``True * x``); anything else as it is."""
+        if v is True or v is False:
+            return int(v)
         return self.xp.conj(v) if getattr(v, "dtype", None) in self._complex else v
 
     def where(self, cond, a, b):

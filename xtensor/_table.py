@@ -22,12 +22,17 @@ TABLE = {}
 class Entry:
     """How one op is exposed: the op plus its spellings."""
 
-    __slots__ = ("op", "kind", "sig", "api", "api_sig", "method", "inplace", "out", "operators", "function")
+    __slots__ = ("op", "kind", "sig", "api", "api_sig", "method", "inplace", "out", "operators", "function",
+                 "tensors_only", "check")
 
     def __init__(self, op, kind, sig, api, api_sig, method, inplace, out, operators, function):
         self.op, self.kind, self.sig, self.api, self.api_sig = op, kind, sig, api, api_sig
         self.method, self.inplace, self.out, self.operators, self.function = \
             method, inplace, out, operators, function
+        self.tensors_only = False  # a binary op whose torch function and method refuse Python numbers
+        # a binary op's check of operands of different dtypes, ``(input, other)`` -> raises PyTorch's error (``sub``
+        # of a bool); its torch spellings run it wherever the operands are not of one dtype (off the fast path)
+        self.check = None
 
 
 def defop(name, fwd, vjps=None, *, kind="custom", sig=None, api=None, api_sig=None, method=True,
@@ -79,6 +84,16 @@ def as_bool(xp, x):
 def as_uint8(xp, x):
     """Booleans as numbers: the array API orders and adds numbers only."""
     return xp.astype(x, xp.uint8) if hasattr(x, "dtype") else int(x)
+
+
+def via_uint8(fwd):
+    """A ``bool_fwd`` for an op that orders its inputs (max, sort...): ``fwd`` on bool arrays as uint8, and its
+    uint8 results as bools again (the array API orders numbers only: array_api_strict refuses bools)."""
+    def bool_fwd(xp, *args):
+        out = fwd(xp, *(as_uint8(xp, a) if getattr(a, "dtype", None) == xp.bool else a for a in args))
+        back = [xp.astype(o, xp.bool) if o.dtype == xp.uint8 else o for o in (out if isinstance(out, tuple) else (out,))]
+        return tuple(back) if isinstance(out, tuple) else back[0]
+    return bool_fwd
 
 
 def where_zero(cond, g):

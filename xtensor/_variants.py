@@ -166,26 +166,28 @@ def _fast_unary(op):
     return unary
 
 
-def _fast_binary(op, reflected=False):
+def _fast_binary(op, reflected=False, check=None):
     fwd, differentiable, cast, has_bool_fwd = op.fwd, op.differentiable, op.cast, op.bool_fwd is not None
 
     def binary(self, other):
         a = self._arr
         backend = self._backend
-        simple = (cast is None or cast(self._dtype) is self._dtype) and not (
-            has_bool_fwd and self._dtype is _dtypes.bool)
         other_type = type(other)
         if other_type is Tensor:
             b = other._arr
-            fast = simple and a is not None and b is not None and other._backend is backend and \
-                other._dtype is self._dtype
+            fast = a is not None and b is not None and other._backend is backend and other._dtype is self._dtype
         else:
             b = other
-            fast = simple and a is not None and self._dtype.kind in _SCALAR_KINDS.get(other_type, "")
+            fast = a is not None and self._dtype.kind in _SCALAR_KINDS.get(other_type, "")
+        # the op's dtype check (``cast``) sees self's dtype only when it is the result's (``0.5 // bools`` is float)
+        fast = fast and (cast is None or cast(self._dtype) is self._dtype) and not (
+            has_bool_fwd and self._dtype is _dtypes.bool)
         if not fast:
             if other is None:
                 return NotImplemented
             other = _as_operand(other, self)
+            if check is not None:
+                check(self, other)
             return apply(op, (other, self) if reflected else (self, other))
         try:
             out = fwd(backend.xp, b, a) if reflected else fwd(backend.xp, a, b)
@@ -245,8 +247,10 @@ def _make_function(entry, name):
             if not isinstance(input, Tensor):
                 input = _as_operand(input, other)
             other = _as_operand(other, input)
+            if entry.check is not None:
+                entry.check(input, other)
             if alpha is not None:
-                other = other * alpha
+                other = _scaled(other, alpha, input)
             r = apply(op, (input, other)) if not options else _with_options(sig, name, input, other, options)
             return r if out is None else assign_out(out, r, name)
     else:
@@ -258,6 +262,15 @@ def _make_function(entry, name):
     function.__doc__ = sig.__doc__ if kind == "composite" else \
         f"xtensor.{name}: generated from the op table entry {op.name!r}."
     return function
+
+
+def _scaled(other, alpha, input):
+    """``alpha * other`` (``add``/``sub``) computed in the result's dtype, as PyTorch does: ``int32 + alpha * bool``
+    stays int32, and for bools alpha is a bool."""
+    dtype = _dtypes.result_type(input, other)
+    if not isinstance(other, Tensor):
+        return bool(other and alpha) if dtype is _dtypes.bool else other * alpha
+    return other.to(dtype) * (bool(alpha) if dtype is _dtypes.bool else alpha)
 
 
 def _with_options(sig, name, input, other, options):
@@ -295,12 +308,12 @@ def _make_method(entry, function):
     if kind == "unary":
         method = _fast_unary(op)
     elif kind == "binary":
-        fast = _fast_binary(op)
+        fast = _fast_binary(op, check=entry.check)
 
         def method(self, other, *, alpha=None, **options):
             if options:
                 return function(self, other, alpha=alpha, **options)
-            return fast(self, other if alpha is None else other * alpha)
+            return fast(self, other if alpha is None else _scaled(other, alpha, self))
     elif kind == "composite":
         impl = entry.sig
 
@@ -344,7 +357,7 @@ def _make_operators(entry, method, inplace):
         elif _variant_of(dunder, "i", entry.operators):
             ops[dunder] = inplace
         elif entry.kind == "binary":
-            ops[dunder] = _fast_binary(op, reflected=_variant_of(dunder, "r", entry.operators))
+            ops[dunder] = _fast_binary(op, _variant_of(dunder, "r", entry.operators), entry.check)
         elif _variant_of(dunder, "r", entry.operators):
             ops[dunder] = lambda self, other, _op=op: apply(_op, (_as_operand(other, self), self))
         else:
@@ -359,18 +372,36 @@ TORCH_INPLACE_FUNCTIONS = frozenset("""
     nan_to_num neg negative rad2deg reciprocal relu round rsqrt sigmoid sin sinc sinh sqrt square tan tanh trunc
     xlogy""".split())
 
+
+def _tensors_only(fn, name, is_method):
+    """``fn`` refusing Python numbers with PyTorch's TypeError (``maximum(x, 2)``: its binding takes Tensors only;
+    the array-API function of the same entry takes numbers, as the standard asks)."""
+    def checked(input, other, *args, **kwargs):
+        for position, (arg, value) in enumerate((("input", input), ("other", other))):
+            if not isinstance(value, Tensor):
+                raise TypeError(f"{name}(): argument '{arg}' (position {position + (not is_method)}) must be Tensor, "
+                                f"not {type(value).__name__}")
+        return fn(input, other, *args, **kwargs)
+    checked.__name__ = checked.__qualname__ = fn.__name__
+    return checked
+
+
 torch_functions = {}
 api_functions = {}
 _methods = {}
 
 for _name, _entry in TABLE.items():
     _fn = _make_function(_entry, _name) if _entry.function else None
+    if _entry.tensors_only and _fn is not None:
+        _fn = _tensors_only(_fn, _name, False)
     if _entry.function:
         torch_functions[_name] = _fn
     if _entry.api:
         api_functions[_entry.api] = _make_api_function(_entry)
     if _entry.method and _fn is not None:
         _m = _make_method(_entry, _fn)
+        if _entry.tensors_only:
+            _m = _tensors_only(_m, _name, True)
         _methods[_name] = _m
         _ip = _make_inplace(_m, _name) if _entry.inplace else None
         if _ip is not None:

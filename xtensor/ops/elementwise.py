@@ -18,7 +18,7 @@ import operator
 from .. import _dtypes
 from .._dispatch import apply
 from .._ns import is_array
-from .._table import TABLE, as_bool, as_uint8, defcomposite, defop, refusing, to_float, where_zero
+from .._table import TABLE, as_bool, as_uint8, defcomposite, defop, refusing, to_float, via_uint8, where_zero
 from .._tensor import Tensor
 
 LN2, LN10 = math.log(2.0), math.log(10.0)
@@ -150,7 +150,7 @@ def _is_complex(x):
 def _sign(xp, x, nan=None):
     """sign with ``+0`` (``0 + 0j``) for zeros of any sign; NaN gives NaN (the standard) or ``nan`` (PyTorch: 0)."""
     if _is_integral(x):
-        return xp.sign(x)
+        return x if _dtype_kind(x.dtype) == "b" else xp.sign(x)  # PyTorch: the sign of a bool is itself
     signs = xp.where(x == 0, xp.zeros_like(x), xp.sign(x))  # +0 for -0 too (jax keeps -0)
     if _is_complex(x):
         return signs
@@ -193,18 +193,19 @@ unary("sigmoid", lambda xp, x: 1 / (1 + xp.exp(-x)), lambda ns, g, ans, x: g * a
 unary("sqrt", _with_complex_cases("sqrt"), lambda ns, g, ans, x: g / (2 * ans), float_only=True)
 unary("rsqrt", lambda xp, x: 1 / xp.sqrt(x), lambda ns, g, ans, x: -0.5 * g * ans * ans * ans,
       float_only=True, api=None)
-unary("relu", lambda xp, x: xp.maximum(x, 0), lambda ns, g, ans, x: ns.where_zero(ans > 0, g),  # NaN stays NaN
+unary("relu", lambda xp, x: xp.maximum(x, 0), lambda ns, g, ans, x: ns.where_zero(~(ans <= 0), g),  # NaN stays NaN
       api=None)
 unary("abs", lambda xp, x: xp.abs(x), lambda ns, g, ans, x: g * ns.sign(x), operators=("__abs__",))
 unary("neg", lambda xp, x: -x, lambda ns, g, ans, x: -g, api="negative", operators=("__neg__",))
-unary("sign", lambda xp, x: _sign(xp, x, nan=0), lambda ns, g, ans, x: g * 0, api=None)
-unary("_api_sign", _sign, lambda ns, g, ans, x: g * 0, api="sign", function=False, method=False, inplace=False,
+unary("sign", lambda xp, x: _sign(xp, x, nan=0), lambda ns, g, ans, x: ns.zeros(g.shape, g), api=None)
+unary("_api_sign", _sign, lambda ns, g, ans, x: ns.zeros(g.shape, g), api="sign", function=False, method=False, inplace=False,
       out=False, node="SignBackward0")
-unary("square", lambda xp, x: x * x, lambda ns, g, ans, x: 2 * g * x, node="PowBackward0")  # PyTorch: pow(x, 2)
+unary("square", lambda xp, x: x * x, lambda ns, g, ans, x: 2 * g * x, node="PowBackward0",  # PyTorch: pow(x, 2)
+      cast=lambda d: _dtypes.int64 if d.kind == "b" else d)  # and so int64 for bools
 unary("reciprocal", lambda xp, x: 1 / x, lambda ns, g, ans, x: -g * ans * ans, float_only=True)
-unary("floor", lambda xp, x: xp.floor(x), lambda ns, g, ans, x: g * 0)
-unary("ceil", lambda xp, x: xp.ceil(x), lambda ns, g, ans, x: g * 0)
-unary("trunc", lambda xp, x: xp.trunc(x), lambda ns, g, ans, x: g * 0)
+unary("floor", lambda xp, x: xp.floor(x), lambda ns, g, ans, x: ns.zeros(g.shape, g))
+unary("ceil", lambda xp, x: xp.ceil(x), lambda ns, g, ans, x: ns.zeros(g.shape, g))
+unary("trunc", lambda xp, x: xp.trunc(x), lambda ns, g, ans, x: ns.zeros(g.shape, g))
 unary("frac", lambda xp, x: x - xp.trunc(x), lambda ns, g, ans, x: g, api=None)
 unary("logical_not", lambda xp, x: xp.logical_not(xp.astype(x, xp.bool)), None, differentiable=False)
 predicate("isnan", lambda xp, x: xp.isnan(x), api=True)
@@ -245,7 +246,7 @@ def _round(xp, x, decimals=0):
     return xp.round(x / scale) * scale
 
 
-defop("round", _round, (lambda g, ans, x, decimals=0: g * 0,), kind="custom", api=True, inplace=True, out=True,
+defop("round", _round, (lambda g, ans, x, decimals=0: g.new_zeros(g.shape),), kind="custom", api=True, inplace=True, out=True,
       sig=_round_sig,
       api_sig=lambda x, /: ((x,), ()), names=lambda x, decimals=0: f"RoundBackward{int(bool(decimals))}")
 
@@ -258,8 +259,8 @@ def _logit(xp, x, eps):
 
 def _logit_vjp(g, ans, x, eps):
     inside = x * (1 - x)
-    if eps is None:
-        return g / inside
+    if eps is None:  # NaN outside [0, 1], as PyTorch's formula
+        return (g / inside).masked_fill((x < 0) | (x > 1), math.nan)
     return where_zero((x >= eps) & (x <= 1 - eps), g / inside)
 
 
@@ -336,7 +337,8 @@ def _div_rounded(xp, x, y, rounding_mode):
     return xp.trunc(x / y)
 
 
-_div_mode = defop("_div_mode", _div_rounded, (lambda g, ans, x, y, mode: g * 0, lambda g, ans, x, y, mode: g * 0),
+_div_mode = defop("_div_mode", _div_rounded, (lambda g, ans, x, y, mode: g.new_zeros(g.shape),
+                                               lambda g, ans, x, y, mode: g.new_zeros(g.shape)),
                   node="DivBackward2", function=False, method=False, saves=(0, 1))  # as PyTorch's DivBackward2
 
 
@@ -407,20 +409,39 @@ def _rtruediv(self, other):
 
 
 defcomposite("__rtruediv__", _rtruediv, function=False, method=False)
-binary("pow", lambda xp, x, y: x ** y, (_pow_vjp_base, _pow_vjp_exponent),
+
+
+def _pow(xp, x, y):
+    """``x ** y``; integers to negative integer powers as PyTorch: a negative Python exponent is refused, a
+    negative element of an exponent tensor gives ``1 / x ** -y`` truncated (0 unless ``x`` is 1 or -1)."""
+    if not (_is_integral(x) and _is_integral(y)):
+        return x ** y
+    if _is_scalar(y):
+        if y < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        return x ** y
+    x, y = _as_arrays(xp, x, y)
+    negative = y < 0
+    power = x ** xp.where(negative, -y, y)
+    return xp.where(negative & (xp.abs(x) != 1), xp.zeros_like(power), power)
+
+
+binary("pow", _pow, (_pow_vjp_base, _pow_vjp_exponent),
        operators=("__pow__", "__rpow__", "__ipow__"),
        names=lambda x, y: "PowBackward2" if not isinstance(x, Tensor) else
        "PowBackward1" if isinstance(y, Tensor) else "PowBackward0", scalar_edges=False)
+_bools_max = via_uint8(lambda xp, x, y: xp.maximum(x, y))  # fmax/fmin of bools: no NaN to skip
+_bools_min = via_uint8(lambda xp, x, y: xp.minimum(x, y))
 binary("maximum", lambda xp, x, y: xp.maximum(x, y),
        (lambda ns, g, ans, x, y: ns.where_zero(x >= y, ns.where(x != y, g, g / 2)),
-        lambda ns, g, ans, x, y: ns.where_zero(y >= x, ns.where(x != y, g, g / 2))))
+        lambda ns, g, ans, x, y: ns.where_zero(y >= x, ns.where(x != y, g, g / 2))), bool_fwd=_bools_max)
 binary("minimum", lambda xp, x, y: xp.minimum(x, y),
        (lambda ns, g, ans, x, y: ns.where_zero(x <= y, ns.where(x != y, g, g / 2)),
-        lambda ns, g, ans, x, y: ns.where_zero(y <= x, ns.where(x != y, g, g / 2))))
+        lambda ns, g, ans, x, y: ns.where_zero(y <= x, ns.where(x != y, g, g / 2))), bool_fwd=_bools_min)
 binary("fmax", _fmax, (lambda g, ans, x, y: where_zero((x >= y) | y.isnan(), g),
-                       lambda g, ans, x, y: where_zero(~((x >= y) | y.isnan()), g)), api=None)
+                       lambda g, ans, x, y: where_zero(~((x >= y) | y.isnan()), g)), api=None, bool_fwd=_bools_max)
 binary("fmin", _fmin, (lambda g, ans, x, y: where_zero((x <= y) | y.isnan(), g),
-                       lambda g, ans, x, y: where_zero(~((x <= y) | y.isnan()), g)), api=None)
+                       lambda g, ans, x, y: where_zero(~((x <= y) | y.isnan()), g)), api=None, bool_fwd=_bools_min)
 binary("atan2", lambda xp, x, y: xp.atan2(x, y),
        (lambda ns, g, ans, x, y: g * y / (x * x + y * y), lambda ns, g, ans, x, y: -g * x / (x * x + y * y)),
        cast=to_float)
@@ -430,7 +451,8 @@ binary("hypot", lambda xp, x, y: xp.hypot(x, y),
 binary("logaddexp", lambda xp, x, y: xp.logaddexp(x, y),
        (lambda ns, g, ans, x, y: g / (1 + ns.exp(y - x)), lambda ns, g, ans, x, y: g / (1 + ns.exp(x - y))),
        cast=to_float)
-binary("copysign", lambda xp, x, y: xp.copysign(x, y), (_copysign_vjp, lambda g, ans, x, y: g * 0), cast=to_float,
+binary("copysign", lambda xp, x, y: xp.copysign(x, y), (_copysign_vjp, lambda g, ans, x, y: g.new_zeros(g.shape)),
+       cast=to_float,
        names=lambda x, y: "CopysignBackward0" if isinstance(y, Tensor) else "CopysignBackward1")
 binary("xlogy", _xlogy, (lambda g, ans, x, y: g * (x != 0).to(g.dtype).xlogy(y), lambda g, ans, x, y: g * x / y),
        cast=to_float, api=None,
@@ -605,6 +627,21 @@ _REFUSED = {
     **{name: ("c", {"c": (RuntimeError, f"{name} does not support complex inputs.")})
        for name in ("isposinf", "isneginf")},
 }
+def _no_bool_subtraction(input, other):
+    bools = sum(v is True or v is False or isinstance(v, Tensor) and v.dtype is _dtypes.bool for v in (input, other))
+    if bools == 2:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+                           "`logical_xor()` operator instead.")
+    if bools:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
+                           "invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
+TABLE["sub"].check = _no_bool_subtraction  # PyTorch refuses any bool operand, a number too (``x - True``)
+# PyTorch binds these to Tensors only: a Python number is a TypeError (their array-API functions take numbers)
+for _name in ("maximum", "minimum", "fmax", "fmin", "atan2", "arctan2", "hypot", "logaddexp", "nextafter",
+              "logical_and", "logical_or", "logical_xor"):
+    TABLE[_name].tensors_only = True
 for _name, (_kinds, _errors) in _REFUSED.items():
     _op = TABLE[_name].op
     _op.cast = refusing(_name.strip("_"), _kinds, _op.cast, _errors)

@@ -359,8 +359,9 @@ def _index_select_sig(input, dim, index):
     index = _vector_index("index_select", index, "int32 or int64")
     d = _wrap(dim, input.ndim)
     size = tuple(input.shape)[d] if input.ndim else 1
-    check_index_range(index._value, 0, size, lambda bad: IndexError("index out of range in self") if d == 0 else
+    check_index_range(index._value, 0, size, lambda bad: IndexError("index out of range in self") if d != 1 else
                       RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={size}"))  # CPU's two
+    # kernels: one for dim 1, one for the others
     return (input,), (_along(index, input, d), d, _adapter(input, index))
 
 
@@ -398,7 +399,15 @@ def _index_write_args(name, input, dim, index, source):
     _adapter(input, index, source)
     d = _wrap(dim, input.ndim)
     _source_along(name, input, d, index, source)
-    _in_range(index, tuple(input.shape)[d] if input.ndim else 1, d)
+    size = tuple(input.shape)[d] if input.ndim else 1
+    if name == "index_copy_":
+        check_index_range(index._value, 0, size, lambda bad: IndexError(
+            f"index_copy_(): index {bad} is out of bounds for dimension {d} with size {size}"))
+    elif input.ndim <= 1 or 0 < d < input.ndim - 1:  # PyTorch's CPU index_add of a vector, or along an inner
+        # dim, goes through index_select's path and takes its error
+        check_index_range(index._value, 0, size, lambda bad: IndexError("index out of range in self"))
+    else:
+        _in_range(index, size, d)
     return d, _along(index, input, d)
 
 
@@ -476,7 +485,9 @@ def _masked_fill_sig(input, mask, value):
             raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                                f"{value.ndim} dimension(s).")
         return (input, value.to(input.dtype)), (mask, _adapter(input, value, mask))
-    return (input,), (_scalar(value, "masked_fill"), mask, _adapter(input, mask))
+    value = _scalar(value, "masked_fill")
+    input.dtype.check_fits(value)
+    return (input,), (value, mask, _adapter(input, mask))
 
 
 defop("masked_fill", _masked_fill_fwd,

@@ -21,17 +21,20 @@ def _softmax_sig(name):
     def sig(input, dim, dtype=None):
         if dtype is not None:
             input = input.to(dtype)
+        dims = dims_of(dim, input.ndim)  # PyTorch checks the dim before the dtype
         if input.dtype.kind not in "fc":
             kernel = "softmax" if name == "softmax" else "log_softmax"
             raise NotImplementedError(f'"{kernel}_lastdim_kernel_impl" not implemented for '
                                       f"'{input.dtype.scalar_name}'")
-        return (input,), (dims_of(dim, input.ndim)[0] if input.ndim else None,)
+        return (input,), (dims[0] if input.ndim else None,)
     return sig
 
 
 def _shifted(xp, x, dim):
     """``x`` less its maximum along ``dim``; a row of -inf is not shifted (its softmax is 0/0, NaN, as PyTorch's),
-    a +inf maximum is (inf - inf: NaN for the whole row, as PyTorch's)."""
+    a +inf maximum is (inf - inf: NaN for the whole row, as PyTorch's); an empty tensor stays as it is."""
+    if not math.prod(x.shape):
+        return x
     top = xp.max(x, axis=dim, keepdims=True)
     return x - xp.where(top == -math.inf, xp.zeros_like(top), top)
 

@@ -31,7 +31,7 @@ import numpy as np
 from .. import _dtypes
 from .._dispatch import Dims, apply, overload_name
 from .._table import (TABLE, defcomposite, defop, dims_of, native_dtype, refusing, sum_dtype, to_float, unreduce,
-                      where_zero)
+                      via_uint8, where_zero)
 from .._tensor import Tensor
 
 
@@ -94,8 +94,9 @@ def _float_only(x, name):
 
 
 def _one_dim(x, dim):
-    """A single dim, normalized (a 0-d tensor takes 0 and -1)."""
-    return dims_of(dim, x.ndim)[0] if x.ndim else 0
+    """A single dim, normalized (a 0-d tensor takes 0 and -1, and refuses others as PyTorch does)."""
+    dims = dims_of(dim, x.ndim)
+    return dims[0] if x.ndim else 0
 
 
 def _axis_index(ndim, axis, index):
@@ -251,6 +252,9 @@ def _narrow_float(xp, x):
 
 
 def _var_fwd(xp, x, dims, correction, keepdim):
+    if _count(tuple(x.shape), dims) - correction <= 0:  # PyTorch divides by max(0, n - correction): inf (jax: NaN)
+        squares = xp.sum((x - xp.mean(x, axis=dims, keepdims=True)) ** 2, axis=dims, keepdims=keepdim)
+        return squares / xp.zeros_like(squares)
     if _narrow_float(xp, x):
         return xp.astype(xp.var(xp.astype(x, xp.float64), axis=dims, correction=correction, keepdims=keepdim),
                          x.dtype)
@@ -259,7 +263,7 @@ def _var_fwd(xp, x, dims, correction, keepdim):
 
 def _var_vjp(g, ans, x, dims, correction, keepdim):
     dof = _count(x.shape, dims) - correction
-    return unreduce(g, x.shape, dims, keepdim) * (x - x.mean(dims, keepdim=True)) * (2 / dof if dof > 0 else math.nan)
+    return unreduce(g, x.shape, dims, keepdim) * (x - x.mean(dims, keepdim=True)) * (2 / dof if dof else math.inf)
 
 
 def _std_vjp(g, ans, x, dims, correction, keepdim):
@@ -312,8 +316,7 @@ def _stat_mean(name, stat_fwd, stat_vjp):
 
 def _std_fwd(xp, x, dims, correction, keepdim):
     if _narrow_float(xp, x):  # the root of the float64 variance
-        wide = xp.var(xp.astype(x, xp.float64), axis=dims, correction=correction, keepdims=keepdim)
-        return xp.astype(xp.sqrt(wide), x.dtype)
+        return xp.astype(xp.sqrt(_var_fwd(xp, xp.astype(x, xp.float64), dims, correction, keepdim)), x.dtype)
     return xp.sqrt(_var_fwd(xp, x, dims, correction, keepdim))
 
 
@@ -326,14 +329,14 @@ defcomposite("var_mean", _stat_mean("var_mean", _var_fwd, _var_vjp), method=Fals
 # ------------------------------------------------------------------ extremes
 def _amax_sig(input, dim=(), keepdim=False):
     dims = dims_of(None if dim == () else dim, input.ndim)
-    _nonempty(input, dims, "max")
+    if input.numel() == 0:  # PyTorch: a RuntimeError without a dim, an IndexError for an empty reduced dim
+        if dim in ((), None):
+            raise RuntimeError("max(): Expected reduction dim to be specified for input.numel() == 0. "
+                               "Specify the reduction dim with the 'dim' argument.")
+        empty = [d for d in dims if input.shape[d] == 0]
+        if empty:
+            raise IndexError(f"max(): Expected reduction dim {empty[0]} to have non-zero size.")
     return (input,), (dims, keepdim)
-
-
-def _nonempty(x, dims, name):
-    if any(x.shape[d] == 0 for d in dims) or (not dims and x.numel() == 0):
-        raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
-                         "Specify the reduction dim with the 'dim' argument.")
 
 
 def _api_extreme_sig(name):
@@ -347,8 +350,9 @@ def _api_extreme_sig(name):
 
 
 for _name, _fn in (("amax", "max"), ("amin", "min")):
-    defop(_name, (lambda f: lambda xp, x, dims, keepdim: getattr(xp, f)(x, axis=dims, keepdims=keepdim))(_fn),
-          (_share_vjp,), sig=_amax_sig, api=_fn, out=True, api_sig=_api_extreme_sig(_fn))
+    _extreme = (lambda f: lambda xp, x, dims, keepdim: getattr(xp, f)(x, axis=dims, keepdims=keepdim))(_fn)
+    defop(_name, _extreme, (_share_vjp,), sig=_amax_sig, api=_fn, out=True, api_sig=_api_extreme_sig(_fn),
+          bool_fwd=via_uint8(_extreme))
 
 
 def _arg_sig(input, dim=None, keepdim=False):
@@ -388,9 +392,9 @@ def _max_dim_fwd(f, arg):
 
 
 defop("max_dim", _max_dim_fwd("max", "argmax"), (_pick_vjp,), nout=2, node="MaxBackward0", function=False,
-      method=False, sig=None, saves=("result1",))
+      method=False, sig=None, saves=("result1",), bool_fwd=via_uint8(_max_dim_fwd("max", "argmax")))
 defop("min_dim", _max_dim_fwd("min", "argmin"), (_pick_vjp,), nout=2, node="MinBackward0", function=False,
-      method=False, sig=None, saves=("result1",))
+      method=False, sig=None, saves=("result1",), bool_fwd=via_uint8(_max_dim_fwd("min", "argmin")))
 
 
 # ------------------------------------------------------------------ logsumexp, dist
@@ -568,7 +572,8 @@ def _running_extreme(kind):
 for _kind in ("max", "min"):
     _op = defop(f"_cum{_kind}", _running_extreme(_kind),
                 (lambda g, ans, x, dim: _scatter_along(g[0], ans[1], dim, tuple(x.shape)) if x.ndim else g[0],),
-                nout=2, node=f"Cum{_kind}Backward0", function=False, method=False, saves=(0, "result1"))
+                nout=2, node=f"Cum{_kind}Backward0", function=False, method=False, saves=(0, "result1"),
+                bool_fwd=via_uint8(_running_extreme(_kind)))
     defcomposite(f"cum{_kind}", (lambda op, kind: lambda input, dim: RESULTS[f"cum{kind}"](
         *apply(op, (input,), (_one_dim(input, dim),))))(_op, _kind))
 
@@ -625,7 +630,7 @@ def _sort_fwd(xp, x, dim, descending):
 
 _SORT = defop("_sort", _sort_fwd, (lambda g, ans, x, dim, descending: _permute_along(
     g[0], ans[1].argsort(dim) if x.ndim else ans[1], dim),),
-    nout=2, node="SortBackward0", function=False, method=False, saves=("result1",))
+    nout=2, node="SortBackward0", function=False, method=False, saves=("result1",), bool_fwd=via_uint8(_sort_fwd))
 
 
 def sort(input, dim=-1, descending=False, stable=False):
@@ -648,8 +653,8 @@ def msort(input):
 
 defcomposite("msort", msort)
 
-_ARGSORT = defop("_argsort", lambda xp, x, dim, descending: _order(xp, x, dim, descending), None,
-                 differentiable=False, function=False, method=False)
+_ARGSORT = defop("_argsort", _order, None, differentiable=False, function=False, method=False,
+                 bool_fwd=via_uint8(_order))
 
 
 def argsort(input, dim=-1, descending=False, stable=False):
@@ -748,12 +753,12 @@ def _median(name, ignore_nan):
 
     def median(input, dim=None, keepdim=False):
         """``median(input)``: the lower median of all elements; ``median(input, dim)``: ``(values, indices)``."""
+        d = None if dim is None else _one_dim(input, dim)  # PyTorch checks the dim before the dtype
         refusing("median", "bc")(input.dtype)
         if dim is None:
             if input.numel() == 0:
                 return input.new_full((), math.nan)
             return apply(whole, (input,), (tuple(range(input.ndim)), False))
-        d = _one_dim(input, dim)
         if input.ndim and input.shape[d] == 0:
             raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
         return RESULTS[name](*apply(by_dim, (input,), (d, keepdim)))

@@ -41,8 +41,7 @@ def view_strides(old_shape, old_stride, new_shape):
         return tuple(1 for _ in new_shape)
     numel = math.prod(old_shape)
     if numel == 0:
-        return tuple(reversed(list(np.cumprod([1] + [max(s, 1) for s in reversed(new_shape[1:])])))) \
-            if new_shape else ()
+        return contiguous_strides(tuple(new_shape))  # (Python ints, as PyTorch's stride())
     new_stride = [0] * len(new_shape)
     view_d = len(new_shape) - 1
     chunk_base_stride = old_stride[-1]
@@ -284,6 +283,7 @@ defop("cat", lambda xp, *args: xp.concat(args[:-1], axis=args[-1]), vjp_all=_cat
       method=False, api="concat", out=True, saves=(),
       api_sig=lambda arrays, /, *, axis=0: _cat_sig(arrays, axis) if axis is not None else
       _cat_sig([a.reshape(-1) for a in arrays], 0))
+TABLE["concat"] = TABLE["concatenate"] = TABLE["cat"]  # PyTorch's other spellings
 defop("stack", lambda xp, *args: xp.stack(args[:-1], axis=args[-1]),
       vjp_all=lambda ns, g, ans, *args: [ns.select(g, args[-1], i) for i in range(len(args) - 1)],
       sig=_stack_sig, method=False, api=True, out=True,
