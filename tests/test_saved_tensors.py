@@ -156,12 +156,14 @@ JAX_OPS = {"exp", "mul", "__rtruediv__", "__rmul__", "lerp", "copysign", "erfinv
 
 # Where xtensor still keeps other tensors than PyTorch: (scenario, op, sample or None for all) -> why.
 XFAIL = {}
+# Records whose torch op is a stand-in, not PyTorch's own function: no oracle for what PyTorch saves.
+NO_ORACLE = {"imag": "PyTorch refuses imag() of a real tensor (the float64 samples); the record's torch op is x * 0"}
 
 
 def _cases(scenario):
     out = []
     for info in OPS:
-        if not info.differentiable:
+        if not info.differentiable or info.name in NO_ORACLE:
             continue
         for n, idx in enumerate(_samples(info)):
             reason = XFAIL.get((scenario, info.name, None)) or XFAIL.get((scenario, info.name, idx))

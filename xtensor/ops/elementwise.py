@@ -226,7 +226,8 @@ unary("conj", lambda xp, x: xp.conj(x) if _is_complex(x) else xp.asarray(x, copy
 unary("real", lambda xp, x: xp.real(x) if _is_complex(x) else xp.asarray(x, copy=True), lambda ns, g, ans, x: g,
       inplace=False)
 unary("imag", lambda xp, x: xp.imag(x) if _is_complex(x) else xp.zeros_like(x),
-      lambda g, ans, x: g * 1j if x.dtype.kind == "c" else g * 0, inplace=False)  # PyTorch's: grad * i
+      lambda g, ans, x: g * 1j if x.dtype.kind == "c" else g * 0, inplace=False,
+      saves=())  # PyTorch's: grad * i; reads only x's dtype
 
 
 def _round_sig(input, *, decimals=0):
