@@ -72,16 +72,18 @@ class NumpyAdapter(ArrayAPIAdapter):
 
     def __init__(self):
         super().__init__(xp, "numpy")
-        try:  # numpy has no bfloat16; ml_dtypes' (installed with jax) works with numpy's functions
+        self._bfloat16 = None  # numpy has no bfloat16; ml_dtypes' (installed with jax) works with numpy's functions
+        try:
             bf16 = _dtypes.numpy_dtype(_dtypes.bfloat16)
         except TypeError as e:
             self.unsupported[_dtypes.bfloat16] = str(e)
         else:
-            self.native[_dtypes.bfloat16], self.dtypes[bf16] = bf16, _dtypes.bfloat16
+            self._bfloat16 = self.native[_dtypes.bfloat16] = bf16.type  # a scalar type, as numpy's own in native
+            self.dtypes[bf16] = _dtypes.bfloat16
 
     def scalar(self, value, dtype):
         # ml_dtypes' bfloat16 meeting a Python float promotes to float32; a bfloat16 scalar keeps it bfloat16
-        return dtype.type(value) if dtype.name == "bfloat16" else value
+        return dtype(value) if dtype is self._bfloat16 else value
 
     def from_numpy(self, a):
         return a
