@@ -73,6 +73,23 @@ def test_factories_and_casts(backend):
 
 
 @BF16_BACKENDS
+def test_module_bfloat16_casts_parameters_and_trains_like_torch(backend):
+    with xt.use_backend(backend):
+        ours = xt.nn.Linear(3, 2)
+    theirs = torch.nn.Linear(3, 2)
+    with torch.no_grad():
+        theirs.weight.copy_(torch.from_numpy(ours.weight.detach().numpy()))
+        theirs.bias.copy_(torch.from_numpy(ours.bias.detach().numpy()))
+    ours, theirs = ours.bfloat16(), theirs.bfloat16()
+    x, t = xt.tensor(VALUES, dtype=xt.bfloat16, backend=backend), torch.tensor(VALUES, dtype=torch.bfloat16)
+    y, u = ours(x), theirs(t)
+    _assert_like_torch(y, u)
+    y.square().sum().backward()
+    u.square().sum().backward()
+    _assert_like_torch(ours.weight.grad, theirs.weight.grad)
+
+
+@BF16_BACKENDS
 @pytest.mark.parametrize("fn", [
     lambda ns, F, x: ns.exp(x) * x + 2.5,
     lambda ns, F, x: ns.tanh(x) / (x * x + 1),
