@@ -78,8 +78,8 @@ def test_module_bfloat16_casts_parameters_and_trains_like_torch(backend):
         ours = xt.nn.Linear(3, 2)
     theirs = torch.nn.Linear(3, 2)
     with torch.no_grad():
-        theirs.weight.copy_(torch.from_numpy(ours.weight.detach().numpy()))
-        theirs.bias.copy_(torch.from_numpy(ours.bias.detach().numpy()))
+        theirs.weight.copy_(torch.tensor(ours.weight.tolist()))
+        theirs.bias.copy_(torch.tensor(ours.bias.tolist()))
     ours, theirs = ours.bfloat16(), theirs.bfloat16()
     x, t = xt.tensor(VALUES, dtype=xt.bfloat16, backend=backend), torch.tensor(VALUES, dtype=torch.bfloat16)
     y, u = ours(x), theirs(t)
