@@ -32,6 +32,7 @@ class ArrayAPIAdapter:
         self.name = name
         self.native = {}  # xtensor DType -> backend dtype
         self.dtypes = {}  # backend dtype -> xtensor DType
+        self.unsupported = {}  # xtensor DType -> why this backend lacks it, where more can be said
         for d in _dtypes.ALL_DTYPES:
             nd = getattr(xp, d.name, None)
             if nd is not None:
@@ -52,7 +53,9 @@ class ArrayAPIAdapter:
         try:
             return self.native[dtype]
         except KeyError:
-            raise TypeError(f"dtype {dtype} is not supported by backend {self.name!r}") from None
+            why = self.unsupported.get(dtype)
+            raise TypeError(f"dtype {dtype} is not supported by backend {self.name!r}" + (f": {why}" if why else "")) \
+                from None
 
     # -- conversion -------------------------------------------------------------------------
     def from_numpy(self, a):

@@ -9,6 +9,8 @@ import types
 import array_api_compat.numpy as compat_numpy
 import numpy as np
 
+from xtensor import _dtypes
+
 from .generic import ArrayAPIAdapter, host_special
 
 __all__ = ["NumpyAdapter"]
@@ -43,10 +45,21 @@ class _StridedAlias:
                                     "version": 3}
 
 
+def _bfloat16_kept(fn):
+    """``fn`` (matmul, vecdot) returning bfloat16 for bfloat16 inputs: ml_dtypes' loops return the float32 they
+    accumulate in, where PyTorch (and xtensor's dtype rule) round the result back to bfloat16."""
+    def kept(x1, x2, /, **kwargs):
+        out = fn(x1, x2, **kwargs)
+        return out.astype(x1.dtype) if x1.dtype.name == "bfloat16" and out.dtype != x1.dtype else out
+    kept.__name__ = fn.__name__
+    return kept
+
+
 xp = types.ModuleType("xtensor.adapters.numpy.xp", compat_numpy.__doc__)
 xp.__dict__.update({k: v for k, v in vars(compat_numpy).items() if not k.startswith("__")})
 xp.sum = _sum
 xp.broadcast_to = _broadcast_to
+xp.matmul, xp.vecdot = _bfloat16_kept(compat_numpy.matmul), _bfloat16_kept(compat_numpy.vecdot)
 
 
 _UFUNCS = {"sum": np.add, "prod": np.multiply, "amax": np.maximum, "amin": np.minimum}
@@ -59,6 +72,18 @@ class NumpyAdapter(ArrayAPIAdapter):
 
     def __init__(self):
         super().__init__(xp, "numpy")
+        self._bfloat16 = None  # numpy has no bfloat16; ml_dtypes' (installed with jax) works with numpy's functions
+        try:
+            bf16 = _dtypes.numpy_dtype(_dtypes.bfloat16)
+        except TypeError as e:
+            self.unsupported[_dtypes.bfloat16] = str(e)
+        else:
+            self._bfloat16 = self.native[_dtypes.bfloat16] = bf16.type  # a scalar type, as numpy's own in native
+            self.dtypes[bf16] = _dtypes.bfloat16
+
+    def scalar(self, value, dtype):
+        # ml_dtypes' bfloat16 meeting a Python float promotes to float32; a bfloat16 scalar keeps it bfloat16
+        return dtype(value) if dtype is self._bfloat16 else value
 
     def from_numpy(self, a):
         return a

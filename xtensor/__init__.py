@@ -5,8 +5,9 @@ array-API standard namespace over the same Tensor.
 """
 from . import _dtypes
 from ._backend import available_backends, get_backend, get_default_backend, set_default_backend, use_backend
-from ._dtypes import (bool, can_cast, complex64, complex128, finfo, float16, float32, float64, get_default_dtype,
-                      iinfo, int8, int16, int32, int64, promote_types, set_default_dtype, uint8, uint16, uint32, uint64)
+from ._dtypes import (bfloat16, bool, can_cast, complex64, complex128, finfo, float16, float32, float64,
+                      get_default_dtype, iinfo, int8, int16, int32, int64, promote_types, set_default_dtype, uint8,
+                      uint16, uint32, uint64)
 from ._printing import get_printoptions, set_printoptions
 from ._tensor import Size, Tensor, device
 from . import _variants, _methods

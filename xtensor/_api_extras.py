@@ -402,7 +402,7 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False, bac
 
 def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
     """A 1-d numpy-backed tensor over the bytes of ``buffer`` (sharing them, as PyTorch does)."""
-    arr = np.frombuffer(buffer, dtype=np.dtype(dtype.name), count=count, offset=offset)
+    arr = np.frombuffer(buffer, dtype=_dtypes.numpy_dtype(dtype), count=count, offset=offset)
     if not arr.flags.writeable:
         warnings.warn("The given buffer is not writable, and PyTorch does not support non-writable tensors. "
                       "This means you can write to the underlying (supposedly non-writable) buffer using the "

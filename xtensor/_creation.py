@@ -128,7 +128,7 @@ def _infer_dtype(arr, typed):
 
 
 def _to_backend(arr, adapter, dtype):
-    native_np = np.dtype(dtype.name)
+    native_np = _dtypes.numpy_dtype(dtype)
     if arr.dtype != native_np:
         arr = arr.astype(native_np)
     return adapter.from_numpy(arr)

@@ -11,14 +11,15 @@ import math
 import numbers
 import threading
 
+import numpy as np
 from numpy import bool_ as _np_bool
 from numpy import iinfo as _iinfo
 
 __all__ = [
     "DType", "bool", "uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64",
-    "float16", "float32", "float64", "complex64", "complex128", "ALL_DTYPES", "by_name",
+    "float16", "bfloat16", "float32", "float64", "complex64", "complex128", "ALL_DTYPES", "by_name",
     "promote_types", "result_type", "can_cast", "get_default_dtype", "set_default_dtype",
-    "default_dtype_for", "scalar_dtype",
+    "default_dtype_for", "scalar_dtype", "numpy_dtype",
 ]
 
 _builtin_bool = __builtins__["bool"] if isinstance(__builtins__, dict) else __builtins__.bool
@@ -52,7 +53,8 @@ class DType:
         return {"complex64": float32, "complex128": float64}.get(self.name, self)
 
     def to_complex(self):
-        return {"float16": complex64, "float32": complex64, "float64": complex128}.get(self.name, self)
+        return {"float16": complex64, "bfloat16": complex64, "float32": complex64,
+                "float64": complex128}.get(self.name, self)
 
     @property
     def scalar_name(self):
@@ -85,6 +87,7 @@ int16 = DType("int16", "i", 2)
 int32 = DType("int32", "i", 4)
 int64 = DType("int64", "i", 8)
 float16 = DType("float16", "f", 2)
+bfloat16 = DType("bfloat16", "f", 2)
 float32 = DType("float32", "f", 4)
 float64 = DType("float64", "f", 8)
 complex64 = DType("complex64", "c", 8)
@@ -92,10 +95,11 @@ complex128 = DType("complex128", "c", 16)
 
 _SCALAR_NAMES = {"bool": "Bool", "uint8": "Byte", "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64",
                  "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long", "float16": "Half",
+                 "bfloat16": "BFloat16",
                  "float32": "Float", "float64": "Double", "complex64": "ComplexFloat",
                  "complex128": "ComplexDouble"}
 ALL_DTYPES = (bool, uint8, uint16, uint32, uint64, int8, int16, int32, int64,
-              float16, float32, float64, complex64, complex128)
+              float16, bfloat16, float32, float64, complex64, complex128)
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
 # PyTorch's aliases (torch.float, torch.long, ...).
 ALIASES = {"float": float32, "double": float64, "half": float16, "long": int64, "int": int32,
@@ -127,10 +131,11 @@ def _same_kind_table():
                     table[a, b] = s
                 elif u.itemsize < 8:
                     table[a, b] = {1: int16, 2: int32, 4: int64}[u.itemsize]
-    for group in ([float16, float32, float64], [complex64, complex128]):
+    for group in ([float16, bfloat16, float32, float64], [complex64, complex128]):
         for a in group:
             for b in group:
                 table[a, b] = a if a.itemsize >= b.itemsize else b
+    table[float16, bfloat16] = table[bfloat16, float16] = float32  # neither holds the other (PyTorch)
     table[bool, bool] = bool
     return table
 
@@ -241,12 +246,16 @@ class finfo:
     """Machine limits of a floating dtype (``torch.finfo``; ``dtype`` is the name, as PyTorch reports it)."""
 
     def __init__(self, type=None):
-        import numpy as np
         d = get_default_dtype() if type is None else _dtype_of(type)
         if d.kind not in "fc":
             raise TypeError(f"finfo(): expected a floating point or complex dtype, got {d}")
-        info = np.finfo(d.to_real().name)
-        self.bits, self.dtype = info.bits, d.to_real().name
+        real = d.to_real()
+        if real is bfloat16:  # numpy's finfo does not know ml_dtypes' bfloat16; ml_dtypes' own finfo does
+            import ml_dtypes
+            info = ml_dtypes.finfo(numpy_dtype(real))
+        else:
+            info = np.finfo(real.name)
+        self.bits, self.dtype = info.bits, real.name
         self.eps, self.max, self.min = float(info.eps), float(info.max), float(info.min)
         self.tiny = self.smallest_normal = float(info.smallest_normal)
         self.resolution = 10.0 ** -info.precision  # PyTorch's exact power of ten
@@ -260,7 +269,6 @@ class iinfo:
     """Limits of an integer dtype (``torch.iinfo``)."""
 
     def __init__(self, type):
-        import numpy as np
         d = _dtype_of(type)
         if d.kind not in "biu":
             raise TypeError(f"iinfo(): expected an integer dtype, got {d}")
@@ -269,6 +277,18 @@ class iinfo:
 
     def __repr__(self):
         return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"
+
+
+def numpy_dtype(d):
+    """The numpy dtype of ``d``; bfloat16, which numpy lacks, is ``ml_dtypes.bfloat16`` (installed with jax)."""
+    if d is not bfloat16:
+        return np.dtype(d.name)
+    try:
+        import ml_dtypes
+    except ImportError:
+        raise TypeError("dtype xtensor.bfloat16 needs the ml_dtypes package on the host (numpy has no bfloat16); "
+                        "install it with `pip install ml_dtypes`") from None
+    return np.dtype(ml_dtypes.bfloat16)
 
 
 def _dtype_of(type):

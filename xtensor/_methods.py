@@ -602,6 +602,7 @@ METHODS = {
     "to": to,
     "type": type_,
     "float": _caster(_dtypes.float32), "double": _caster(_dtypes.float64), "half": _caster(_dtypes.float16),
+    "bfloat16": _caster(_dtypes.bfloat16),
     "long": _caster(_dtypes.int64), "int": _caster(_dtypes.int32), "short": _caster(_dtypes.int16),
     "char": _caster(_dtypes.int8), "byte": _caster(_dtypes.uint8), "bool": _caster(_dtypes.bool),
     "cpu": cpu, "cuda": cuda, "contiguous": contiguous,

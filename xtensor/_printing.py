@@ -226,6 +226,8 @@ def format_tensor(values, *, dtype_suffix=None, suffixes=(), prefix="tensor("):
     ``edgeitems`` is 0.
     """
     values = np.asarray(values)
+    if values.dtype.name == "bfloat16":  # ml_dtypes' bfloat16 is no np.floating; float32 holds its values exactly
+        values = values.astype(np.float32)
     indent = len(prefix)
     head = []
     if values.size == 0:

@@ -128,4 +128,6 @@ def unreduce(g, shape, dims, keepdim):
 
 
 def native_dtype(xp, dtype):
-    return getattr(xp, dtype.name)
+    """``xp``'s dtype for ``dtype``; bfloat16 on numpy, which lacks it, is ml_dtypes'."""
+    nd = getattr(xp, dtype.name, None)
+    return nd if nd is not None else _dtypes.numpy_dtype(dtype)

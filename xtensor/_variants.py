@@ -178,7 +178,9 @@ def _fast_binary(op, reflected=False, check=None):
             fast = a is not None and b is not None and other._backend is backend and other._dtype is self._dtype
         else:
             b = other
-            fast = a is not None and self._dtype.kind in _SCALAR_KINDS.get(other_type, "")
+            # bfloat16 takes the general path, where the backend shapes the scalar (numpy's ml_dtypes would promote)
+            fast = a is not None and self._dtype.kind in _SCALAR_KINDS.get(other_type, "") and \
+                self._dtype is not _dtypes.bfloat16
         # the op's dtype check (``cast``) sees self's dtype only when it is the result's (``0.5 // bools`` is float)
         fast = fast and (cast is None or cast(self._dtype) is self._dtype) and not (
             has_bool_fwd and self._dtype is _dtypes.bool)

@@ -38,11 +38,12 @@ _STORAGE_OF = {  # xtensor dtype name -> PyTorch's legacy typed storage class (w
     "float64": "DoubleStorage", "float32": "FloatStorage", "float16": "HalfStorage", "int64": "LongStorage",
     "int32": "IntStorage", "int16": "ShortStorage", "int8": "CharStorage", "uint8": "ByteStorage",
     "bool": "BoolStorage", "complex128": "ComplexDoubleStorage", "complex64": "ComplexFloatStorage",
+    "bfloat16": "BFloat16Storage",
 }
 _UNTYPED = ("torch.storage", "UntypedStorage")  # raw bytes; PyTorch's uint16/32/64 tensors use it (with _v3)
 _ALIGNMENT = 64
-_DTYPES = ("bool", "uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64", "float16", "float32",
-           "float64", "complex64", "complex128")
+_DTYPES = ("bool", "uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64", "float16", "bfloat16",
+           "float32", "float64", "complex64", "complex128")
 
 
 # ------------------------------------------------------------------------------------------------ save
@@ -245,9 +246,6 @@ class _TorchUnpickler(pickle._Unpickler):
             module = _compat_pickle.IMPORT_MAPPING.get(module, module)
         found = self._allowed.get((module, name))
         if found is None:
-            if (module, name) == ("torch", "BFloat16Storage") or (module, name) == ("torch", "bfloat16"):
-                raise pickle.UnpicklingError("Weights only load failed: the file holds bfloat16 tensors, and xtensor "
-                                             "has no bfloat16 dtype (convert them with .float() in PyTorch first)")
             raise pickle.UnpicklingError(
                 f"Weights only load failed: the file asks for GLOBAL {module}.{name}, which is not an allowed global. "
                 "xtensor.load reads tensors, parameters, dtypes, devices, numbers, strings and containers of them, "
@@ -271,7 +269,7 @@ class _TorchUnpickler(pickle._Unpickler):
         array, location = storage
         if not isinstance(dtype, _dtypes.DType):
             raise pickle.UnpicklingError(f"Weights only load failed: {dtype!r} is not a dtype")
-        return self._rebuild_tensor((array.view(np.dtype(dtype.name)), location), storage_offset, size, stride,
+        return self._rebuild_tensor((array.view(_dtypes.numpy_dtype(dtype)), location), storage_offset, size, stride,
                                     requires_grad)
 
     def load_build(self):
@@ -365,12 +363,14 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
     def read_storage(dtype, key, location, numel):
         if key not in storages:
             raw = read(f"data/{key}")
-            np_dtype = np.dtype(dtype.name if dtype is not None else "uint8").newbyteorder(
-                "<" if byteorder == "little" else ">")
+            np_dtype = _dtypes.numpy_dtype(dtype) if dtype is not None else np.dtype("uint8")
+            # bytes are read in a dtype with a byte order: ml_dtypes' bfloat16 has none, so it is read as uint16
+            carrier = np.dtype(np.uint16) if dtype is _dtypes.bfloat16 else np_dtype
             if len(raw) != numel * np_dtype.itemsize:
                 raise RuntimeError(f"xtensor.load: {name} is corrupted: storage {key} holds {len(raw)} bytes, "
                                    f"expected {numel * np_dtype.itemsize}")
-            storages[key] = np.frombuffer(raw, np_dtype).astype(np_dtype.newbyteorder("="))
+            storages[key] = np.frombuffer(raw, carrier.newbyteorder("<" if byteorder == "little" else ">")) \
+                .astype(carrier).view(np_dtype)
         return storages[key], location
 
     def place(array, location, requires_grad):

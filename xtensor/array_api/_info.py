@@ -12,8 +12,8 @@ from .._tensor import device as _device
 
 __all__ = ["Info", "default_float", "default_complex", "dtype_kinds", "is_kind"]
 
-# The standard's dtypes (float16 is xtensor's extra, not part of the standard).
-STANDARD_DTYPES = tuple(d for d in _dtypes.ALL_DTYPES if d.name != "float16")
+# The standard's dtypes (float16 and bfloat16 are xtensor's extras, not part of the standard).
+STANDARD_DTYPES = tuple(d for d in _dtypes.ALL_DTYPES if d.name not in ("float16", "bfloat16"))
 
 dtype_kinds = {"bool": "b", "signed integer": "i", "unsigned integer": "u", "integral": "iu",
                "real floating": "f", "complex floating": "c", "numeric": "iufc"}

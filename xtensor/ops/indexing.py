@@ -18,7 +18,7 @@ import numpy as np
 from .. import _dtypes
 from .._dispatch import _broadcast_mismatch, _native, _unify
 from .._index import basic_meta, check_index_range, gather_positions, index_positions, is_traced, positions_of
-from .._table import defcomposite, defop
+from .._table import defcomposite, defop, native_dtype
 from .._tensor import Tensor, contiguous_strides
 
 
@@ -641,7 +641,7 @@ def _to_dtype_fwd(xp, x, dtype):
     (jax would saturate)."""
     if dtype.kind in "iu" and dtype.itemsize < 8 and xp.isdtype(x.dtype, "real floating"):
         x = xp.astype(x, xp.int64)
-    return xp.astype(x, getattr(xp, dtype.name))
+    return xp.astype(x, native_dtype(xp, dtype))
 
 
 defop("to_dtype", _to_dtype_fwd,

@@ -1069,7 +1069,8 @@ def _max(a, b):
 
 # ------------------------------------------------------------------ norms
 def _vector_norm_fwd(xp, x, ord, dims, keepdim):
-    return xp.linalg.vector_norm(x, axis=dims, keepdims=keepdim, ord=ord)
+    r = xp.linalg.vector_norm(x, axis=dims, keepdims=keepdim, ord=ord)
+    return r if r.dtype == x.dtype else xp.astype(r, x.dtype)  # array-api-compat's numpy gives bfloat16's in float64
 
 
 def _vector_norm_vjp(ns, g, ans, x, ord, dims, keepdim):

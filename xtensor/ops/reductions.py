@@ -246,9 +246,10 @@ defcomposite("nanmean", nanmean, out=True)
 
 # ------------------------------------------------------------------ var, std
 def _narrow_float(xp, x):
-    """float32/float16, whose variance is computed in float64 (PyTorch accumulates them in double on CPU):
+    """float32/float16/bfloat16, whose variance is computed in float64 (PyTorch accumulates them in double on CPU):
     squared deviations of float32 values beyond ~1e19 overflow, and below ~1e-19 underflow, in float32."""
-    return (x.dtype == xp.float32 or x.dtype == getattr(xp, "float16", None)) and hasattr(xp, "float64")
+    return (x.dtype == xp.float32 or x.dtype == getattr(xp, "float16", None) or
+            getattr(x.dtype, "name", None) == "bfloat16") and hasattr(xp, "float64")
 
 
 def _var_fwd(xp, x, dims, correction, keepdim):

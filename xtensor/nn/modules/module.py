@@ -9,7 +9,7 @@ import itertools
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
-from ..._dtypes import DType, float16, float32, float64
+from ..._dtypes import DType, bfloat16, float16, float32, float64
 from ..._tensor import Tensor
 from ...autograd import no_grad
 from ..parameter import Parameter
@@ -362,6 +362,9 @@ class Module:
 
     def half(self):
         return self._float_cast(float16)
+
+    def bfloat16(self):
+        return self._float_cast(bfloat16)
 
     def type(self, dst_type):
         return self._apply(lambda t: t.type(dst_type))
