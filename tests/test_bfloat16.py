@@ -121,6 +121,16 @@ def test_reduction_value_and_bfloat16_grad_like_torch(fn, backend):
     _assert_like_torch(x.grad, t.grad)
 
 
+@pytest.mark.parametrize("fn", ["sum", "mean", "cumsum"])
+@BF16_BACKENDS
+def test_long_reductions_accumulate_in_float32_like_torch(fn, backend):
+    """ml_dtypes' loops add in bfloat16, where a sum of 10,000 ones stops at 256."""
+    values = np.linspace(0.5, 1.5, 10000)
+    call = (lambda t: t.cumsum(0)) if fn == "cumsum" else (lambda t: getattr(t, fn)())
+    _assert_like_torch(call(xt.tensor(values, dtype=xt.bfloat16, backend=backend)),
+                       call(torch.tensor(values, dtype=torch.bfloat16)))
+
+
 @BF16_BACKENDS
 def test_matmul_value_and_bfloat16_grads_like_torch(backend):
     a, b = _ours(backend), _ours(backend, np.transpose(VALUES).tolist())

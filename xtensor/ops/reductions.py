@@ -131,16 +131,24 @@ def _share_vjp(ns, g, ans, x, dims, keepdim):
 
 
 # ------------------------------------------------------------------ sum, mean, prod
+def _accumulated(xp, fn, x, **kwargs):
+    """``fn(x, **kwargs)``, bfloat16 accumulated in float32 and rounded back, as PyTorch's kernels add: ml_dtypes'
+    loops (numpy) and XLA's cumulative sums add in bfloat16, where a sum of 10,000 ones stops at 256."""
+    if getattr(x.dtype, "name", None) != "bfloat16":
+        return fn(x, **kwargs)
+    return xp.astype(fn(xp.astype(x, xp.float32), **kwargs), x.dtype)
+
+
 def _sum_fwd(xp, x, dims, keepdim, dtype):
     if dtype is None:
-        return xp.sum(x, axis=dims, keepdims=keepdim)
+        return _accumulated(xp, xp.sum, x, axis=dims, keepdims=keepdim)
     return xp.sum(x, axis=dims, keepdims=keepdim, dtype=native_dtype(xp, dtype))
 
 
 def _mean_fwd(xp, x, dims, keepdim, dtype):
     if dtype is not None:
         x = xp.astype(x, native_dtype(xp, dtype))
-    return xp.mean(x, axis=dims, keepdims=keepdim)
+    return _accumulated(xp, xp.mean, x, axis=dims, keepdims=keepdim)
 
 
 _SUM = _reduction("sum", _sum_fwd, (lambda ns, g, ans, x, dims, keepdim, dtype: ns.unreduce(g, x.shape, dims, keepdim),),
@@ -190,7 +198,9 @@ defcomposite("mean", mean, api=True, api_impl=_api_mean, out=True)
 
 
 def _prod_fwd(xp, x, dims, keepdim, dtype):
-    return xp.prod(x, axis=dims, keepdims=keepdim, dtype=None if dtype is None else native_dtype(xp, dtype))
+    if dtype is None:
+        return _accumulated(xp, xp.prod, x, axis=dims, keepdims=keepdim)
+    return xp.prod(x, axis=dims, keepdims=keepdim, dtype=native_dtype(xp, dtype))
 
 
 def _prod_vjp(g, ans, x, dims, keepdim, dtype):
@@ -479,7 +489,7 @@ def _cumulative(xp, f, x, dim, dtype, include_initial, initial):
         x = xp.astype(x, native_dtype(xp, dtype))
     if x.ndim == 0:
         return xp.stack([xp.ones_like(x) * initial, x]) if include_initial else x
-    r = getattr(xp, f)(x, axis=dim)
+    r = _accumulated(xp, getattr(xp, f), x, axis=dim)
     if include_initial:
         shape = list(x.shape)
         shape[dim] = 1
