@@ -170,7 +170,7 @@ SPECS.update({
     "stft": [call(x(30), 8, 2, return_complex=True)],
     "svd_lowrank": [call(x(5, 3), q=3, pick=1)], "pca_lowrank": [call(x(5, 3), q=3, pick=1)],
     "linalg.cond": [call(x(3, 3))], "linalg.householder_product": [call(x(4, 3), x(3))],
-    "linalg.lu": [call(x(4, 3))], "linalg.lu_factor": [call(x(3, 3), pick=0)],
+    "linalg.lu": [call(x(4, 3), pick=1), call(x(4, 3), pick=2)], "linalg.lu_factor": [call(x(3, 3), pick=0)],
     "linalg.lu_factor_ex": [call(x(3, 3), pick=0)], "linalg.matrix_exp": [call(x(3, 3))],
     "linalg.solve_triangular": [call(wellcond(3, 3), x(3, 2), upper=True)],
     "linalg.tensorinv": [call(x(4, 2, 2), 1)], "linalg.tensorsolve": [call(x(2, 3, 6), x(2, 3))],
