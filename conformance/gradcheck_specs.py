@@ -145,6 +145,38 @@ SPECS = {
     "fft.ifftshift": [call(x(4, 5))], "fft.real": [call(x(4, 5))],
 }
 
+# The API-coverage functions (tests/test_api_additions.py compares them with torch).
+SPECS.update({
+    "deg2rad": [call(x(3, 4))], "rad2deg": [call(x(3, 4))], "sgn": [call(x(3, 4))], "angle": [call(x(3, 4))],
+    "conj_physical": [call(x(3, 4))], "logaddexp2": [call(x(3, 4), x(4))], "float_power": [call(pos(3, 4), x(4))],
+    "ldexp": [call(x(3, 4), x(4))], "frexp": [call(x(3, 4), pick=0)], "logcumsumexp": [call(x(3, 4), 1)],
+    "aminmax": [call(x(3, 4), dim=1)], "quantile": [call(x(3, 5), 0.3, 1)], "nanquantile": [call(x(3, 5), 0.7, 1)],
+    "cov": [call(x(3, 5))], "corrcoef": [call(x(3, 5))], "inner": [call(x(3, 4), x(2, 4))],
+    "diagflat": [call(x(3, 2))], "block_diag": [call(x(2, 2), x(1, 3))], "cartesian_prod": [call(x(3), x(2))],
+    "combinations": [call(x(4), 2)], "meshgrid": [call(x(3), x(4), indexing="ij")], "rot90": [call(x(3, 4), 1, (0, 1))],
+    "concat": [call([x(2, 4), x(3, 4)])], "concatenate": [call([x(2, 4), x(3, 4)])],
+    "tensor_split": [call(x(5, 3), 2)], "hsplit": [call(x(3, 4), 2)], "vsplit": [call(x(4, 3), 2)],
+    "dsplit": [call(x(2, 3, 4), 2)], "split_with_sizes": [call(x(5, 3), [2, 3])],
+    "diagonal_scatter": [call(x(3, 4), x(3))], "select_scatter": [call(x(3, 4), x(4), 0, 1)],
+    "slice_scatter": [call(x(3, 4), x(3, 2), 1, 0, 4, 2)],
+    "as_strided_scatter": [call(x(3, 4), x(2, 2), (2, 2), (4, 1), 1)],
+    "index_reduce": [call(x(3, 4), 0, Ints((2,), 3, True), x(2, 4), "prod"),
+                     call(x(3, 4), 0, Ints((2,), 3, True), x(2, 4), "mean", include_self=False)],
+    "trapezoid": [call(x(3, 4))], "trapz": [call(x(3, 4), x(4))], "cumulative_trapezoid": [call(x(3, 4))],
+    "gradient": [call(x(3, 4))], "renorm": [call(x(3, 4), 2, 0, 1.0)], "cdist": [call(x(3, 2), x(4, 2))],
+    "cholesky_solve": [call(x(3, 2), spd(3, 3))], "cholesky_inverse": [call(spd(3, 3))],
+    "triangular_solve": [call(x(3, 2), wellcond(3, 3))], "matrix_exp": [call(x(3, 3))], "vander": [call(x(4))],
+    "orgqr": [call(x(4, 3), x(3))], "ormqr": [call(x(4, 3), x(3), x(4, 2))], "lu": [call(x(3, 3), pick=0)],
+    "stft": [call(x(30), 8, 2, return_complex=True)],
+    "svd_lowrank": [call(x(5, 3), q=3, pick=1)], "pca_lowrank": [call(x(5, 3), q=3, pick=1)],
+    "linalg.cond": [call(x(3, 3))], "linalg.householder_product": [call(x(4, 3), x(3))],
+    "linalg.lu": [call(x(4, 3), pick=1), call(x(4, 3), pick=2)], "linalg.lu_factor": [call(x(3, 3), pick=0)],
+    "linalg.lu_factor_ex": [call(x(3, 3), pick=0)], "linalg.matrix_exp": [call(x(3, 3))],
+    "linalg.solve_triangular": [call(wellcond(3, 3), x(3, 2), upper=True)],
+    "linalg.tensorinv": [call(x(4, 2, 2), 1)], "linalg.tensorsolve": [call(x(2, 3, 6), x(2, 3))],
+    "linalg.vander": [call(x(4))], "fft.hfft2": [call(x(4, 6))], "fft.ihfft2": [call(x(4, 6))],
+})
+
 # The array-API spellings whose calls differ from the xtensor ones (keyword axes, other argument order).
 API_SPECS = {
     "sum": [call(x(3, 4)), call(x(3, 4), axis=1, keepdims=True)], "mean": [call(x(3, 4), axis=0)],
@@ -299,6 +331,12 @@ NOT_DIFFERENTIABLE.update({
     "fft.conj": "complex conjugation of complex input; checked in tests/ with complex cotangents",
 })
 
+NOT_DIFFERENTIABLE.update(dict.fromkeys(["gcd", "lcm", "isreal"], _INT_OR_BOOL))
+NOT_DIFFERENTIABLE["histc"] = _NO_DERIVATIVE
+NOT_DIFFERENTIABLE.update(dict.fromkeys(
+    ["heaviside", "histogram", "histogramdd", "geqrf"],
+    "PyTorch defines no derivative for it: its backward raises 'derivative ... is not implemented'"))
+
 # Differentiable functions the jax oracle cannot differentiate: checked elsewhere, said where.
 _EIG = ("jax differentiates non-symmetric eig only with lax.linalg.eig(enable_eigvec_derivs=True), which "
         "jnp.linalg.eig does not pass: checked against torch.linalg.eig in tests/test_linalg.py::test_eig_gradient_matches_torch")
@@ -316,4 +354,9 @@ NO_ORACLE.update({"nn.functional." + name: _IN_PLACE for name in (
 _IGAMMA = ("as PyTorch's, the derivative with respect to the first argument raises NotImplementedError, so the "
            "oracle's gradient of both cannot be compared: the second argument's is checked against jax.grad in "
            "tests/test_special.py::test_incomplete_gamma_gradient_matches_jax")
+_LU_PIVOTS = ("its pivots argument must come from lu (a permutation), which a sample cannot draw: its values and "
+              "gradients are compared with torch's on every backend in tests/test_api_additions.py (the lu-* rows)")
+NO_ORACLE.update({name: _LU_PIVOTS for name in ("lu_solve", "lu_unpack", "linalg.lu_solve")})
+NO_ORACLE["istft"] = ("its input is complex (an stft): its values and gradients are compared with torch's on every "
+                      "backend in tests/test_api_additions.py (the stft-istft rows)")
 NO_ORACLE.update({name: _IGAMMA for name in ("igamma", "igammac", "special.gammainc", "special.gammaincc")})

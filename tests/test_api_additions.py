@@ -171,7 +171,7 @@ CASES = [
         *m.linalg.lu_factor(A), B if left else B.mT, left=left, adjoint=adj), [_a(2, 3, 3), _a(2, 3, 2)], True)
       for left in (True, False) for adj in (True, False)],
     ("lu-torch.lu", lambda m, A: m.lu(A, get_infos=True), [_a(3, 3)], True),
-    ("lu-Tensor.lu_solve", lambda m, b, A: b.lu_solve(*A.lu()), [_a(3, 1), _a(3, 3)], True),
+    ("lu-lu_solve-method", lambda m, b, A: b.lu_solve(*A.lu()), [_a(3, 1), _a(3, 3)], True),
     ("geqrf", lambda m, A: m.geqrf(A), [_a(2, 4, 3)], False),
     ("geqrf-wide", lambda m, A: A.geqrf(), [_a(3, 5, dtype="float32")], False),
     ("geqrf-complex", lambda m, A: m.geqrf(A), [_a(3, 3, dtype="complex128")], False),
@@ -191,6 +191,9 @@ CASES = [
                                                      normalized=True, length=35), [_a(33)], True),
     ("stft-istft-twosided-uncentered", lambda m, x: m.istft(m.stft(x, 8, 2, center=False, onesided=False,
                                                               return_complex=True), 8, 2, center=False), [_a(30)], True),
+    # random projections, but with q = rank the singular values are exact: compared with their gradients
+    ("svd_lowrank", lambda m, A: m.svd_lowrank(A, q=3)[1], [_a(5, 3)], True),
+    ("pca_lowrank", lambda m, A: m.pca_lowrank(A, q=3)[1], [_a(5, 3)], True),
     ("histogramdd", lambda m, x: m.histogramdd(x, [3, 2]), [_a(40, 2)], False),
     ("histogramdd-range-weight", lambda m, x, w: m.histogramdd(x, 2, range=[-1.0, 1.0, 0.0, 2.0], weight=w,
                                                                   density=True), [_a(40, 2), _a(40, low=0)], False),
