@@ -38,7 +38,7 @@ def seen(records, expression):
 
 
 def error_at(records, statement):
-    """The error type raised at ``statement`` (None if it ran)."""
+    """The error types raised at ``statement`` (``fuzz_programs``' classification; None if it ran)."""
     last = records[-1]
     return last["error"] if last["kind"] == "error" and last["source"] == statement else None
 
@@ -180,7 +180,7 @@ def test_write_into_view_of_multi_output_view_raises(backend, write):
         x = w * 1
         {write}
     """)
-    assert error_at(records, write) == "RuntimeError"
+    assert "RuntimeError" in error_at(records, write)
 
 
 def test_saved_alias_modified_through_base_raises_at_backward(backend):
@@ -192,7 +192,7 @@ def test_saved_alias_modified_through_base_raises_at_backward(backend):
         base.add_(1)
         p.backward()
     """)
-    assert error_at(records, "p.backward()") == "RuntimeError"
+    assert "RuntimeError" in error_at(records, "p.backward()")
 
 
 def test_add_of_product_that_saved_the_view_raises_at_backward(backend):
@@ -203,7 +203,7 @@ def test_add_of_product_that_saved_the_view_raises_at_backward(backend):
         a.add_(a * a)
         base.sum().backward()
     """)
-    assert error_at(records, "base.sum().backward()") == "RuntimeError"
+    assert "RuntimeError" in error_at(records, "base.sum().backward()")
 
 
 # -- family 4: narrow with negative starts and out of range
@@ -224,4 +224,4 @@ def test_narrow_out_of_range_raises(backend, call):
         {W}
         read({call})
     """)
-    assert records[-1]["kind"] == "error" and records[-1]["error"] in ("RuntimeError", "IndexError")
+    assert records[-1]["kind"] == "error" and {"RuntimeError", "IndexError"} & set(records[-1]["error"])
