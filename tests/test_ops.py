@@ -58,11 +58,6 @@ def _case_id(info, dtype, idx, sample):
     return f"{info.name}-{dtype}-{idx}{sample.desc}"
 
 
-# An op's cases run on one pytest-xdist worker (``--dist loadgroup``), so its jax references
-# (``jax_reference``, cached per process) are computed once, not once per worker.
-_ONE_WORKER = pytest.mark.xdist_group
-
-
 def _cases(infos, dtypes=None, keep=None, backends=None):
     """pytest params, one tuple (info, dtype, idx[, backend]) each (one argument: pytest's per-argument
     fixture setup costs more than most of these tests), over the OpInfos' samples.
@@ -82,9 +77,9 @@ def _cases(infos, dtypes=None, keep=None, backends=None):
                 kept += 1
                 case = _case_id(info, dtype, idx, s)
                 if backends is None:
-                    out.append(pytest.param((info, dtype, idx), id=case, marks=_ONE_WORKER(info.name)))
+                    out.append(pytest.param((info, dtype, idx), id=case))
                     continue
-                out += [pytest.param((info, dtype, idx, b), id=f"{case}-{b}", marks=_ONE_WORKER(info.name))
+                out += [pytest.param((info, dtype, idx, b), id=f"{case}-{b}")
                         for b in backends if _on_backend(b, info, dtype, idx, s)]
     return out
 
