@@ -4,6 +4,11 @@ import sys
 # SciPy reads SCIPY_ARRAY_API once, when first imported: set here, before any test module imports scipy (each
 # xdist worker loads this file first), for tests/test_consumers.py. SciPy's NumPy results are the same with it.
 os.environ.setdefault("SCIPY_ARRAY_API", "1")
+# The tests run thousands of tiny jax kernels, each compiled once per primitive, shape and dtype (~24 ms each on
+# XLA:CPU's defaults, most of the suite's time): XLA's older elemental emitters and LLVM without optimization
+# compile them in ~7 ms with the same IEEE results. Read when jax's CPU backend starts, so set before any import.
+os.environ["XLA_FLAGS"] = " ".join(
+    [os.environ.get("XLA_FLAGS", ""), "--xla_cpu_use_fusion_emitters=false --xla_backend_optimization_level=0"])
 
 import pytest  # noqa: E402
 

@@ -13,7 +13,8 @@ from xtensor.ops.linalg import imag as _xt_imag, real as _xt_real
 
 from opinfo import FLOATS, SampleInput, _rng, add, make, rule_first, rule_int64, rule_promote
 
-LINALG_TOL = dict(rtol32=2e-4, atol32=2e-4)
+# factorizations and the products of their factors (pinv's gradient: a dozen matmuls) round further apart
+LINALG_TOL = dict(rtol32=2e-4, atol32=2e-4, agree_ulps=64)
 
 
 # ------------------------------------------------------------------ samples
