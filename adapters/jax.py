@@ -22,6 +22,25 @@ _JAX_NAMES = {"psi": "digamma"}  # scipy.special's names, as jax.scipy.special s
 _PLATFORM_TO_TORCH = {"cpu": "cpu", "gpu": "cuda", "cuda": "cuda", "rocm": "cuda", "tpu": "xla"}
 
 
+def _scatter_multiply(flat, positions, values):
+    """``flat.at[positions].multiply(values)`` as jax can differentiate it (its scatter-multiply has no gradient
+    where a position may repeat): the values sorted by position, a product scan that restarts at each new position,
+    and each position's product gathered back -- only gathers, so ``jax.grad``/``jax.vjp`` see every factor."""
+    if positions.size == 0:
+        return flat
+    values = jnp.broadcast_to(values, positions.shape).reshape(-1).astype(flat.dtype)
+    order = jnp.argsort(positions.reshape(-1), stable=True)
+    sorted_positions, sorted_values = positions.reshape(-1)[order], values[order]
+    starts = jnp.concatenate([jnp.ones(1, bool), sorted_positions[1:] != sorted_positions[:-1]])
+
+    def restart_or_multiply(a, b):
+        return a[0] | b[0], jnp.where(b[0], b[1], a[1] * b[1])
+    _, running = jax.lax.associative_scan(restart_or_multiply, (starts, sorted_values))
+    last = jnp.searchsorted(sorted_positions, jnp.arange(flat.shape[0]), side="right") - 1
+    hit = sorted_positions[jnp.maximum(last, 0)] == jnp.arange(flat.shape[0])
+    return flat * jnp.where((last >= 0) & hit, running[jnp.maximum(last, 0)], jnp.ones((), flat.dtype))
+
+
 def _register_pytree():
     """Tensors are pytrees (leaf: the array), so ``jax.jit``/``grad``/``vmap`` take and return them.
 
@@ -90,6 +109,8 @@ class JaxAdapter(ArrayAPIAdapter):
         return jax.lax.dynamic_update_slice(array, values, starts)
 
     def scatter_reduce_flat(self, flat, positions, values, reduce):
+        if reduce == "prod" and jnp.issubdtype(flat.dtype, jnp.inexact):
+            return _scatter_multiply(flat, positions, values)
         at = flat.at[positions]
         return {"set": at.set, "sum": at.add, "prod": at.multiply, "amax": at.max, "amin": at.min}[reduce](values)
 

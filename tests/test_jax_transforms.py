@@ -34,3 +34,23 @@ def test_jit_traces_writes_through_views():
     with t.use_backend("jax"):
         out = jax.jit(bump_first_row)(t.zeros(2, 3))
     assert out.tolist() == [[1.0, 1.0, 1.0], [0.0, 0.0, 0.0]]
+
+
+def test_jax_grad_differentiates_a_product_scatter_with_repeated_positions_and_zeros():
+    """jax's own scatter-multiply has no gradient where positions repeat; the jax backend's product scatter does
+    (index_reduce/scatter_reduce 'prod' under jax.vjp), and agrees with PyTorch's gradient, zeros included."""
+    torch = pytest.importorskip("torch")
+    x = np.array([[2.0, 0.5], [3.0, 0.0], [1.5, -1.0]])
+    src = np.array([[0.5, 2.0], [0.0, 4.0], [3.0, -0.5], [1.25, 2.0]])
+    index = np.array([[0, 2], [0, 1], [2, 1], [0, 1]])
+
+    def loss(lib, x, src):
+        return (lib.as_tensor(x).scatter_reduce(0, lib.as_tensor(index), lib.as_tensor(src), "prod") ** 2).sum()
+
+    with t.use_backend("jax"):
+        _, vjp = jax.vjp(lambda a, b: loss(t, a, b), jax.numpy.asarray(x), jax.numpy.asarray(src))
+        grads = vjp(t.tensor(1.0, dtype=t.float64))
+    tx, tsrc = torch.tensor(x, requires_grad=True), torch.tensor(src, requires_grad=True)
+    loss(torch, tx, tsrc).backward()
+    np.testing.assert_allclose(np.asarray(grads[0]), tx.grad.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(grads[1]), tsrc.grad.numpy(), rtol=1e-12)

@@ -657,7 +657,7 @@ def _broadcast_mismatch(tensors):
 
 
 def _backend_error(op, tensors, e):
-    mismatch = _broadcast_mismatch(tensors)
+    mismatch = None if isinstance(e, NotImplementedError) else _broadcast_mismatch(tensors)  # a backend's gap
     if mismatch is not None:
         return BroadcastError(f"{op.name}(): {mismatch}")
     devices = list(dict.fromkeys(t.device for t in tensors if isinstance(t, Tensor)))
