@@ -92,6 +92,18 @@ CASES = [
     ("TransformerEncoderLayer-norm-first", lambda ns: ns.TransformerEncoderLayer(4, 2, 8, dropout=0.0,
                                                                                  activation="gelu", norm_first=True),
      (x(3, 2, 4),), {}),
+    ("TransformerDecoderLayer", lambda ns: ns.TransformerDecoderLayer(4, 2, 8, dropout=0.0, batch_first=True),
+     (x(2, 3, 4), x(2, 5, 4)), {"tgt_mask": np.triu(np.ones((3, 3), bool), 1), "tgt_is_causal": True,
+                                "memory_key_padding_mask": np.array([[False] * 4 + [True], [False] * 5])}),
+    ("TransformerDecoderLayer-norm-first", lambda ns: ns.TransformerDecoderLayer(4, 2, 8, dropout=0.0,
+                                                                                 activation="gelu", norm_first=True),
+     (x(3, 2, 4), x(5, 2, 4)), {"memory_mask": np.triu(np.ones((3, 5), bool), 2)}),
+    ("TransformerEncoder", lambda ns: ns.TransformerEncoder(ns.TransformerEncoderLayer(4, 2, 8, dropout=0.0), 2,
+                                                            ns.LayerNorm(4), enable_nested_tensor=False),
+     (x(3, 2, 4),), {"mask": np.triu(np.full((3, 3), -np.inf), 1)}),  # a causal float mask, detected as such
+    ("Transformer", lambda ns: ns.Transformer(4, 2, 1, 2, 8, dropout=0.0, batch_first=True),
+     (x(2, 5, 4), x(2, 3, 4)), {"tgt_mask": np.triu(np.full((3, 3), -np.inf), 1),
+                                "src_key_padding_mask": np.array([[False] * 3 + [True] * 2, [False] * 5])}),
 ]
 ACTIVATIONS = [
     ("ReLU", lambda ns: ns.ReLU()), ("ReLU6", lambda ns: ns.ReLU6()), ("LeakyReLU", lambda ns: ns.LeakyReLU(0.2)),
@@ -257,3 +269,24 @@ def test_lstm_proj_size_takes_projected_initial_states_as_torch(backend):
     for o, t in ((out, t_out), (h, t_h), (c, t_c)):
         np.testing.assert_allclose(o.detach().numpy(), t.detach().numpy(), rtol=1e-10, atol=1e-12)
     assert [len(w) for w in ours.all_weights] == [len(w) for w in theirs.all_weights] == [3]
+
+
+def test_square_subsequent_mask_matches_torch(backend):
+    ours = nn.Transformer.generate_square_subsequent_mask(4, dtype=xt.float64)
+    theirs = torch.nn.Transformer.generate_square_subsequent_mask(4, dtype=torch.float64)
+    assert ours.dtype is xt.float64 and ours.backend == backend
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+@pytest.mark.parametrize("src, tgt", [((5, 2, 4), (3, 3, 4)), ((5, 2, 4), (3, 2, 6))], ids=["batch", "d_model"])
+def test_transformer_shape_errors_match_torch(src, tgt):
+    def call(ns):
+        model = ns.Transformer(4, 2, 1, 1, 8, dropout=0.0)
+        lib = xt if ns is nn else torch
+        return model(lib.zeros(*src), lib.zeros(*tgt))
+    assert _error(call, nn) == _error(call, torch.nn)
+
+
+def test_unknown_transformer_activation_errors_as_torch():
+    make = lambda ns: ns.TransformerDecoderLayer(4, 2, activation="tanh")  # noqa: E731
+    assert _error(make, nn) == _error(make, torch.nn)

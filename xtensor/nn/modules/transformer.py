@@ -1,14 +1,19 @@
-"""``MultiheadAttention`` and ``TransformerEncoderLayer`` with PyTorch's parameters, masks and layouts."""
+"""``MultiheadAttention`` and the Transformer family (encoder/decoder layers and stacks, ``Transformer``) with
+PyTorch's parameters, masks and layouts. PyTorch's fused inference fast path computes the same values; it is not
+reproduced."""
+import copy
 import math
 
 from ... import _dtypes
 from .. import functional as F, init
 from .basic import Dropout
+from .container import ModuleList
 from .linear import Linear, empty_parameter
 from .module import Module
 from .normalization import LayerNorm
 
-__all__ = ["MultiheadAttention", "TransformerEncoderLayer"]
+__all__ = ["MultiheadAttention", "Transformer", "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder",
+           "TransformerEncoderLayer"]
 
 
 class NonDynamicallyQuantizableLinear(Linear):
@@ -151,42 +156,172 @@ class MultiheadAttention(Module):
 _ACTIVATIONS = {"relu": F.relu, "gelu": F.gelu}
 
 
-class TransformerEncoderLayer(Module):
+def _activation(activation):
+    if not isinstance(activation, str):
+        return activation
+    if activation not in _ACTIVATIONS:
+        raise RuntimeError(f"activation should be relu/gelu, not {activation}")
+    return _ACTIVATIONS[activation]
+
+
+class _Layer(Module):
+    """What encoder and decoder layers share: ``linear1 -> activation -> linear2`` with dropouts, residual blocks
+    normalized after (or, ``norm_first``, before) each block."""
+
+    def __init__(self, d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first, norm_first,
+                 bias, kw, attentions, norms):
+        super().__init__()
+        for name in attentions:
+            setattr(self, name, MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
+                                                   **kw))
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
+        self.norm_first = norm_first
+        for i in range(1, norms + 1):
+            setattr(self, f"norm{i}", LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw))
+        for i in range(1, norms + 1):
+            setattr(self, f"dropout{i}", Dropout(dropout))
+        self.activation = _activation(activation)
+
+    def _residuals(self, x, blocks):
+        """``x`` through each block with its residual, normalized by ``norm1``, ``norm2``, ... in turn."""
+        for i, block in enumerate(blocks, 1):
+            norm = getattr(self, f"norm{i}")
+            x = x + block(norm(x)) if self.norm_first else norm(x + block(x))
+        return x
+
+    def _attention(self, i, attention, x, memory, attn_mask, key_padding_mask, is_causal):
+        x = attention(x, memory, memory, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
+                      is_causal=is_causal)[0]
+        return getattr(self, f"dropout{i}")(x)
+
+    def _ff_block(self, x, dropout):
+        return dropout(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+
+
+class TransformerEncoderLayer(_Layer):
     """Self-attention then a feed-forward block, each with a residual and LayerNorm (after, or before with
     ``norm_first``)."""
 
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu, layer_norm_eps=1e-5,
                  batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
-        super().__init__()
-        kw = {"device": device, "dtype": dtype}
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
-                                            **kw)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **kw)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **kw)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        if isinstance(activation, str):
-            if activation not in _ACTIVATIONS:
-                raise RuntimeError(f"activation should be relu/gelu, not {activation}")
-            activation = _ACTIVATIONS[activation]
-        self.activation = activation
+        super().__init__(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first, norm_first,
+                         bias, {"device": device, "dtype": dtype}, ("self_attn",), 2)
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
-        x = src
-        if self.norm_first:
-            x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
-            return x + self._ff_block(self.norm2(x))
-        x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal))
-        return self.norm2(x + self._ff_block(x))
+        return self._residuals(src, (
+            lambda x: self._attention(1, self.self_attn, x, x, src_mask, src_key_padding_mask, is_causal),
+            lambda x: self._ff_block(x, self.dropout2)))
 
-    def _sa_block(self, x, attn_mask, key_padding_mask, is_causal):
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
-                           is_causal=is_causal)[0]
-        return self.dropout1(x)
 
-    def _ff_block(self, x):
-        return self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+class TransformerDecoderLayer(_Layer):
+    """Self-attention over the target, attention to the encoder's ``memory``, then a feed-forward block, each with a
+    residual and LayerNorm (after, or before with ``norm_first``)."""
+
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu, layer_norm_eps=1e-5,
+                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
+        super().__init__(d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first, norm_first,
+                         bias, {"device": device, "dtype": dtype}, ("self_attn", "multihead_attn"), 3)
+
+    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+                memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False):
+        return self._residuals(tgt, (
+            lambda x: self._attention(1, self.self_attn, x, x, tgt_mask, tgt_key_padding_mask, tgt_is_causal),
+            lambda x: self._attention(2, self.multihead_attn, x, memory, memory_mask, memory_key_padding_mask,
+                                      memory_is_causal),
+            lambda x: self._ff_block(x, self.dropout3)))
+
+
+def _clones(layer, num_layers):
+    return ModuleList([copy.deepcopy(layer) for _ in range(num_layers)])
+
+
+def _sequence_length(x, batch_first):
+    return x.shape[0] if x.ndim == 2 else x.shape[1 if batch_first else 0]
+
+
+def _is_causal(mask, is_causal, size):
+    """PyTorch's rule: ``is_causal=None`` means "detect it": the mask equals the square subsequent mask."""
+    if is_causal is not None or mask is None:
+        return is_causal is True
+    causal = Transformer.generate_square_subsequent_mask(size, dtype=mask.dtype)
+    return tuple(mask.shape) == tuple(causal.shape) and bool((mask == causal).all())
+
+
+class TransformerEncoder(Module):
+    """``num_layers`` copies of ``encoder_layer`` applied in turn, then ``norm``."""
+
+    def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True, mask_check=True):
+        super().__init__()
+        self.layers = _clones(encoder_layer, num_layers)
+        self.num_layers, self.norm = num_layers, norm
+        self.enable_nested_tensor = self.use_nested_tensor = False  # no nested tensors: the padded path always
+        self.mask_check = mask_check
+
+    def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
+        is_causal = _is_causal(mask, is_causal, _sequence_length(src, self.layers[0].self_attn.batch_first))
+        output = src
+        for layer in self.layers:
+            output = layer(output, src_mask=mask, is_causal=is_causal, src_key_padding_mask=src_key_padding_mask)
+        return output if self.norm is None else self.norm(output)
+
+
+class TransformerDecoder(Module):
+    """``num_layers`` copies of ``decoder_layer`` applied in turn (each attending to ``memory``), then ``norm``."""
+
+    def __init__(self, decoder_layer, num_layers, norm=None):
+        super().__init__()
+        self.layers = _clones(decoder_layer, num_layers)
+        self.num_layers, self.norm = num_layers, norm
+
+    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
+                memory_key_padding_mask=None, tgt_is_causal=None, memory_is_causal=False):
+        tgt_is_causal = _is_causal(tgt_mask, tgt_is_causal, _sequence_length(tgt, self.layers[0].self_attn.batch_first))
+        output = tgt
+        for layer in self.layers:
+            output = layer(output, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                           tgt_key_padding_mask=tgt_key_padding_mask, memory_key_padding_mask=memory_key_padding_mask,
+                           tgt_is_causal=tgt_is_causal, memory_is_causal=memory_is_causal)
+        return output if self.norm is None else self.norm(output)
+
+
+class Transformer(Module):
+    """An encoder stack over ``src`` and a decoder stack over ``tgt`` attending to the encoder's output, each ending in
+    a LayerNorm; matrices initialized Xavier-uniform."""
+
+    def __init__(self, d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6, dim_feedforward=2048,
+                 dropout=0.1, activation=F.relu, custom_encoder=None, custom_decoder=None, layer_norm_eps=1e-5,
+                 batch_first=False, norm_first=False, bias=True, device=None, dtype=None):
+        super().__init__()
+        kw = {"device": device, "dtype": dtype}
+        layer_args = (d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first, norm_first,
+                      bias)
+        self.encoder = custom_encoder if custom_encoder is not None else TransformerEncoder(
+            TransformerEncoderLayer(*layer_args, **kw), num_encoder_layers,
+            LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw))
+        self.decoder = custom_decoder if custom_decoder is not None else TransformerDecoder(
+            TransformerDecoderLayer(*layer_args, **kw), num_decoder_layers,
+            LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw))
+        for p in self.parameters():
+            if p.ndim > 1:
+                init.xavier_uniform_(p)
+        self.d_model, self.nhead, self.batch_first = d_model, nhead, batch_first
+
+    def forward(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None, src_key_padding_mask=None,
+                tgt_key_padding_mask=None, memory_key_padding_mask=None, src_is_causal=None, tgt_is_causal=None,
+                memory_is_causal=False):
+        if src.ndim == 3 and src.shape[0 if self.batch_first else 1] != tgt.shape[0 if self.batch_first else 1]:
+            raise RuntimeError("the batch number of src and tgt must be equal")
+        if src.shape[-1] != self.d_model or tgt.shape[-1] != self.d_model:
+            raise RuntimeError("the feature number of src and tgt must be equal to d_model")
+        memory = self.encoder(src, mask=src_mask, src_key_padding_mask=src_key_padding_mask, is_causal=src_is_causal)
+        return self.decoder(tgt, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
+                            tgt_key_padding_mask=tgt_key_padding_mask, memory_key_padding_mask=memory_key_padding_mask,
+                            tgt_is_causal=tgt_is_causal, memory_is_causal=memory_is_causal)
+
+    @staticmethod
+    def generate_square_subsequent_mask(sz, device=None, dtype=None):
+        """-inf above the diagonal, 0 elsewhere: position i attends to positions up to i."""
+        import xtensor
+        return xtensor.full((sz, sz), -math.inf, dtype=dtype, device=device).triu(1)
