@@ -285,3 +285,18 @@ def test_eig_gradient_matches_torch(backend, kind):
     g, = xt.autograd.grad(loss(xt, ours), [ours])
     e, = torch.autograd.grad(loss(torch, theirs), [theirs])
     np.testing.assert_allclose(np.asarray(g), e.numpy(), rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("fn", ["vector_norm", "matrix_norm", "norm"])
+def test_norm_of_a_complex_tensor_is_real_as_in_torch(backend, fn):
+    z = np.array([[1 + 2j, 3 - 1j], [0.5j, 2.0]], dtype=np.complex64)
+    ours = getattr(xt.linalg, fn)(xt.tensor(z))
+    theirs = getattr(torch.linalg, fn)(torch.tensor(z))
+    assert ours.dtype is xt.float32 and theirs.dtype is torch.float32
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6)
+
+
+def test_array_api_norms_of_complex_arrays_are_real(backend):
+    z = xa.asarray([[1 + 2j, 3 - 1j], [0.5j, 2.0]], dtype=xa.complex64)
+    assert xa.linalg.vector_norm(z).dtype == xa.float32
+    assert xa.linalg.matrix_norm(z).dtype == xa.float32

@@ -1070,7 +1070,9 @@ def _max(a, b):
 # ------------------------------------------------------------------ norms
 def _vector_norm_fwd(xp, x, ord, dims, keepdim):
     r = xp.linalg.vector_norm(x, axis=dims, keepdims=keepdim, ord=ord)
-    return r if r.dtype == x.dtype else xp.astype(r, x.dtype)  # array-api-compat's numpy gives bfloat16's in float64
+    if r.dtype == x.dtype or x.dtype in (xp.complex64, xp.complex128):  # a complex input's norm is real
+        return r
+    return xp.astype(r, x.dtype)  # array-api-compat's numpy gives bfloat16's norm in float64
 
 
 def _vector_norm_vjp(ns, g, ans, x, ord, dims, keepdim):
