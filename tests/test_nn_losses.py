@@ -207,3 +207,54 @@ def test_legacy_size_average_and_reduce_map_to_reduction():
     assert loss.reduction == "sum"
     with pytest.warns(UserWarning, match="please use reduction='none' instead"):
         assert nn.L1Loss(reduce=False, size_average=True).reduction == "none"
+
+
+# CTC: (T, N, C) log-probabilities, targets padded or concatenated, per-sequence lengths (the second sequence shorter;
+# a repeated label needs a blank between its frames: [1, 2, 2] cannot fit in 3 frames). One shape: jax compiles once.
+CTC_TARGETS = np.array([[1, 2, 2], [3, 1, 0]])
+CTC = [
+    ("padded", (x(6, 2, 4), CTC_TARGETS, [6, 5], [3, 2]), {}),
+    ("concatenated-blank-3", (x(6, 2, 4), np.array([1, 2, 2, 0, 1]), (6, 4), (3, 2)), {"blank": 3}),
+    ("impossible-zero-infinity", (x(6, 2, 4), CTC_TARGETS, [3, 6], [3, 2]), {"zero_infinity": True}),
+    ("empty-target", (x(6, 2, 4), CTC_TARGETS, [5, 3], [2, 0]), {}),
+    ("unbatched", (x(6, 4), np.array([2, 1, 1]), 6, 3), {}),
+]
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("inputs, kwargs", [c[1:] for c in CTC], ids=[c[0] for c in CTC])
+def test_ctc_loss_matches_torch_through_log_softmax_and_on_log_probs(backend, inputs, kwargs, reduction):
+    """Values, node names, and gradients both of logits (through log_softmax, how CTC is used) and of the
+    log-probabilities themselves (PyTorch's backward there is exp(log_probs) - posterior)."""
+    logits, targets, input_lengths, target_lengths = inputs
+    as_lengths = (lambda lib, v: lib.tensor(v)) if isinstance(input_lengths, int) else (lambda lib, v: v)
+    results = []
+    for lib, fn in ((xt, nn.CTCLoss), (torch, torch.nn.CTCLoss)):
+        leaf, raw = lib.tensor(logits, requires_grad=True), lib.tensor(logits, requires_grad=True)
+        loss_fn = fn(reduction=reduction, **kwargs)
+        losses = [loss_fn(lp, lib.tensor(targets), as_lengths(lib, input_lengths), as_lengths(lib, target_lengths))
+                  for lp in (leaf.log_softmax(-1), raw)]
+        for loss in losses:
+            loss.sum().backward()
+        results.append((losses[0].grad_fn.name(), losses[0].detach().numpy(), leaf.grad.numpy(), raw.grad.numpy()))
+    (name, value, logits_grad, log_probs_grad), (t_name, t_value, t_logits_grad, t_log_probs_grad) = results
+    assert name == t_name
+    np.testing.assert_allclose(value, t_value, rtol=1e-10)
+    np.testing.assert_allclose(logits_grad, t_logits_grad, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(log_probs_grad, t_log_probs_grad, rtol=1e-9, atol=1e-12)
+
+
+CTC_BAD = [
+    ("input-length-over-T", ([7, 5], [3, 2]), {}),
+    ("lengths-per-batch", ([6], [3, 2]), {}),
+    ("blank-out-of-range", ([6, 5], [3, 2]), {"blank": 4}),
+    ("target-longer-than-padding", ([6, 5], [4, 2]), {}),
+]
+
+
+@pytest.mark.parametrize("lengths, kwargs", [c[1:] for c in CTC_BAD], ids=[c[0] for c in CTC_BAD])
+def test_ctc_loss_bad_input_errors_match_torch(lengths, kwargs):
+    logits = x(6, 2, 4)
+    ours = _error(nn.functional.ctc_loss, xt.tensor(logits), xt.tensor(CTC_TARGETS), *lengths, **kwargs)
+    theirs = _error(torch.nn.functional.ctc_loss, torch.tensor(logits), torch.tensor(CTC_TARGETS), *lengths, **kwargs)
+    assert ours == theirs
