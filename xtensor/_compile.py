@@ -394,11 +394,14 @@ class _Guard:
         self.plain = []  # objects walked past because they have no param_groups
         self.functions, self.cells = [], []
         self.namespaces, self.names = [], []
+        self.filled_dicts = self.filled_mappings = None  # those not empty when recorded: only their items are read
         self.recorded = None  # ``read`` right after the walk: what the state looked like to it
 
     def freeze(self):
         """Record the state as the walk found it, before the step runs (a step that changes a Python value on the
         way, an int counter, is then seen as changed on the next call, as a new walk would see it)."""
+        self.filled_dicts = [d for d in self.dicts if d]  # an empty one that fills changes its length, read too
+        self.filled_mappings = [m for m in self.mappings if m]  # (modules' hook dicts: mostly empty)
         self.recorded = self.read((), ())
 
     def add_mapping(self, obj):
@@ -417,8 +420,8 @@ class _Guard:
         the arrays of their ``storages`` -- so that one list comparison tells whether anything changed."""
         return [*map(len, self.dicts), *map(len, self.sequences), *map(len, self.mappings),
                 *map(type, self.objects), *map(_DICT_OF, self.objects),
-                *_chain(self.dicts), *_chain(map(dict.values, self.dicts)),
-                *_chain(self.mappings), *_chain(map(_VALUES, self.mappings)), *_chain(self.sequences),
+                *_chain(self.filled_dicts), *_chain(map(dict.values, self.filled_dicts)),
+                *_chain(self.filled_mappings), *_chain(map(_VALUES, self.filled_mappings)), *_chain(self.sequences),
                 *map(_CODE_OF, self.functions), *_chain(map(_DEFAULTS_OF, self.functions)),
                 *map(_contents, self.cells), *map(dict.get, self.namespaces, self.names, itertools.repeat(_MISSING)),
                 *map(hasattr, self.plain, itertools.repeat("param_groups")),
