@@ -18,12 +18,14 @@ Functionalization at the boundary, not a tracer of our own:
    Tensor objects: storages the step wrote, ``.grad`` it created or cleared, tensors it rebound
    with ``.data =``. Later calls with the same signature only gather, run and write back.
 4. A call reuses the last call's walk (its tensors, storages and signature) while cheap guards hold, as
-   torch.compile's do: every container the walk read has the same length and the same items (identity),
-   every walked object its class and attribute dict, every walked function its code, closure and globals,
-   every gathered tensor its storage, view, dtype, ``requires_grad``, ``grad_fn``, backend and ``.grad``,
-   every storage the array the last call left; the arguments are root tensors of the same shapes and dtypes
-   and the same Python scalars. Anything else takes the full walk. Storages the step never reads (a
-   ``.grad`` it clears first) are not inputs of the program.
+   torch.compile's do: every container the walk read has the same length and the same items, every walked
+   object its class and attribute dict, every walked function its code, closure and globals (all as the walk
+   found them, before the step ran), every gathered tensor its storage, view, dtype, ``requires_grad``,
+   ``grad_fn``, backend and ``.grad``, every storage the array the last call left; the arguments are root
+   tensors of the same shapes and dtypes and the same Python scalars. All of it is read into one flat list
+   and compared with the recorded one: by identity where ``==`` compares values (tensors, arrays, numbers,
+   containers), by one list ``==`` for the rest. Anything else takes the full walk. Storages the step never
+   reads (a ``.grad`` it clears first) are not inputs of the program.
 
 Limits (each an error or documented behaviour, never a silent wrong result):
 * A host read under compilation (``.item()``, ``bool(t)``, ``float(t)``, a boolean mask, a
