@@ -363,7 +363,8 @@ def _fmt(v):
 def markdown(steps, scaling, demo):
     lines = ["| batch | xtensor.compile µs | jax.jit µs | jax.jit, PyTorch's Adam µs | xtensor program µs | "
              "torch µs | xtensor[numpy] µs | compile/jax.jit (target <= 1.1) | same, best rounds | "
-             "program/jax.jit, best rounds | compile/torch |", "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "program/jax.jit, best rounds | compile/torch |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in steps:
         t, q = r["times_us"], r["ratios"]
         lines.append(f"| {r['batch']} | {_fmt(t.get('xtensor.compile'))} | {_fmt(t.get('jax.jit'))} | "
