@@ -506,6 +506,8 @@ class _Fast:
                          fields + width * slot, arrays + storage, at(arrays + storage))
                         for owner, slot, storage in grad_slots]
         fast.written = [(i - k, arrays + i - k, at(arrays + i - k)) for i in program.written]
+        if None in _chain(fast.patches) or any(u is None for _, _, u in fast.written):
+            return None  # a place after_run writes is compared by == (not a tensor or an array): never reuse
         return fast
 
     def _take_grad(self, owner, slot, storage):
