@@ -451,7 +451,7 @@ class _Fast:
     program makes replace the old ones in place."""
 
     __slots__ = ("program", "guard", "environment", "template", "keywords", "arg_meta", "state_tensors",
-                 "state_ids", "state_storages", "storage_ids", "recorded", "unsafe", "unsafe_recorded", "written",
+                 "state_storages", "storage_ids", "recorded", "unsafe", "unsafe_recorded", "written",
                  "grad_slots", "patches", "tracer")
 
     @classmethod
@@ -485,7 +485,6 @@ class _Fast:
         fast.arg_meta = [(t._dtype, t._requires_grad, t._backend, tuple(storages[i].array.shape),
                           storages[i].array.dtype) for i, t in enumerate(arg_tensors)]
         fast.state_tensors, fast.state_storages = tensors[k:], storages[k:]
-        fast.state_ids = set(map(id, fast.state_tensors))
         fast.storage_ids = set(map(id, fast.state_storages))
         fast.grad_slots = grad_slots
         fast.tracer = sys.modules["jax"].core.Tracer
@@ -514,8 +513,6 @@ class _Fast:
         """Put the ``.grad`` the program just made for state tensor ``owner`` in the place of the old one."""
         tensors, storages = self.state_tensors, self.state_storages
         grad = tensors[owner]._grad
-        self.state_ids.discard(id(tensors[slot]))
-        self.state_ids.add(id(grad))
         tensors[slot] = grad
         st = grad._storage
         self.storage_ids.discard(id(storages[storage]))
@@ -562,7 +559,7 @@ class _Fast:
                 if a._view is not None or a._grad is not None or a._grad_fn is not None or a._dtype is not dtype \
                         or a._requires_grad is not requires_grad or a._backend is not backend \
                         or arr.shape != shape or arr.dtype != array_dtype or isinstance(arr, self.tracer) \
-                        or id(a) in self.state_ids or id(st) in self.storage_ids:
+                        or id(st) in self.storage_ids:  # (a state tensor's storage is a state storage)
                     return None
                 arg_tensors.append(a)
                 arg_storages.append(st)
