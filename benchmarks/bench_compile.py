@@ -16,12 +16,18 @@ learning rate, on a float32 batch of 8x8 images. Columns:
 * ``jax.jit``          the same step written in plain jax: ``jax.value_and_grad`` and Adam's update over a
                        pytree, ``jax.jit`` with the state donated (the floor ``xtensor.compile`` is held to:
                        target <= 1.1x)
+* ``jax.jit, PyTorch's Adam``
+                       the same with Adam's state as PyTorch keeps it: a step counter per parameter, and the
+                       gradients returned and kept until the next step (as ``.grad``)
+* ``xtensor program``  the XLA program ``xtensor.compile`` runs for the step, called through its ``jax.jit`` on the
+                       raw arrays, without xtensor's host work (no guards, no write-back into tensors, the
+                       ``.grad`` outputs dropped): the floor of a compiled call
 * ``torch``            PyTorch eager on CPU (``torch.nn``, ``torch.optim.Adam``)
 * ``xtensor[numpy]``   xtensor eager on numpy (the demo's default)
 
 Every column starts from the same weights, and the first step's losses are checked equal before timing.
-Timing reuses ``bench_overhead``'s auto-ranged rounds (median per step); ``xtensor.compile`` and
-``jax.jit`` are interleaved round by round. As a program it runs single-threaded (as ``bench_overhead``).
+Timing reuses ``bench_overhead``'s auto-ranged rounds (median per step); the four jitted columns are
+interleaved round by round. As a program it runs single-threaded (as ``bench_overhead``).
 
 Scaling: ``data_parallel`` over meshes of 1, 2, 4 and 8 devices runs in a subprocess started with
 ``XLA_FLAGS=--xla_force_host_platform_device_count=8`` (jax fixes its devices at start-up), next to plain
@@ -51,6 +57,7 @@ if __package__ in (None, ""):  # run as a script: make `benchmarks` importable
 from benchmarks.bench_overhead import _loop, autorange, metadata  # noqa: E402
 
 BATCHES = (32, 256)
+PYTORCH_ADAM = "jax.jit, PyTorch's Adam"  # a column
 LR, BETAS, EPS = 3e-3, (0.9, 0.999), 1e-8
 DEVICE_COUNTS = (1, 2, 4, 8)
 QUICK = {"repeat": 3, "target_time": 0.02}
@@ -62,7 +69,7 @@ def _batch(size):
     return rng.random((size, 1, 8, 8), dtype=np.float32), rng.integers(0, 10, size)
 
 
-# --------------------------------------------------------------------------- the step, four ways
+# --------------------------------------------------------------------------- the step, six ways
 def _xtensor_step(backend, compiled):
     """The demo's step on ``backend``; returns (step(x, y) -> loss, the model, the batch maker)."""
     import xtensor
@@ -115,9 +122,10 @@ def _torch_step(weights):
     return train_step, lambda size: tuple(torch.from_numpy(a) for a in _batch(size))
 
 
-def _jax_step(weights, shardings=None):
+def _jax_step(weights, shardings=None, pytorch_adam=False):
     """The step in plain jax; ``shardings`` = (replicated, batch-sharded) places it on a mesh: the state once,
-    each batch (a one-device array, as data_parallel is given) on every call."""
+    each batch (a one-device array, as data_parallel is given) on every call. ``pytorch_adam``: Adam as PyTorch
+    keeps it (a step counter per parameter, the gradients kept between steps as ``.grad``)."""
     import jax
     import jax.numpy as jnp
 
@@ -138,19 +146,58 @@ def _jax_step(weights, shardings=None):
         params = [p - scale * a / (jnp.sqrt(b) / root + EPS) for p, a, b in zip(params, m, v)]
         return params, m, v, t, loss
 
+    def step_per_parameter(params, m, v, steps, lr, x, y):
+        loss, grads = jax.value_and_grad(loss_fn)(params, x, y)
+        steps = [t + 1 for t in steps]
+        m = [BETAS[0] * a + (1 - BETAS[0]) * g for a, g in zip(m, grads)]
+        v = [BETAS[1] * a + (1 - BETAS[1]) * g * g for a, g in zip(v, grads)]
+        params = [p - lr / (1 - BETAS[0] ** t) * a / (jnp.sqrt(b) / jnp.sqrt(1 - BETAS[1] ** t) + EPS)
+                  for p, a, b, t in zip(params, m, v, steps)]
+        return grads, params, m, v, steps, loss
+
     replicated, sharded = shardings or (None, None)
     put = (lambda a, s: jax.device_put(a, s)) if shardings else (lambda a, s: jnp.asarray(a))
     state = [[put(w, replicated) for w in weights], [put(np.zeros_like(w), replicated) for w in weights],
              [put(np.zeros_like(w), replicated) for w in weights], put(np.float32(0), replicated),
              put(np.float32(LR), replicated)]
-    jitted = jax.jit(step, donate_argnums=(0, 1, 2, 3))
+    if pytorch_adam:
+        state[3] = [put(np.float32(0), replicated) for _ in weights]
+    jitted = jax.jit(step_per_parameter if pytorch_adam else step, donate_argnums=(0, 1, 2, 3))
+
+    grads = []  # with pytorch_adam: the last step's gradients, alive until the next (as .grad)
 
     def train_step(x, y):
         if shardings:
             x, y = jax.device_put(x, sharded), jax.device_put(y, sharded)
-        *state[:4], loss = jitted(*state, x, y)
+        out = jitted(*state, x, y)
+        if pytorch_adam:
+            grads[:], out = out[:1], out[1:]
+        *state[:4], loss = out
         return loss
     return train_step, lambda size: tuple(jnp.asarray(a) for a in _batch(size))
+
+
+class _ProgramOnly:
+    """The ``xtensor program`` column: its first two calls go through ``xtensor.compile`` (the first makes Adam's
+    state, the second compiles the steady program); later ones call that program on the storages' arrays."""
+
+    def __init__(self):
+        self.step, _, self.tensors = _xtensor_step("jax", compiled=True)
+        self.program = self.storages = None
+
+    def __call__(self, x, y):
+        program, storages = self.program, self.storages
+        if program is None:
+            loss = self.step(x, y)
+            fast = self.step._fast  # the reused walk, once the steady program runs
+            if fast is not None:
+                self.program, self.storages = fast.program, fast.holds((x, y), {})[0]
+            return loss._value
+        outs = program.executable([storages[i].array for i in program.written],
+                                  [storages[i].array for i in program.kept], [])
+        for i, out in zip(program.written, outs):
+            storages[i].array = out
+        return outs[-1]  # the loss: the step returns one tensor, the program's last output
 
 
 def _blocking(step, x, y, block):
@@ -173,7 +220,15 @@ def _columns(size):
         def plain_jit():
             step, arrays = _jax_step(weights)
             return step, arrays, lambda loss: loss.block_until_ready()
-        builds["xtensor.compile"], builds["jax.jit"] = compiled, plain_jit
+        def pytorch_adam_jit():
+            step, arrays = _jax_step(weights, pytorch_adam=True)
+            return step, arrays, lambda loss: loss.block_until_ready()
+
+        def program_only():
+            step = _ProgramOnly()
+            return step, step.tensors, lambda loss: loss.block_until_ready()
+        builds.update({"xtensor.compile": compiled, "jax.jit": plain_jit, PYTORCH_ADAM: pytorch_adam_jit,
+                       "xtensor program": program_only})
     except ImportError:
         pass
     try:
@@ -220,13 +275,15 @@ def step_rows(repeat, target_time):
         losses = list(first.values())
         if max(losses) - min(losses) > 1e-4 * abs(losses[0]):
             raise RuntimeError(f"the columns do not compute the same step: first losses {first}")
-        times, best = _time(fns, (("xtensor.compile", "jax.jit"), ("torch",), ("xtensor[numpy]",)), repeat,
-                            target_time)
+        jitted = ("xtensor.compile", "jax.jit", PYTORCH_ADAM, "xtensor program")
+        times, best = _time(fns, (jitted, ("torch",), ("xtensor[numpy]",)), repeat, target_time)
         ratios = {f"xtensor.compile/{c}": times["xtensor.compile"] / times[c]
                   for c in ("jax.jit", "torch", "xtensor[numpy]") if c in times and "xtensor.compile" in times}
         best_ratio = best["xtensor.compile"] / best["jax.jit"] if "jax.jit" in best else None
+        program_ratio = best["xtensor program"] / best["jax.jit"] if "jax.jit" in best else None
         rows.append({"batch": size, "times_us": times, "min_us": best, "ratios": ratios,
-                     "best_ratio_jax_jit": best_ratio, "first_loss": first})
+                     "best_ratio_jax_jit": best_ratio, "best_ratio_program_jax_jit": program_ratio,
+                     "first_loss": first})
     return rows
 
 
@@ -304,14 +361,17 @@ def _fmt(v):
 
 
 def markdown(steps, scaling, demo):
-    lines = ["| batch | xtensor.compile µs | jax.jit µs | torch µs | xtensor[numpy] µs | compile/jax.jit "
-             "(target <= 1.1) | same, best rounds | compile/torch |", "|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = ["| batch | xtensor.compile µs | jax.jit µs | jax.jit, PyTorch's Adam µs | xtensor program µs | "
+             "torch µs | xtensor[numpy] µs | compile/jax.jit (target <= 1.1) | same, best rounds | "
+             "program/jax.jit, best rounds | compile/torch |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in steps:
         t, q = r["times_us"], r["ratios"]
         lines.append(f"| {r['batch']} | {_fmt(t.get('xtensor.compile'))} | {_fmt(t.get('jax.jit'))} | "
+                     f"{_fmt(t.get(PYTORCH_ADAM))} | {_fmt(t.get('xtensor program'))} | "
                      f"{_fmt(t.get('torch'))} | {_fmt(t.get('xtensor[numpy]'))} | "
                      f"{q.get('xtensor.compile/jax.jit', 0):.2f}x | {r['best_ratio_jax_jit'] or 0:.2f}x | "
-                     f"{q.get('xtensor.compile/torch', 0):.2f}x |")
+                     f"{r['best_ratio_program_jax_jit'] or 0:.2f}x | {q.get('xtensor.compile/torch', 0):.2f}x |")
     if scaling:
         lines += ["", "| batch | devices | split | data_parallel µs | vs 1 device | jax.jit sharded µs | vs 1 device |",
                   "|---:|---:|---|---:|---:|---:|---:|"]

@@ -1,4 +1,4 @@
-"""benchmarks/bench_compile.py times one training step four ways; this checks they are the same step (a few
+"""benchmarks/bench_compile.py times one training step six ways; this checks they are the same step (a few
 seconds: two small compilations), so the benchmark cannot drift into comparing different work. No timing."""
 import pathlib
 import sys

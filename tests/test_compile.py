@@ -325,6 +325,10 @@ CHANGES = {
         lambda m, o: o.state[_weight(m)].__setitem__("momentum_buffer", t.ones(2, 2))),
     "a parameter written in place": (lambda m: (m.parameters(), {}), True,
                                      lambda m, o: _weight(m).data.mul_(-1.0)),
+    "requires_grad turned off": (lambda m: (m.parameters(), {}), True,
+                                 lambda m, o: _weight(m).requires_grad_(False)),
+    "a submodule replaced": (lambda m: (m.parameters(), {}), True,
+                             lambda m, o: (t.manual_seed(1), setattr(m, "linear", t.nn.Linear(2, 2)))),
 }
 
 
@@ -418,3 +422,43 @@ def test_an_argument_that_was_a_state_tensor_last_call_is_not_taken_for_it(on_ja
             expected, got = eager(t.full((2, 2), 2.0)), step(t.full((2, 2), 2.0))
         assert got.item() == pytest.approx(expected.item(), rel=1e-5), call
     np.testing.assert_allclose(w.detach().numpy(), eager_w.detach().numpy(), rtol=1e-6)
+
+
+def test_a_tensor_replaced_by_an_equal_one_is_a_new_tensor(on_jax):
+    """The reused walk compares what it read by identity where ``==`` compares values: a learning-rate tensor
+    replaced by another of the same value, then changed in place, must be the one the next step reads."""
+    twins = []
+    for _ in range(2):
+        t.manual_seed(0)
+        model = Shifted()
+        optimizer = t.optim.SGD(model.parameters(), lr=t.tensor(0.1))
+        twins.append((optimizer, _step(model, optimizer)))
+    (eager_opt, eager), (optimizer, step) = twins[0], (twins[1][0], t.compile(twins[1][1]))
+    x, y = t.tensor(X), t.tensor(Y)
+    for call in range(6):
+        if call == 3:
+            for opt in (eager_opt, optimizer):
+                opt.param_groups[0]["lr"] = t.tensor(0.1)
+        if call == 4:
+            for opt in (eager_opt, optimizer):
+                opt.param_groups[0]["lr"].fill_(-0.5)
+        expected, got = eager(x, y), step(x, y)
+        assert got.item() == pytest.approx(expected.item(), rel=1e-5), call
+
+
+def test_a_python_value_the_step_changes_is_seen_on_the_next_call(on_jax):
+    """The walk's record is taken before the step runs: an attribute the step itself changes (an int counter)
+    differs on the next call, which traces again with the new value (documented: recompiled every call)."""
+    class Counter:
+        calls = 0
+
+    def make(counter):
+        def scaled_sum(x):
+            counter.calls += 1
+            return (x * counter.calls).sum()
+        return scaled_sum
+    eager, step = make(Counter()), t.compile(make(Counter()))
+    x = t.tensor(X)
+    for call in range(4):
+        assert step(x).item() == pytest.approx(eager(x).item()), call
+    assert step.compilations == 4

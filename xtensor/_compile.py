@@ -18,12 +18,14 @@ Functionalization at the boundary, not a tracer of our own:
    Tensor objects: storages the step wrote, ``.grad`` it created or cleared, tensors it rebound
    with ``.data =``. Later calls with the same signature only gather, run and write back.
 4. A call reuses the last call's walk (its tensors, storages and signature) while cheap guards hold, as
-   torch.compile's do: every container the walk read has the same length and the same items (identity),
-   every walked object its class and attribute dict, every walked function its code, closure and globals,
-   every gathered tensor its storage, view, dtype, ``requires_grad``, ``grad_fn``, backend and ``.grad``,
-   every storage the array the last call left; the arguments are root tensors of the same shapes and dtypes
-   and the same Python scalars. Anything else takes the full walk. Storages the step never reads (a
-   ``.grad`` it clears first) are not inputs of the program.
+   torch.compile's do: every container the walk read has the same length and the same items, every walked
+   object its class and attribute dict, every walked function its code, closure and globals (all as the walk
+   found them, before the step ran), every gathered tensor its storage, view, dtype, ``requires_grad``,
+   ``grad_fn``, backend and ``.grad``, every storage the array the last call left; the arguments are root
+   tensors of the same shapes and dtypes and the same Python scalars. All of it is read into one flat list
+   and compared with the recorded one: by identity where ``==`` compares values (tensors, arrays, numbers,
+   containers), by one list ``==`` for the rest. Anything else takes the full walk. Storages the step never
+   reads (a ``.grad`` it clears first) are not inputs of the program.
 
 Limits (each an error or documented behaviour, never a silent wrong result):
 * A host read under compilation (``.item()``, ``bool(t)``, ``float(t)``, a boolean mask, a
@@ -59,7 +61,7 @@ import numpy as np
 from . import _dtypes
 from ._backend import get_default_backend
 from ._dispatch import wrap
-from ._tensor import Tensor
+from ._tensor import Storage, Tensor
 from .autograd import grad_mode
 
 __all__ = ["compile"]
@@ -107,6 +109,7 @@ class CompiledStep:
         gathered = _Gathered()
         guard = _Guard()
         gathered.walk_call(fn, args, kwargs, guard)
+        guard.freeze()
         if self.lay_out is not None:
             self.lay_out(gathered)
         backend = gathered.backend()
@@ -230,8 +233,6 @@ class _Gathered:
         if kind == "sequence":
             if guard is not None and not isinstance(obj, tuple):  # a tuple's items cannot change
                 guard.sequences.append(obj)
-                guard.sequence_lens.append(len(obj))
-                guard.items.extend(obj)
             self.statics.append((cls, len(obj)))
             for item in obj:
                 self.walk(item, arguments)
@@ -255,8 +256,6 @@ class _Gathered:
         elif kind == "attributes" or kind == "object" and hasattr(obj, "param_groups"):
             if guard is not None:
                 guard.objects.append(obj)
-                guard.classes.append(cls)
-                guard.object_dicts.append(vars(obj))
             self.statics.append(cls)
             self.walk(vars(obj))
         elif kind == "object" and guard is not None:
@@ -272,8 +271,6 @@ class _Gathered:
         defaults = fn.__defaults__, fn.__kwdefaults__  # what its code reads too (def f(x, model=model))
         if guard is not None:
             guard.functions.append(fn)
-            guard.codes.append(code)
-            guard.defaults.extend(defaults)
         for value in defaults:
             if value is not None:
                 self.walk(value)
@@ -281,7 +278,6 @@ class _Gathered:
             contents = _contents(cell)
             if guard is not None:
                 guard.cells.append(cell)
-                guard.cell_values.append(contents)
             if contents is not _MISSING:  # not an empty cell (a name bound later)
                 self.walk(contents)
         namespace = fn.__globals__
@@ -290,7 +286,6 @@ class _Gathered:
             if guard is not None:
                 guard.namespaces.append(namespace)
                 guard.names.append(name)
-                guard.global_values.append(value)
             if value is not _MISSING:
                 self.walk(value)
 
@@ -362,11 +357,30 @@ _ARRAY_OF = operator.attrgetter("array")
 # what the walk and the signature read from a tensor
 _TENSOR_FIELDS = operator.attrgetter("_storage", "_view", "_dtype", "_requires_grad", "_grad_fn", "_backend", "_grad")
 _FIELD_COUNT = 7
+_IDENTITY_EQUAL = {}  # type -> whether ``==`` against its instances means identity (see ``_identity_equal``)
 
 
 def _all_same(objects, recorded):
     """Every object is the recorded one (identity; the lengths were checked first)."""
     return all(map(_is, objects, recorded))
+
+
+def _identity_equal(cls):
+    """Whether ``x == obj`` for an ``obj`` of class ``cls`` holds only when ``x`` is ``obj`` or means the same:
+    classes that keep object's ``__eq__`` (modules, optimizers, storages, dtypes, functions, None; another
+    object's ``__eq__`` answers NotImplemented, False or an error against them) and ``str`` (names). Tensors,
+    arrays, numbers (``1 == 1.0 == True``), containers and code objects compare values: identity for them."""
+    same = _IDENTITY_EQUAL.get(cls)
+    if same is None:
+        same = _IDENTITY_EQUAL[cls] = cls.__eq__ is object.__eq__ or cls is str
+    return same
+
+
+def _picker(positions):
+    """A callable returning the items at ``positions`` of a list, as a tuple."""
+    if len(positions) > 1:
+        return operator.itemgetter(*positions)
+    return lambda items: tuple(items[i] for i in positions)
 
 
 class _Guard:
@@ -375,43 +389,45 @@ class _Guard:
     each walked object's class and attribute dict, each walked function's code, closure cells and globals."""
 
     def __init__(self):
-        self.sequences, self.sequence_lens, self.items = [], [], []  # lists (not tuples: they cannot change)
-        self.dicts, self.dict_lens, self.keys, self.values = [], [], [], []  # attribute dicts among them
-        self.mappings, self.mapping_lens, self.mapping_keys, self.mapping_values = [], [], [], []  # OrderedDict...
-        self.objects, self.classes, self.object_dicts = [], [], []
+        self.sequences = []  # lists (not tuples: they cannot change)
+        self.dicts = []  # dicts, attribute dicts among them
+        self.mappings = []  # OrderedDict...: read through their own methods
+        self.objects = []
         self.plain = []  # objects walked past because they have no param_groups
-        self.functions, self.codes, self.defaults, self.cells, self.cell_values = [], [], [], [], []
-        self.namespaces, self.names, self.global_values = [], [], []
+        self.functions, self.cells = [], []
+        self.namespaces, self.names = [], []
+        self.filled_dicts = self.filled_mappings = None  # those not empty when recorded: only their items are read
+        self.recorded = None  # ``read`` right after the walk: what the state looked like to it
+
+    def freeze(self):
+        """Record the state as the walk found it, before the step runs (a step that changes a Python value on the
+        way, an int counter, is then seen as changed on the next call, as a new walk would see it)."""
+        self.filled_dicts = [d for d in self.dicts if d]  # an empty one that fills changes its length, read too
+        self.filled_mappings = [m for m in self.mappings if m]  # (modules' hook dicts: mostly empty)
+        self.recorded = self.read((), ())
 
     def add_mapping(self, obj):
         cls = type(obj)
         if cls.values is dict.values and cls.__iter__ is dict.__iter__:  # dict's own order: read at C speed
             self.dicts.append(obj)
-            self.dict_lens.append(len(obj))
-            self.keys.extend(obj)
-            self.values.extend(obj.values())
         else:  # its own order (OrderedDict.move_to_end): read through its methods
             self.mappings.append(obj)
-            self.mapping_lens.append(len(obj))
-            self.mapping_keys.extend(obj)
-            self.mapping_values.extend(obj.values())
 
-    def holds(self):
-        return (list(map(len, self.dicts)) == self.dict_lens and list(map(len, self.sequences)) == self.sequence_lens
-                and list(map(len, self.mappings)) == self.mapping_lens
-                and _all_same(map(type, self.objects), self.classes)
-                and _all_same(map(_DICT_OF, self.objects), self.object_dicts)
-                and _all_same(_chain(self.dicts), self.keys)
-                and _all_same(_chain(map(dict.values, self.dicts)), self.values)
-                and _all_same(_chain(self.mappings), self.mapping_keys)
-                and _all_same(_chain(map(_VALUES, self.mappings)), self.mapping_values)
-                and _all_same(_chain(self.sequences), self.items)
-                and _all_same(map(_CODE_OF, self.functions), self.codes)
-                and _all_same(_chain(map(_DEFAULTS_OF, self.functions)), self.defaults)
-                and _all_same(map(_contents, self.cells), self.cell_values)
-                and _all_same(map(dict.get, self.namespaces, self.names, itertools.repeat(_MISSING)),
-                              self.global_values)
-                and not any(map(hasattr, self.plain, itertools.repeat("param_groups"))))
+    def lengths(self):
+        """How many entries of ``read`` are container lengths (compared by value; the rest by identity)."""
+        return len(self.dicts) + len(self.sequences) + len(self.mappings)
+
+    def read(self, tensors, storages):
+        """Everything the walk read, as it is now, in one list -- with the fields of the gathered ``tensors`` and
+        the arrays of their ``storages`` -- so that one list comparison tells whether anything changed."""
+        return [*map(len, self.dicts), *map(len, self.sequences), *map(len, self.mappings),
+                *map(type, self.objects), *map(_DICT_OF, self.objects),
+                *_chain(self.filled_dicts), *_chain(map(dict.values, self.filled_dicts)),
+                *_chain(self.filled_mappings), *_chain(map(_VALUES, self.filled_mappings)), *_chain(self.sequences),
+                *map(_CODE_OF, self.functions), *_chain(map(_DEFAULTS_OF, self.functions)),
+                *map(_contents, self.cells), *map(dict.get, self.namespaces, self.names, itertools.repeat(_MISSING)),
+                *map(hasattr, self.plain, itertools.repeat("param_groups")),
+                *_chain(map(_TENSOR_FIELDS, tensors)), *map(_ARRAY_OF, storages)]
 
 
 def _contents(cell):
@@ -425,15 +441,18 @@ def _contents(cell):
 class _Fast:
     """A call's gathered tensors and program, reused by the next call while nothing it depends on changed.
 
-    The step's state (what its closure and globals reach) is re-checked by its guard and by each tensor's
-    fields and storage array, identity for identity; the arguments must be as simple as they were (tensors
-    -- root ones, without ``.grad``, not part of the state -- and Python scalars) and have the same shapes,
-    dtypes and scalar values. Anything else (the first call that changed something) takes the full walk,
-    which builds a new one. ``.grad`` tensors the program makes replace the old ones in place."""
+    The step's state (what its closure and globals reach) is re-read by its guard into one flat list -- the
+    containers' lengths and items, each tensor's fields and storage array -- and compared with the list
+    recorded after the last call: by identity where ``==`` could mistake a different object for the same
+    (tensors, arrays, numbers: ``_identity_equal``), by one list ``==`` for the rest (a C loop that stops at
+    identity). The arguments must be as simple as they were (tensors -- root ones, without ``.grad``, not part
+    of the state -- and Python scalars) and have the same shapes, dtypes and scalar values. Anything else (the
+    first call that changed something) takes the full walk, which builds a new one. ``.grad`` tensors the
+    program makes replace the old ones in place."""
 
     __slots__ = ("program", "guard", "environment", "template", "keywords", "arg_meta", "state_tensors",
-                 "state_ids", "state_storages", "storage_ids", "fields", "arrays", "written", "grad_slots",
-                 "tracer")
+                 "state_storages", "storage_ids", "recorded", "unsafe", "unsafe_recorded", "written",
+                 "grad_slots", "patches", "tracer")
 
     @classmethod
     def build(cls, gathered, guard, program, args, kwargs):
@@ -444,7 +463,7 @@ class _Fast:
                 or program.rebound or any(i < k for i in program.written) \
                 or any(dtype is None or i < k for i, dtype in program.grads):
             return None
-        tensors, positions = gathered.tensors, gathered.position
+        tensors = gathered.tensors
         storages, owners = gathered.storages()
         arg_tensors = [a for a in (*args, *kwargs.values()) if isinstance(a, Tensor)]
         if len(arg_tensors) != k or owners[:k] != list(range(k)) or any(o < k for o in owners[k:]) \
@@ -466,40 +485,54 @@ class _Fast:
         fast.arg_meta = [(t._dtype, t._requires_grad, t._backend, tuple(storages[i].array.shape),
                           storages[i].array.dtype) for i, t in enumerate(arg_tensors)]
         fast.state_tensors, fast.state_storages = tensors[k:], storages[k:]
-        fast.grad_slots = grad_slots
-        fast.written = [i - k for i in program.written]
-        fast.tracer = sys.modules["jax"].core.Tracer
-        fast.state_ids = set()
-        fast.storage_ids = set()
-        fast.fields = [None] * (_FIELD_COUNT * len(fast.state_tensors))
-        fast.arrays = [None] * len(fast.state_storages)
-        fast.after_run()  # the grads made by this call: the structure as the next walk finds it
-        fast.state_ids = set(map(id, fast.state_tensors))
         fast.storage_ids = set(map(id, fast.state_storages))
-        fast.fields = list(_chain(map(_TENSOR_FIELDS, fast.state_tensors)))
-        fast.arrays = list(map(_ARRAY_OF, fast.state_storages))
+        fast.grad_slots = grad_slots
+        fast.tracer = sys.modules["jax"].core.Tracer
+        for owner, slot, storage in grad_slots:  # the grads made by this call: the structure the next walk finds
+            fast._take_grad(owner, slot, storage)
+        recorded = fast.recorded = [*guard.recorded, *_chain(map(_TENSOR_FIELDS, fast.state_tensors)),
+                                    *map(_ARRAY_OF, fast.state_storages)]
+        arrays = len(recorded) - len(fast.state_storages)
+        fields = arrays - _FIELD_COUNT * len(fast.state_tensors)
+        # requires_grad is always a bool (True == True is identity): of the fields, only a .grad tensor needs `is`
+        unsafe = [i for i in range(guard.lengths(), len(recorded))
+                  if not (_identity_equal(type(recorded[i])) or fields <= i < arrays and type(recorded[i]) is bool)]
+        fast.unsafe, fast.unsafe_recorded = _picker(unsafe), [recorded[i] for i in unsafe]
+        # where after_run writes what the next call must find: a program-made .grad (a root tensor without
+        # history or grad, whose fields are all compared by ==), the arrays the program wrote
+        at, width = {i: j for j, i in enumerate(unsafe)}.get, _FIELD_COUNT
+        fast.patches = [(fields + width * owner + width - 1, at(fields + width * owner + width - 1),
+                         fields + width * slot, arrays + storage, at(arrays + storage))
+                        for owner, slot, storage in grad_slots]
+        fast.written = [(i - k, arrays + i - k, at(arrays + i - k)) for i in program.written]
+        if None in _chain(fast.patches) or any(u is None for _, _, u in fast.written):
+            return None  # a place after_run writes is compared by == (not a tensor or an array): never reuse
         return fast
 
+    def _take_grad(self, owner, slot, storage):
+        """Put the ``.grad`` the program just made for state tensor ``owner`` in the place of the old one."""
+        tensors, storages = self.state_tensors, self.state_storages
+        grad = tensors[owner]._grad
+        tensors[slot] = grad
+        st = grad._storage
+        self.storage_ids.discard(id(storages[storage]))
+        self.storage_ids.add(id(st))
+        storages[storage] = st
+        return grad
+
     def after_run(self):
-        """Take the ``.grad`` tensors the program made into the reused structure in place of the old ones, and
-        record the arrays it wrote (a donated buffer also read is copied by ``run``: no check needed here)."""
-        tensors, storages, fields, arrays = self.state_tensors, self.state_storages, self.fields, self.arrays
-        state_ids, storage_ids = self.state_ids, self.storage_ids
-        width = _FIELD_COUNT
-        for owner, slot, storage in self.grad_slots:
-            grad = tensors[owner]._grad
-            state_ids.discard(id(tensors[slot]))
-            state_ids.add(id(grad))
-            tensors[slot] = grad
-            st = grad._storage
-            storage_ids.discard(id(storages[storage]))
-            storage_ids.add(id(st))
-            storages[storage] = st
-            arrays[storage] = st.array
-            fields[width * owner + width - 1] = grad  # _grad is the last field
-            fields[width * slot:width * slot + width] = _TENSOR_FIELDS(grad)
-        for i in self.written:
-            arrays[i] = storages[i].array
+        """Take the ``.grad`` tensors the program made into the reused structure and record them and the arrays it
+        wrote (a donated buffer also read is copied by ``run``: no check needed here), in place: re-reading the
+        whole record would touch every object again (cache misses after the program ran cost more than reading)."""
+        storages, recorded, unsafe, width = self.state_storages, self.recorded, self.unsafe_recorded, _FIELD_COUNT
+        for (owner, slot, storage), (grad_at, grad_u, fields, array_at, array_u) in zip(self.grad_slots,
+                                                                                    self.patches):
+            grad = self._take_grad(owner, slot, storage)
+            recorded[grad_at] = unsafe[grad_u] = grad
+            recorded[fields:fields + width] = _TENSOR_FIELDS(grad)
+            recorded[array_at] = unsafe[array_u] = storages[storage].array
+        for i, at, u in self.written:
+            recorded[at] = unsafe[u] = storages[i].array
 
     def holds(self, args, kwargs):
         """(storages, tensors, arrays) for the program when a full walk would find what the last one did."""
@@ -526,7 +559,7 @@ class _Fast:
                 if a._view is not None or a._grad is not None or a._grad_fn is not None or a._dtype is not dtype \
                         or a._requires_grad is not requires_grad or a._backend is not backend \
                         or arr.shape != shape or arr.dtype != array_dtype or isinstance(arr, self.tracer) \
-                        or id(a) in self.state_ids or id(st) in self.storage_ids:
+                        or id(st) in self.storage_ids:  # (a state tensor's storage is a state storage)
                     return None
                 arg_tensors.append(a)
                 arg_storages.append(st)
@@ -535,8 +568,13 @@ class _Fast:
         if len(arg_tensors) > 1 and (len(set(map(id, arg_tensors))) < len(arg_tensors)
                                      or len(set(map(id, arg_storages))) < len(arg_storages)):
             return None
-        if not (_all_same(_chain(map(_TENSOR_FIELDS, self.state_tensors)), self.fields)
-                and _all_same(map(_ARRAY_OF, self.state_storages), self.arrays) and self.guard.holds()):
+        current, recorded = self.guard.read(self.state_tensors, self.state_storages), self.recorded
+        if len(current) != len(recorded) or not _all_same(self.unsafe(current), self.unsafe_recorded):
+            return None
+        try:
+            if not current == recorded:
+                return None
+        except Exception:  # a value's own __eq__ refused the comparison (a tensor where a module was): changed
             return None
         # no argument arrays: [] as after a full walk, so that jax.jit keeps one entry (a tuple would retrace)
         return arg_storages + self.state_storages, arg_tensors + self.state_tensors, []
@@ -719,7 +757,7 @@ class _Program:
         for i in self.rebound:
             tensors[i].data = wrap(next(outs), backend)
         for i, dtype in self.grads:  # shape and dtype are the traced step's own: no setter checks
-            tensors[i]._grad = None if dtype is None else wrap(next(outs), backend, dtype)
+            tensors[i]._grad = None if dtype is None else _root(next(outs), backend, dtype)
         for st, owners in self.created:
             st.array = next(outs)
             _invalidate([st], owners)
@@ -745,6 +783,13 @@ class _Snapshot:
     """What the trace may change on the Python objects, to put back afterwards."""
 
     __slots__ = ("storages", "tensors")
+
+
+def _root(array, backend, dtype):
+    """A root tensor over a result of the program, its storage made now (the next call's guard reads it)."""
+    t = wrap(array, backend, dtype)
+    t._storage = Storage(array)
+    return t
 
 
 def _snapshot(storages, tensors):
