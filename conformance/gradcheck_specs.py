@@ -281,6 +281,8 @@ _NN = {
     "upsample_bilinear": [call(x(1, 2, 3, 3), scale_factor=2)],
     "scaled_dot_product_attention": [call(x(2, 3, 4, 5), x(2, 3, 6, 5), x(2, 3, 6, 2)),
                                      call(x(2, 4, 5), x(2, 4, 5), x(2, 4, 3), is_causal=True)],
+    "multi_head_attention_forward": [call(x(3, 2, 4), x(5, 2, 4), x(5, 2, 4), 4, 2, x(12, 4), x(12), x(1, 1, 4),
+                                          x(1, 1, 4), True, 0.0, x(4, 4), x(4), need_weights=False)],
     "mse_loss": [call(x(3, 4), x(3, 4))], "l1_loss": [call(x(3, 4), x(3, 4))],
     "smooth_l1_loss": [call(x(3, 4), x(3, 4), beta=0.5)], "huber_loss": [call(x(3, 4), x(3, 4), delta=0.7)],
     "nll_loss": [call(x(5, 4), Ints((5,), 4))],

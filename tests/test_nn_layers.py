@@ -290,3 +290,44 @@ def test_transformer_shape_errors_match_torch(src, tgt):
 def test_unknown_transformer_activation_errors_as_torch():
     make = lambda ns: ns.TransformerDecoderLayer(4, 2, activation="tanh")  # noqa: E731
     assert _error(make, nn) == _error(make, torch.nn)
+
+
+def _mha_arguments(lib, separate):
+    """multi_head_attention_forward's arguments for E=4, 2 heads, L=3, S=5, N=2 (head_dim 2), as ``lib`` tensors."""
+    r = np.random.default_rng(5)
+    t = lambda *shape: lib.tensor(r.standard_normal(shape), requires_grad=True)  # noqa: E731
+    inputs = [t(3, 2, 4), t(5, 2, 4), t(5, 2, 4)]
+    weights = dict(in_proj_weight=None if separate else t(12, 4), in_proj_bias=t(12), out_proj_weight=t(4, 4),
+                   out_proj_bias=t(4))
+    if separate:
+        weights.update(use_separate_proj_weight=True, q_proj_weight=t(4, 4), k_proj_weight=t(4, 4),
+                       v_proj_weight=t(4, 4), static_k=t(4, 6, 2), static_v=t(4, 6, 2))
+    return inputs, weights
+
+
+@pytest.mark.parametrize("separate", [False, True], ids=["packed", "separate-static-kv"])
+def test_multi_head_attention_forward_matches_torch(backend, separate):
+    results = []
+    for lib, F in ((xt, nn.functional), (torch, torch.nn.functional)):
+        inputs, weights = _mha_arguments(lib, separate)
+        masks = ({"key_padding_mask": lib.tensor(np.arange(6) > [[4], [5]])} if separate else  # (N, static S)
+                 {"attn_mask": lib.tensor(np.triu(np.ones((3, 5), bool), 2))})
+        out, attention = F.multi_head_attention_forward(*inputs, 4, 2, bias_k=None, bias_v=None, add_zero_attn=False,
+                                                        dropout_p=0.0, average_attn_weights=False, **masks, **weights)
+        (out.sum() + (attention * attention).sum()).backward()
+        leaves = inputs + [w for w in weights.values() if hasattr(w, "grad")]
+        results.append([out, attention] + [leaf.grad for leaf in leaves])
+    for ours, theirs in zip(*results):
+        if theirs is None:
+            assert ours is None
+        else:
+            np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-9, atol=1e-12)
+
+
+def test_multi_head_attention_forward_refuses_bias_with_static_keys_as_torch():
+    def call(lib, F):
+        inputs, weights = _mha_arguments(lib, True)
+        bias = lib.zeros(1, 1, 4)
+        return F.multi_head_attention_forward(*inputs, 4, 2, bias_k=bias, bias_v=bias, add_zero_attn=False,
+                                              dropout_p=0.0, **weights)
+    assert _error(call, xt, nn.functional) == _error(call, torch, torch.nn.functional)

@@ -21,6 +21,7 @@ from .. import _dtypes
 from .._dispatch import OpNode, _unify, node_class
 from ..autograd import no_grad
 from ..ops.nn import convolution
+from ._attention import multi_head_attention_forward
 from ._ctc import ctc_loss
 
 __all__ = [
@@ -43,7 +44,7 @@ __all__ = [
     "binary_cross_entropy_with_logits", "kl_div", "cosine_embedding_loss", "margin_ranking_loss",
     "hinge_embedding_loss", "soft_margin_loss", "multilabel_soft_margin_loss", "multilabel_margin_loss",
     "multi_margin_loss", "poisson_nll_loss", "gaussian_nll_loss", "triplet_margin_with_distance_loss",
-    "triplet_margin_loss", "ctc_loss",
+    "triplet_margin_loss", "ctc_loss", "multi_head_attention_forward",
 ]
 
 

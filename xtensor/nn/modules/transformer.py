@@ -4,7 +4,6 @@ reproduced."""
 import copy
 import math
 
-from ... import _dtypes
 from .. import functional as F, init
 from .basic import Dropout
 from .container import ModuleList
@@ -18,13 +17,6 @@ __all__ = ["MultiheadAttention", "Transformer", "TransformerDecoder", "Transform
 
 class NonDynamicallyQuantizableLinear(Linear):
     """The output projection of MultiheadAttention (PyTorch names it so; it is a Linear)."""
-
-
-def _additive_mask(mask, dtype):
-    """A boolean mask (True: not allowed) as -inf/0 to add to the scores; a float mask as it is."""
-    if mask is None or mask.dtype is not _dtypes.bool:
-        return mask
-    return mask.new_zeros(tuple(mask.shape), dtype=dtype).masked_fill(mask, -math.inf)
 
 
 class MultiheadAttention(Module):
@@ -79,78 +71,19 @@ class MultiheadAttention(Module):
             init.xavier_normal_(self.bias_k)
             init.xavier_normal_(self.bias_v)
 
-    def _projections(self, query, key, value):
-        e = self.embed_dim
-        if self._qkv_same_embed_dim:
-            weights = self.in_proj_weight.chunk(3)
-        else:
-            weights = (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight)
-        biases = self.in_proj_bias.split(e) if self.in_proj_bias is not None else (None,) * 3
-        return [F.linear(x, w, b) for x, w, b in zip((query, key, value), weights, biases)]
-
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
                 average_attn_weights=True, is_causal=False):
-        import xtensor
-        if is_causal and attn_mask is None:
-            raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
-                               "method `generate_square_subsequent_mask` to create this mask.")
-        unbatched = query.ndim == 2
-        if query.ndim not in (2, 3):
-            raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {query.ndim}-D "
-                                 "query tensor")
-        if unbatched:
-            query, key, value = (t.unsqueeze(1) for t in (query, key, value))
-            if key_padding_mask is not None:
-                key_padding_mask = key_padding_mask.unsqueeze(0)
-        elif self.batch_first:
+        if self.batch_first and query.ndim == 3:
             query, key, value = (t.transpose(0, 1) for t in (query, key, value))
-        length, batch, embed = query.shape
-        if embed != self.embed_dim:
-            raise AssertionError(f"was expecting embedding dimension of {self.embed_dim}, but got {embed}")
-        q, k, v = self._projections(query, key, value)  # (L, N, E), (S, N, E), (S, N, E)
-        attn_mask = _additive_mask(attn_mask, q.dtype)
-        key_padding_mask = _additive_mask(key_padding_mask, q.dtype)
-        if self.bias_k is not None:
-            k = xtensor.cat([k, self.bias_k.expand(1, batch, embed)])
-            v = xtensor.cat([v, self.bias_v.expand(1, batch, embed)])
-            attn_mask = None if attn_mask is None else F.pad(attn_mask, (0, 1))
-            key_padding_mask = None if key_padding_mask is None else F.pad(key_padding_mask, (0, 1))
-        heads, head_dim = self.num_heads, self.head_dim
-        q, k, v = (t.reshape(t.shape[0], batch * heads, head_dim).transpose(0, 1) for t in (q, k, v))
-        if self.add_zero_attn:
-            k = xtensor.cat([k, k.new_zeros((batch * heads, 1, head_dim))], 1)
-            v = xtensor.cat([v, v.new_zeros((batch * heads, 1, head_dim))], 1)
-            attn_mask = None if attn_mask is None else F.pad(attn_mask, (0, 1))
-            key_padding_mask = None if key_padding_mask is None else F.pad(key_padding_mask, (0, 1))
-        source = k.shape[1]
-        scores = q.matmul(k.transpose(1, 2)) * (1 / math.sqrt(head_dim))  # (N*H, L, S)
-        if attn_mask is not None:
-            if attn_mask.ndim == 2:
-                if tuple(attn_mask.shape) != (length, source):
-                    raise RuntimeError(f"The shape of the 2D attn_mask is {attn_mask.shape}, but should be "
-                                       f"{(length, source)}.")
-            elif tuple(attn_mask.shape) != (batch * heads, length, source):
-                raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but should be "
-                                   f"{(batch * heads, length, source)}.")
-            scores = scores + attn_mask
-        if key_padding_mask is not None:
-            scores = (scores.reshape(batch, heads, length, source) +
-                      key_padding_mask.reshape(batch, 1, 1, source)).reshape(batch * heads, length, source)
-        weights = scores.softmax(-1)
-        if self.dropout > 0.0 and self.training:
-            weights = F.dropout(weights, self.dropout)
-        out = weights.matmul(v).transpose(0, 1).reshape(length, batch, embed)
-        out = self.out_proj(out)
-        if unbatched:
-            out = out.squeeze(1)
-        elif self.batch_first:
-            out = out.transpose(0, 1)
-        if not need_weights:
-            return out, None
-        weights = weights.reshape(batch, heads, length, source)
-        if average_attn_weights:
-            weights = weights.mean(1)
-        return out, (weights.squeeze(0) if unbatched else weights)
+        separate = not self._qkv_same_embed_dim
+        out, weights = F.multi_head_attention_forward(
+            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight, self.in_proj_bias, self.bias_k,
+            self.bias_v, self.add_zero_attn, self.dropout, self.out_proj.weight, self.out_proj.bias,
+            training=self.training, key_padding_mask=key_padding_mask, need_weights=need_weights,
+            attn_mask=attn_mask, use_separate_proj_weight=separate, q_proj_weight=self.q_proj_weight,
+            k_proj_weight=self.k_proj_weight, v_proj_weight=self.v_proj_weight,
+            average_attn_weights=average_attn_weights, is_causal=is_causal)
+        return (out.transpose(0, 1) if self.batch_first and query.ndim == 3 else out), weights
 
 
 _ACTIVATIONS = {"relu": F.relu, "gelu": F.gelu}
