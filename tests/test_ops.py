@@ -335,9 +335,13 @@ class JaxRef:
     __slots__ = ("out", "ct", "grads", "v", "grads2")
 
 
+_SECOND_ORDER_SAMPLES = {(c.values[0][0].name, c.values[0][2]) for c in SECOND_ORDER_CASES}
+
+
 @functools.lru_cache(maxsize=None)
-def jax_reference(info, idx, second=False):
-    """jax's forward, a random cotangent, the VJP, and (``second``) the gradient of the scalarized VJP."""
+def jax_reference(info, idx):
+    """jax's forward, a random cotangent, the VJP, and (for the second-order samples) the gradient of the scalarized
+    VJP -- one jitted program a sample (one XLA compilation: most of this file's time), shared by both tests."""
     import jax
     import jax.numpy as jnp
 
@@ -359,30 +363,37 @@ def jax_reference(info, idx, second=False):
         args = replace_leaves(s.args, iter([next(it) if a.dtype.kind == "f" else c for a, c in zip(leaves, consts)]))
         return info.jax_reference(*args, **s.kwargs)
 
+    def first(xs, ct):
+        out, vjp = jax.vjp(f, *xs)
+        return out, vjp(ct)
+
+    def both(xs, ct, vs):
+        out, grads = first(xs, ct)
+        if vs is None:
+            return out, grads, None
+        h = lambda xs, ct: sum(jnp.sum(g * v) for g, v in zip(first(xs, ct)[1], vs))  # noqa: E731
+        return out, grads, jax.grad(h, argnums=(0, 1))(xs, ct)
+
     # jax.device_put, not jnp.asarray: in jax 0.10 jnp.asarray(ndarray) compiles a copy kernel per shape
     consts = [jax.device_put(a) for a in leaves]
     xs = [c for a, c in zip(leaves, consts) if a.dtype.kind == "f"]
-    r.out = np.asarray(_jit_or_eager(f, *xs))
-    r.ct = rng.standard_normal(r.out.shape)
-
-    def first(*xs_ct):
-        *ys, ct = xs_ct
-        return jax.vjp(f, *ys)[1](ct)
-    r.grads = [np.asarray(g) for g in _jit_or_eager(first, *xs, jax.device_put(r.ct))]
-    if second:
+    out_shape = jax.eval_shape(f, *xs).shape  # traced, not compiled: the cotangent's shape
+    r.ct = rng.standard_normal(out_shape)
+    if (info.name, idx) in _SECOND_ORDER_SAMPLES:
         r.v = [rng.standard_normal(x.shape) for x in xs]
-
-        def h(*xs_ct):
-            return sum(jnp.sum(g * v) for g, v in zip(first(*xs_ct), vs))
         vs = [jax.device_put(v) for v in r.v]
-        r.grads2 = [np.asarray(g) for g in _jit_or_eager(jax.grad(h, argnums=tuple(range(len(xs) + 1))),
-                                                           *xs, jax.device_put(r.ct))]
+    else:
+        vs = None
+    out, grads, second = _jit_or_eager(both, xs, jax.device_put(r.ct), vs)
+    r.out, r.grads = np.asarray(out), [np.asarray(g) for g in grads]
+    if second is not None:
+        r.grads2 = [np.asarray(g) for g in second[0]] + [np.asarray(second[1])]
     return r
 
 
 def _jit_or_eager(fn, *args):
-    """``fn`` compiled as one XLA program (one compilation, not one per primitive: most of this file's time);
-    eagerly where it reads values on the host (data-dependent shapes)."""
+    """``fn`` compiled as one XLA program (one compilation, not one per primitive); eagerly where it reads values on
+    the host (data-dependent shapes)."""
     import jax
     try:
         return jax.jit(fn)(*args)
@@ -421,7 +432,7 @@ def test_vjp_matches_jax(case):
 def test_second_order_matches_jax(case):
     info, dtype, idx, backend_name = case
     s = _sample(info, dtype, idx)
-    ref = jax_reference(info, idx, second=True)
+    ref = jax_reference(info, idx)
     args, kwargs, leaves = build(s, backend_name, grad=True)
     inputs = [t for t, _ in leaves]
     out = info.op(*args, **kwargs)
