@@ -96,6 +96,10 @@ class RawNamespace:
     def select(self, g, dim, index):
         return g[(slice(None),) * dim + (index, ...)]
 
+    def take(self, a, index):
+        """``a``'s elements at integer ``index`` (of any shape) along its first dim."""
+        return self.xp.reshape(self.xp.take(a, self.xp.reshape(index, (-1,)), axis=0), index.shape)
+
     def arange_along(self, like, dim):
         """0..n-1 along ``dim`` of an integer array shaped to broadcast against ``like``."""
         n = like.shape[dim]
@@ -185,7 +189,8 @@ class NumpyNamespace(RawNamespace):
         return g.transpose(dims)
 
     def unsqueeze(self, g, dim):
-        return np.expand_dims(g, dim)
+        dim = dim if dim >= 0 else dim + g.ndim + 1
+        return g.reshape(g.shape[:dim] + (1,) + g.shape[dim:])
 
     def squeeze(self, g, dim):
         return g.squeeze(dim)
@@ -286,6 +291,10 @@ class TensorNamespace:
     @staticmethod
     def select(g, dim, index):
         return g.select(dim, index)
+
+    @staticmethod
+    def take(a, index):
+        return a.index_select(0, index.reshape(-1)).reshape(tuple(index.shape))
 
     @staticmethod
     def arange_along(like, dim):
