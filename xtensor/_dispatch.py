@@ -183,7 +183,9 @@ class OpNode(Node):
         if op.vjp_all is not None:
             raw = list(op.vjp_all(ns, g, out, *values))
         else:
-            raw = [fn(ns, g, out, *values) if edge[0] is not None else None for fn, edge in zip(op.vjps, self._edges)]
+            raw = []
+            for fn, (child, _), v in zip(op.vjps, self._edges, values):
+                raw.append(None if child is None else fn(ns, g, out, *values))
         for i, gi in enumerate(raw):  # reduce broadcast gradients to their input's shape and dtype
             if gi is not None and isinstance(args[i], (Tensor, InputMeta)):
                 v = values[i]

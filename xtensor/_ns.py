@@ -152,7 +152,10 @@ class NumpyNamespace(RawNamespace):
     a microsecond of Python each."""
 
     def conj(self, v):
-        return v.conj() if getattr(v, "dtype", None) in self._complex else v
+        if v is True or v is False:
+            return int(v)
+        dtype = getattr(v, "dtype", None)  # (its kind: hashing a dtype into a set costs more)
+        return v.conj() if dtype is not None and dtype.kind == "c" else v
 
     def where_zero(self, cond, g):
         """``np.where(cond, g, 0)`` for a mask of ``g``'s shape as a bitwise and with the mask widened to all-ones
