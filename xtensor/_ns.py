@@ -201,6 +201,10 @@ class NumpyNamespace(RawNamespace):
     def mT(self, a):
         return a.swapaxes(-1, -2)
 
+    def arange_along(self, like, dim):
+        n = like.shape[dim]
+        return np.arange(n).reshape(tuple(n if i == dim else 1 for i in range(like.ndim)))
+
     def matmul(self, a, b):
         return np.matmul(a, b)
 

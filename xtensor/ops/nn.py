@@ -87,8 +87,8 @@ def _nll_loss_vjp(ns, g, ans, x, target, weight, ignore_index, reduction, backen
     """-g * weight at each sample's class (divided by the total weight for ``mean``), 0 elsewhere."""
     axis, w = min(x.ndim - 1, 1), _sample_weights(ns, x, *_classes(ns, target, ignore_index), weight)
     scale = -g * w if reduction != "mean" else (-g / ns.sum(w, range(w.ndim))) * w
-    return ns.where_zero(ns.arange_along(x, axis) == ns.unsqueeze(target, axis),
-                         ns.expand(ns.unsqueeze(scale, axis), x.shape))
+    return ns.where(ns.arange_along(x, axis) == ns.unsqueeze(target, axis), ns.unsqueeze(scale, axis),
+                    ns.full_like(scale, 0))
 
 
 NLL_LOSS = defop("nll_loss", _nll_loss_fwd, (_nll_loss_vjp,), method=False, function=False,
