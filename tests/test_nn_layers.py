@@ -257,3 +257,25 @@ def test_lstm_proj_size_takes_projected_initial_states_as_torch(backend):
     for o, t in ((out, t_out), (h, t_h), (c, t_c)):
         np.testing.assert_allclose(o.detach().numpy(), t.detach().numpy(), rtol=1e-10, atol=1e-12)
     assert [len(w) for w in ours.all_weights] == [len(w) for w in theirs.all_weights] == [3]
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (5, 2, 3), (3,)])
+def test_linear_with_bias_graph_is_named_as_torch(shape):
+    """With a bias, one ``addmm`` (AddmmBackward0 over the bias, the input and ``weight.t()``; other ranks viewed as a
+    batch of vectors and back), as PyTorch builds it; values and gradients agree."""
+    def run(lib):
+        layer = lib.nn.Linear(3, 4)
+        with lib.no_grad():
+            for p in layer.parameters():
+                p.copy_(lib.tensor(np.linspace(-1, 1, p.numel(), dtype=np.float32).reshape(tuple(p.shape))))
+        x = lib.tensor(np.linspace(0, 2, int(np.prod(shape)), dtype=np.float32).reshape(shape), requires_grad=True)
+        out = layer(x)
+        fn = out.grad_fn
+        names = [fn.name()] + [None if f is None else f.name().replace("torch::autograd::", "")
+                               for f, _ in fn.next_functions]
+        (out * out).sum().backward()
+        return names, out.detach().numpy(), x.grad.numpy(), layer.weight.grad.numpy()
+    ours, theirs = run(xt), run(torch)
+    assert ours[0] == theirs[0]
+    for a, b in zip(ours[1:], theirs[1:]):
+        np.testing.assert_allclose(a, b, rtol=1e-6)

@@ -463,7 +463,8 @@ _ZEROS = ((), (0,), (0, 0), (0, 0, 0))
 
 # An input that no VJP reads (both of ``add``'s, ``sub``'s; a VJP that reads only its dtype reads it) is not kept
 # by the node (PyTorch keeps only what its formulas read): it is replaced by its ``InputMeta``, what fitting a gradient
-# to it needs. Below this many result elements the inputs are kept as they are: the swap costs more time than it frees.
+# to it needs. Inputs (and results) below this many elements are kept as they are: the swap costs more time than it
+# frees.
 _KEEP_BELOW = 1024
 
 
@@ -480,11 +481,11 @@ class InputMeta:
 
 
 def _drop_unread(args, positions):
-    """``args`` with the tensors at ``positions`` replaced by their metadata."""
+    """``args`` with the large tensors at ``positions`` replaced by their metadata."""
     out = None
     for i in positions:
         t = args[i]
-        if type(t) is Tensor and t._arr is not None:
+        if type(t) is Tensor and t._arr is not None and t._arr.size >= _KEEP_BELOW:
             if out is None:
                 out = list(args)
             meta = out[i] = _new(InputMeta)

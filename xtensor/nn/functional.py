@@ -54,6 +54,11 @@ def _xt():
 
 # ------------------------------------------------------------------ linear maps
 def linear(input, weight, bias=None):
+    if input.ndim and weight.ndim == 2 and bias is not None and bias.ndim <= 1:  # PyTorch's: one addmm (one node)
+        if input.ndim == 2:
+            return _xt().addmm(bias, input, weight.t())
+        out = _xt().addmm(bias, input.reshape(-1, input.shape[-1]), weight.t())
+        return out.view(*input.shape[:-1], out.shape[-1])
     out = input.matmul(weight.t()) if weight.ndim == 2 else input.matmul(weight)
     return out if bias is None else out + bias
 
