@@ -206,6 +206,21 @@ def test_class_weight_requiring_grad_is_refused_as_torch():
     assert ours == theirs
 
 
+@pytest.mark.parametrize("weight", [None, np.zeros(4)])
+def test_mean_over_no_counted_sample_is_nan_with_zero_gradient_as_torch(backend, weight):
+    """Every target ignored, or every class weight 0: the mean is 0/0 (NaN) and the gradient 0, as PyTorch's."""
+    logits, target = x(3, 4), np.array([1, 1, 1])
+    results = []
+    for lib in (xt, torch):
+        a = lib.tensor(logits, requires_grad=True)
+        loss = lib.nn.functional.nll_loss(a, lib.tensor(target), None if weight is None else lib.tensor(weight),
+                                          ignore_index=1 if weight is None else -100)
+        loss.backward()
+        results.append((loss.detach().numpy(), a.grad.numpy()))
+    for ours, theirs in zip(*results):
+        np.testing.assert_array_equal(ours, theirs)
+
+
 @pytest.mark.parametrize("kwargs", [{"weight": WEIGHT, "ignore_index": 2}, {"reduction": "none", "ignore_index": 0},
                                     {"reduction": "sum", "label_smoothing": 0.3}])
 def test_cross_entropy_second_order_matches_torch(backend, kwargs):

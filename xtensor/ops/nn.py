@@ -84,9 +84,11 @@ def _nll_loss_fwd(xp, x, target, weight, ignore_index, reduction, backend):
 
 
 def _nll_loss_vjp(ns, g, ans, x, target, weight, ignore_index, reduction, backend):
-    """-g * weight at each sample's class (divided by the total weight for ``mean``), 0 elsewhere."""
-    axis, w = min(x.ndim - 1, 1), _sample_weights(ns, x, *_classes(ns, target, ignore_index), weight)
-    scale = -g * w if reduction != "mean" else (-g / ns.sum(w, range(w.ndim))) * w
+    """-g * weight at each counted sample's class (divided by the total weight for ``mean``), 0 elsewhere (also where
+    every sample is ignored: the loss is 0/0 then, its gradient 0, as PyTorch's)."""
+    (kept, safe), axis = _classes(ns, target, ignore_index), min(x.ndim - 1, 1)
+    w = _sample_weights(ns, x, kept, safe, weight)
+    scale = ns.where_zero(kept, -g * w if reduction != "mean" else (-g / ns.sum(w, range(w.ndim))) * w)
     return ns.where(ns.arange_along(x, axis) == ns.unsqueeze(target, axis), ns.unsqueeze(scale, axis),
                     ns.full_like(scale, 0))
 
