@@ -444,7 +444,7 @@ def _record(op, result, args, tensors, ns=None):
                               for i, o in enumerate(result)) if op.nout > 1 else _saved_output(result)
     else:
         node._saved_versions = None
-    if op._unread and (op.nout > 1 or result._arr.size >= _KEEP_BELOW):
+    if op._unread and (op.nout > 1 or (result._arr.size or 0) >= _KEEP_BELOW):  # (a lazy array's size: None)
         node._args = _drop_unread(args, op._unread)
     if op.nout > 1:
         for i, o in enumerate(result):
@@ -485,7 +485,7 @@ def _drop_unread(args, positions):
     out = None
     for i in positions:
         t = args[i]
-        if type(t) is Tensor and t._arr is not None and t._arr.size >= _KEEP_BELOW:
+        if type(t) is Tensor and t._arr is not None and (t._arr.size or 0) >= _KEEP_BELOW:
             if out is None:
                 out = list(args)
             meta = out[i] = _new(InputMeta)
