@@ -629,7 +629,8 @@ def run_case(name, *, repeat=FULL["repeat"], target_time=FULL["target_time"], co
     """Time one case on every available column; returns a JSON-able dict.
 
     ``times_us`` (and ``values``, ``unit`` µs): best round's per-call µs per column; ``median_us``: the median
-    round; ``skipped``: column -> why; ``ratios``: the RATIOS that both columns allow; ``targets``: [{ratio, limit, value, pass}].
+    round; ``skipped``: column -> why; ``ratios``: the RATIOS that both columns allow; ``targets``: [{ratio, limit,
+    value, pass}].
     """
     case = CASES[name]
     if case.group == "memory":
