@@ -73,8 +73,9 @@ class Op:
         self._needs = [self._saved_positions(fn) if saves is None else _declared(saves) for fn in fns]
         # what _record decides per op rather than per call
         self._saves_any = any(positions or uses_out for positions, uses_out in self._needs)
-        # argument positions no VJP reads (whatever ``saves=`` declares): a node keeps only their metadata
-        read = [p for fn in self.vjps for p in self._saved_positions(fn)[0]]
+        # argument positions no VJP reads and ``saves=`` does not declare (a declared input is version-checked, as
+        # PyTorch's saved one): a node keeps only their metadata
+        read = [p for fn in self.vjps for p in self._saved_positions(fn)[0]] + [p for ps, _ in self._needs for p in ps]
         self._unread = () if vjp_all is not None or "*" in read else \
             tuple(i for i in range(len(self.vjps)) if i not in read)
         self._plans = {}
