@@ -50,7 +50,9 @@ def _bfloat16_kept(fn):
     accumulate in, where PyTorch (and xtensor's dtype rule) round the result back to bfloat16."""
     def kept(x1, x2, /, **kwargs):
         out = fn(x1, x2, **kwargs)
-        return out.astype(x1.dtype) if x1.dtype.name == "bfloat16" and out.dtype != x1.dtype else out
+        if out.dtype is x1.dtype or out.dtype == x1.dtype:  # (before numpy's dtype.name, ~1.5 us of Python)
+            return out
+        return out.astype(x1.dtype) if x1.dtype.name == "bfloat16" else out
     kept.__name__ = fn.__name__
     return kept
 

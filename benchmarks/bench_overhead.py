@@ -68,6 +68,7 @@ TARGETS = {
     "graph": [("xtensor[numpy]/torch", 0.35), ("xtensor[jax]/jax", 1 / 8)],
     "graph2": [("xtensor[numpy]/torch", 0.8)],
     "mlp": [("xtensor[numpy]/torch", 0.6), ("xtensor[numpy]/numpy", 1.5)],
+    "memory": [("xtensor[numpy]/torch", 1.0)],
     "view_write": [("xtensor[jax]/jax", 1.5)],
     "matmul": [("xtensor[numpy]/numpy", 1.05), ("xtensor[jax]/jax", 1.05)],
 }
@@ -316,10 +317,10 @@ def _mlp_inputs():
     return x, y, params
 
 
-def _module_mlp_step(lib):
-    """One training step as PyTorch code: ``nn.Sequential(Linear, ReLU, Linear)``, ``F.cross_entropy``,
-    ``optim.SGD`` (``zero_grad``, ``backward``, ``step``). xtensor (under ``use_backend``) and torch run this
-    same code."""
+def _module_mlp(lib):
+    """The MLP as PyTorch code, ``nn.Sequential(Linear, ReLU, Linear)`` with ``optim.SGD``, from ``_mlp_inputs``;
+    xtensor (under ``use_backend``) and torch run this same code. Returns the optimizer and the forward+backward
+    (``F.cross_entropy(model(x), y).backward()``)."""
     x, y, params = _mlp_inputs()
     n_in, n_hidden, n_out = MLP_SIZES
     model = lib.nn.Sequential(lib.nn.Linear(n_in, n_hidden), lib.nn.ReLU(), lib.nn.Linear(n_hidden, n_out))
@@ -330,34 +331,49 @@ def _module_mlp_step(lib):
     optimizer = lib.optim.SGD(model.parameters(), lr=MLP_LR)
     cross_entropy = lib.nn.functional.cross_entropy
 
-    def step():
-        optimizer.zero_grad()
+    def forward_backward():
         loss = cross_entropy(model(x), y)
         loss.backward()
+        return loss
+    return optimizer, forward_backward
+
+
+def _module_mlp_step(lib):
+    """One training step: ``zero_grad``, the forward+backward, ``step``."""
+    optimizer, forward_backward = _module_mlp(lib)
+
+    def step():
+        optimizer.zero_grad()
+        loss = forward_backward()
         optimizer.step()
         return loss
     return step
 
 
+def _numpy_mlp_grads(x, y, params):
+    """The MLP's loss and gradients with a hand-derived backward: the no-tape floor."""
+    w1, b1, w2, b2 = params
+    rows = np.arange(len(y))
+    z1 = x @ w1.T + b1
+    h = np.maximum(z1, 0)
+    logits = h @ w2.T + b2
+    top = logits.max(1, keepdims=True)
+    e = np.exp(logits - top)
+    total = e.sum(1, keepdims=True)
+    loss = (np.log(total[:, 0]) + top[:, 0] - logits[rows, y]).mean()
+    dlogits = e / total
+    dlogits[rows, y] -= 1
+    dlogits /= len(y)
+    dz1 = (dlogits @ w2) * (z1 > 0)
+    return loss, (dz1.T @ x, dz1.sum(0), dlogits.T @ h, dlogits.sum(0))
+
+
 def _mlp_case():
     def numpy_():
         x, y, params = _mlp_inputs()
-        rows = np.arange(MLP_BATCH)
 
-        def step():  # the same step with a hand-derived backward: the no-tape floor
-            w1, b1, w2, b2 = params
-            z1 = x @ w1.T + b1
-            h = np.maximum(z1, 0)
-            logits = h @ w2.T + b2
-            top = logits.max(1, keepdims=True)
-            e = np.exp(logits - top)
-            total = e.sum(1, keepdims=True)
-            loss = (np.log(total[:, 0]) + top[:, 0] - logits[rows, y]).mean()
-            dlogits = e / total
-            dlogits[rows, y] -= 1
-            dlogits /= MLP_BATCH
-            dz1 = (dlogits @ w2) * (z1 > 0)
-            grads = (dz1.T @ x, dz1.sum(0), dlogits.T @ h, dlogits.sum(0))
+        def step():
+            loss, grads = _numpy_mlp_grads(x, y, params)
             for p, g in zip(params, grads):
                 p -= MLP_LR * g
             return loss
@@ -412,6 +428,70 @@ def _mlp_case():
                 f"SGD step of an MLP {n_in}-{n_hidden}-{n_out}, batch {MLP_BATCH}: nn.Linear, cross_entropy, optim.SGD",
                 {"numpy": numpy_, "xtensor[numpy]": xtensor("numpy"), "xtensor[jax]": xtensor("jax"),
                  "torch": lambda: _module_mlp_step(_torch()), "jax": jax_, "jax.jit": jax_jit})
+
+
+def _peak_traced(fn):
+    """Bytes ``tracemalloc`` saw allocated at the peak of ``fn()`` above what was allocated before: numpy's array
+    buffers (numpy reports them to tracemalloc) and every Python object (tensors, nodes, tuples)."""
+    import tracemalloc
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        fn()
+        return tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+
+
+def _peak_torch(fn):
+    """Bytes PyTorch's CPU allocator had handed out at the peak of ``fn()`` above what it held before: the running
+    sum of the allocation and free events that ``torch.profiler`` records with ``profile_memory=True`` (tensor
+    storages only, no Python objects)."""
+    from torch.profiler import ProfilerActivity, profile as torch_profile
+    gc.collect()
+    with torch_profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+        fn()
+    events = sorted((e for e in prof.profiler.kineto_results.events() if e.name() == "[memory]"),
+                    key=lambda e: e.start_ns())
+    held = peak = 0
+    for e in events:
+        held += e.nbytes()
+        peak = max(peak, held)
+    return peak
+
+
+def _mlp_memory_case():
+    """Peak memory of the MLP's forward+backward, ``.grad`` cleared before (so the gradients are part of it)."""
+
+    def numpy_():
+        x, y, params = _mlp_inputs()
+        return lambda: _peak_traced(lambda: _numpy_mlp_grads(x, y, params))
+
+    def xtensor_():
+        t = _xt()
+        with t.use_backend("numpy"):
+            optimizer, forward_backward = _module_mlp(t)
+
+        def measure():
+            optimizer.zero_grad()
+            return _peak_traced(forward_backward)
+        return measure
+
+    def torch_():
+        optimizer, forward_backward = _module_mlp(_torch())
+
+        def measure():
+            optimizer.zero_grad()
+            return _peak_torch(forward_backward)
+        return measure
+
+    n_in, n_hidden, n_out = MLP_SIZES
+    return Case("mlp_peak_memory", "memory",
+                f"peak KiB of the MLP {n_in}-{n_hidden}-{n_out} forward+backward, batch {MLP_BATCH} (numpy and "
+                "xtensor: tracemalloc, arrays and Python objects; torch: its allocator's events in torch.profiler)",
+                {"numpy": numpy_, "xtensor[numpy]": xtensor_, "torch": torch_})
 
 
 VIEW_BASE = (100, 100)
@@ -499,6 +579,7 @@ CASES = {c.name: c for c in (
     _graph_case(),
     _second_order_case(),
     _mlp_case(),
+    _mlp_memory_case(),
     _view_write_case(),
     _matmul_case(),
 )}
@@ -527,6 +608,11 @@ def autorange(fn, target_time):
         i *= 10
 
 
+def _targets(group, ratios):
+    return [{"ratio": r, "limit": limit, "value": ratios[r], "pass": None if ratios[r] is None else ratios[r] <= limit}
+            for r, limit in TARGETS[group]]
+
+
 def _ratio(times, num, den):
     a, b = times.get(num), times.get(den)
     return a / b if a and b else None
@@ -542,10 +628,13 @@ def run_case(name, *, repeat=FULL["repeat"], target_time=FULL["target_time"], co
              settle=None):
     """Time one case on every available column; returns a JSON-able dict.
 
-    ``times_us``: best round's per-call µs per column; ``median_us``: the median round; ``skipped``: column -> why;
-    ``ratios``: the RATIOS that both columns allow; ``targets``: [{ratio, limit, value, pass}].
+    ``times_us`` (and ``values``, ``unit`` µs): best round's per-call µs per column; ``median_us``: the median
+    round; ``skipped``: column -> why; ``ratios``: the RATIOS that both columns allow; ``targets``: [{ratio, limit,
+    value, pass}].
     """
     case = CASES[name]
+    if case.group == "memory":
+        return _measure_case(case, repeat, columns, warmup)
     if settle is None:
         settle = 0.3 if case.group == "matmul" else 0.0
     fns, skipped = {}, {}
@@ -575,18 +664,39 @@ def run_case(name, *, repeat=FULL["repeat"], target_time=FULL["target_time"], co
                 rounds[column].append(_loop(fns[column], numbers[column]) / numbers[column])
     times = {c: min(r) * 1e6 for c, r in rounds.items()}
     ratios = {r: _ratio(times, *cols) for r, cols in RATIOS.items()}
-    targets = [{"ratio": r, "limit": limit, "value": ratios[r],
-                "pass": None if ratios[r] is None else ratios[r] <= limit}
-               for r, limit in TARGETS[case.group]]
+    targets = _targets(case.group, ratios)
     return {
         "name": case.name, "group": case.group, "description": case.description,
-        "times_us": times,
+        "unit": "µs", "values": times, "times_us": times,
         "median_us": {c: statistics.median(r) * 1e6 for c, r in rounds.items()},
         "loops": numbers, "repeat": max(1, repeat),
         "skipped": skipped,
         "ratios": {k: v for k, v in ratios.items() if v is not None},
         "targets": targets,
     }
+
+
+def _measure_case(case, repeat, columns, warmup):
+    """A memory row: each column's builder returns a callable that measures once and returns bytes; the row keeps
+    the least of up to 5 measurements per column, in KiB (after ``warmup`` calls: first-use allocations)."""
+    values, skipped = {}, {}
+    for column in columns:
+        build = case.builders.get(column)
+        if build is None:
+            continue
+        ok, why = column_available(column)
+        if not ok:
+            skipped[column] = why
+            continue
+        measure = build()
+        for _ in range(warmup):
+            measure()
+        values[column] = min(measure() for _ in range(max(1, min(repeat, 5)))) / 1024
+    ratios = {r: _ratio(values, *cols) for r, cols in RATIOS.items()}
+    targets = _targets(case.group, ratios)
+    return {"name": case.name, "group": case.group, "description": case.description, "unit": "KiB",
+            "values": values, "skipped": skipped, "ratios": {k: v for k, v in ratios.items() if v is not None},
+            "targets": targets}
 
 
 def run_all(names=None, *, repeat=FULL["repeat"], target_time=FULL["target_time"], columns=COLUMNS,
@@ -654,7 +764,13 @@ def _target_cells(result):
 
 
 def _present_columns(results):
-    return [c for c in COLUMNS if any(c in r["times_us"] for r in results)]
+    return [c for c in COLUMNS if any(c in r["values"] for r in results)]
+
+
+def _cell(result, column):
+    """A row's figure for ``column``; a row in another unit than µs says so in the cell."""
+    v = result["values"].get(column)
+    return _fmt_us(v) if v is None or result["unit"] == "µs" else f"{_fmt_us(v)} {result['unit']}"
 
 
 def table_rows(results):
@@ -663,7 +779,7 @@ def table_rows(results):
     rows = []
     for r in results:
         targets, status = _target_cells(r)
-        rows.append([r["name"], *[_fmt_us(r["times_us"].get(c)) for c in columns],
+        rows.append([r["name"], *[_cell(r, c) for c in columns],
                      *[_fmt_ratio(r["ratios"].get(k)) for k in RATIOS], targets, status])
     return header, rows
 

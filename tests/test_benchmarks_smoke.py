@@ -27,3 +27,10 @@ def test_markdown_renders():
     md = bench.markdown([result])
     assert md.splitlines()[0].startswith("| case | numpy µs | xtensor[numpy] µs |")
     assert "| add |" in md
+
+
+def test_memory_row_reports_kib_peaks():
+    result = bench.run_case("mlp_peak_memory", repeat=1, warmup=0, columns=("numpy", "xtensor[numpy]"))
+    assert result["unit"] == "KiB"
+    assert all(v > 0 for v in result["values"].values())
+    assert "KiB |" in bench.markdown([result])

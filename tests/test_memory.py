@@ -46,6 +46,25 @@ def test_graph_is_freed_when_its_output_is_dropped(backend, no_gc):
     assert node() is None
 
 
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("backend", ["numpy", "jax", "array_api_strict"])
+def test_node_keeps_no_input_its_vjps_do_not_read(backend, create_graph, no_gc):
+    """``add`` reads neither operand (PyTorch's AddBackward0 saves nothing): once the caller drops the product, it
+    is freed while the sum's graph lives on, and the gradients, broadcast to the bias, come out as before."""
+    x, w, b = (np.random.default_rng(4).standard_normal(shape) for shape in [(64, 32), (32, 48), (48,)])
+    tw, tb = t.tensor(w, backend=backend, requires_grad=True), t.tensor(b, backend=backend, requires_grad=True)
+    product = t.tensor(x, backend=backend) @ tw
+    alive = weakref.ref(product)
+    out = product + tb
+    del product
+    assert alive() is None
+    gw, gb = t.autograd.grad((out * out).sum(), (tw, tb), create_graph=create_graph)
+    assert gw.grad_fn is not None if create_graph else gw.grad_fn is None
+    z = x @ w + b
+    np.testing.assert_allclose(gw.detach().numpy(), x.T @ (2 * z), rtol=1e-10)
+    np.testing.assert_allclose(gb.detach().numpy(), (2 * z).sum(0), rtol=1e-10)
+
+
 @pytest.mark.parametrize("backend", ["numpy", "jax", "array_api_strict"])
 def test_graph_written_through_a_view_of_its_base_is_freed(backend, no_gc):
     x = t.rand(4, 3, backend=backend, requires_grad=True)

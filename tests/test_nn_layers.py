@@ -331,3 +331,25 @@ def test_multi_head_attention_forward_refuses_bias_with_static_keys_as_torch():
         return F.multi_head_attention_forward(*inputs, 4, 2, bias_k=bias, bias_v=bias, add_zero_attn=False,
                                               dropout_p=0.0, **weights)
     assert _error(call, xt, nn.functional) == _error(call, torch, torch.nn.functional)
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (5, 2, 3), (3,)])
+def test_linear_with_bias_graph_is_named_as_torch(shape):
+    """With a bias, one ``addmm`` (AddmmBackward0 over the bias, the input and ``weight.t()``; other ranks viewed as a
+    batch of vectors and back), as PyTorch builds it; values and gradients agree."""
+    def run(lib):
+        layer = lib.nn.Linear(3, 4)
+        with lib.no_grad():
+            for p in layer.parameters():
+                p.copy_(lib.tensor(np.linspace(-1, 1, p.numel(), dtype=np.float32).reshape(tuple(p.shape))))
+        x = lib.tensor(np.linspace(0, 2, int(np.prod(shape)), dtype=np.float32).reshape(shape), requires_grad=True)
+        out = layer(x)
+        fn = out.grad_fn
+        names = [fn.name()] + [None if f is None else f.name().replace("torch::autograd::", "")
+                               for f, _ in fn.next_functions]
+        (out * out).sum().backward()
+        return names, out.detach().numpy(), x.grad.numpy(), layer.weight.grad.numpy()
+    ours, theirs = run(xt), run(torch)
+    assert ours[0] == theirs[0]
+    for a, b in zip(ours[1:], theirs[1:]):
+        np.testing.assert_allclose(a, b, rtol=1e-6)

@@ -196,6 +196,49 @@ def test_bad_loss_input_errors_match_torch(name, fn, inputs, kwargs):
     assert re.sub(r"^\w+\(\): ", "", ours[1]).replace("xtensor.Size", "torch.Size") == theirs[1]
 
 
+def test_class_weight_requiring_grad_is_refused_as_torch():
+    """PyTorch's nll_loss kernel has no derivative for ``weight`` and refuses it at the forward."""
+    inputs = (x(3, 4), np.array([0, 3, 1]), unit(4))
+    ours = _error(nn.functional.cross_entropy, xt.tensor(inputs[0]), xt.tensor(inputs[1]),
+                  weight=xt.tensor(inputs[2], requires_grad=True))
+    theirs = _error(torch.nn.functional.cross_entropy, torch.tensor(inputs[0]), torch.tensor(inputs[1]),
+                    weight=torch.tensor(inputs[2], requires_grad=True))
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("weight", [None, np.zeros(4)])
+def test_mean_over_no_counted_sample_is_nan_with_zero_gradient_as_torch(backend, weight):
+    """Every target ignored, or every class weight 0: the mean is 0/0 (NaN) and the gradient 0, as PyTorch's."""
+    logits, target = x(3, 4), np.array([1, 1, 1])
+    results = []
+    for lib in (xt, torch):
+        a = lib.tensor(logits, requires_grad=True)
+        loss = lib.nn.functional.nll_loss(a, lib.tensor(target), None if weight is None else lib.tensor(weight),
+                                          ignore_index=1 if weight is None else -100)
+        loss.backward()
+        results.append((loss.detach().numpy(), a.grad.numpy()))
+    for ours, theirs in zip(*results):
+        np.testing.assert_array_equal(ours, theirs)
+
+
+@pytest.mark.parametrize("kwargs", [{"weight": WEIGHT, "ignore_index": 2}, {"reduction": "none", "ignore_index": 0},
+                                    {"reduction": "sum", "label_smoothing": 0.3}])
+def test_cross_entropy_second_order_matches_torch(backend, kwargs):
+    """A Hessian-vector product through cross_entropy (``create_graph=True``, then the grad of the gradient)."""
+    logits, target, cotangent, direction = x(5, 4), np.array([0, 2, 3, 1, 2]), x(5), x(5, 4)
+    results = []
+    for lib in (xt, torch):
+        a = lib.tensor(logits, requires_grad=True)
+        options = {k: lib.tensor(v) if k == "weight" else v for k, v in kwargs.items()}
+        loss = lib.nn.functional.cross_entropy(a, lib.tensor(target), **options)
+        weighted = (loss * lib.tensor(cotangent)).sum() if loss.ndim else loss
+        (g,) = lib.autograd.grad(weighted, a, create_graph=True)
+        (h,) = lib.autograd.grad((g * lib.tensor(direction)).sum(), a)
+        results.append((g.detach().numpy(), h.numpy()))
+    for ours, theirs in zip(*results):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-12)
+
+
 def test_mismatched_target_size_warns_as_torch():
     with pytest.warns(UserWarning, match="Using a target size .* that is different to the input size"):
         nn.functional.mse_loss(xt.ones(3, 1), xt.ones(3))

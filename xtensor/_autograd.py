@@ -361,11 +361,12 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, capture=None, ac
             for (child, nr), g in zip(node._edges, grad_inputs):
                 if child is not None and g is not None:
                     if raw:  # each child gets what it takes: raw arrays, or Tensors
-                        if child._raw_ns is not None and not child._pre_hooks and not child._hooks:
-                            if isinstance(g, Tensor):
-                                g = g._value
-                        elif runs_raw:
-                            g = grad_tensor(g, node._raw_ns.backend)
+                        takes_raw = child._raw_ns is not None and not child._pre_hooks and not child._hooks
+                        if runs_raw:
+                            if not takes_raw:
+                                g = grad_tensor(g, node._raw_ns.backend)
+                        elif takes_raw and isinstance(g, Tensor):
+                            g = g._value
                     slot = buffers.get(child)
                     if slot is None:
                         slot = buffers[child] = [None] * child.n_outputs

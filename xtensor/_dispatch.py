@@ -73,6 +73,11 @@ class Op:
         self._needs = [self._saved_positions(fn) if saves is None else _declared(saves) for fn in fns]
         # what _record decides per op rather than per call
         self._saves_any = any(positions or uses_out for positions, uses_out in self._needs)
+        # argument positions no VJP reads and ``saves=`` does not declare (a declared input is version-checked, as
+        # PyTorch's saved one): a node keeps only their metadata
+        read = [p for fn in self.vjps for p in self._saved_positions(fn)[0]] + [p for ps, _ in self._needs for p in ps]
+        self._unread = () if vjp_all is not None or "*" in read else \
+            tuple(i for i in range(len(self.vjps)) if i not in read)
         self._plans = {}
 
     def save_plan(self, runs):
@@ -179,9 +184,11 @@ class OpNode(Node):
         if op.vjp_all is not None:
             raw = list(op.vjp_all(ns, g, out, *values))
         else:
-            raw = [fn(ns, g, out, *values) if edge[0] is not None else None for fn, edge in zip(op.vjps, self._edges)]
+            raw = []
+            for fn, (child, _), v in zip(op.vjps, self._edges, values):
+                raw.append(None if child is None else fn(ns, g, out, *values))
         for i, gi in enumerate(raw):  # reduce broadcast gradients to their input's shape and dtype
-            if gi is not None and isinstance(args[i], Tensor):
+            if gi is not None and isinstance(args[i], (Tensor, InputMeta)):
                 v = values[i]
                 if gi.shape != v.shape:
                     gi = raw[i] = ns.unbroadcast(gi, v.shape)
@@ -244,8 +251,9 @@ class OpNode(Node):
 
 
 def _fit(g, x):
-    """Reduce a broadcast gradient to its input's shape and dtype: the one place this happens."""
-    if g is None or not isinstance(x, Tensor):
+    """Reduce a broadcast gradient to its input's shape and dtype (``x``: the input, or its ``InputMeta``): the one
+    place this happens."""
+    if g is None or not isinstance(x, (Tensor, InputMeta)):
         return None
     ga, xa = g._arr, x._arr
     if ga is not None and xa is not None and ga.shape == xa.shape and g._dtype is x._dtype and \
@@ -437,6 +445,8 @@ def _record(op, result, args, tensors, ns=None):
                               for i, o in enumerate(result)) if op.nout > 1 else _saved_output(result)
     else:
         node._saved_versions = None
+    if op._unread and (op.nout > 1 or (result._arr.size or 0) >= _KEEP_BELOW):  # (a lazy array's size: None)
+        node._args = _drop_unread(args, op._unread)
     if op.nout > 1:
         for i, o in enumerate(result):
             if o._dtype.kind in "fc":
@@ -451,6 +461,38 @@ def _record(op, result, args, tensors, ns=None):
 
 
 _ZEROS = ((), (0,), (0, 0), (0, 0, 0))
+
+# An input that no VJP reads (both of ``add``'s, ``sub``'s; a VJP that reads only its dtype reads it) is not kept
+# by the node (PyTorch keeps only what its formulas read): it is replaced by its ``InputMeta``, what fitting a gradient
+# to it needs. Inputs (and results) below this many elements are kept as they are: the swap costs more time than it
+# frees.
+_KEEP_BELOW = 1024
+
+
+class InputMeta:
+    """What a node keeps of an input its VJPs do not read: shape and dtypes (``dtype``: the backend's, as an
+    array's; ``_dtype``: xtensor's), backend. ``_arr`` None: nothing of its value."""
+
+    __slots__ = ("shape", "dtype", "_dtype", "_backend")
+    _arr = None
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+
+def _drop_unread(args, positions):
+    """``args`` with the large tensors at ``positions`` replaced by their metadata."""
+    out = None
+    for i in positions:
+        t = args[i]
+        if type(t) is Tensor and t._arr is not None and (t._arr.size or 0) >= _KEEP_BELOW:
+            if out is None:
+                out = list(args)
+            meta = out[i] = _new(InputMeta)
+            meta.shape, meta.dtype, meta._dtype, meta._backend = t._arr.shape, t._arr.dtype, t._dtype, t._backend
+    return args if out is None else tuple(out)
+
 
 
 def _list_versions(ts):

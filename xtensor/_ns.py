@@ -96,6 +96,10 @@ class RawNamespace:
     def select(self, g, dim, index):
         return g[(slice(None),) * dim + (index, ...)]
 
+    def take(self, a, index):
+        """``a``'s elements at integer ``index`` (of any shape) along its first dim."""
+        return self.xp.reshape(self.xp.take(a, self.xp.reshape(index, (-1,)), axis=0), index.shape)
+
     def arange_along(self, like, dim):
         """0..n-1 along ``dim`` of an integer array shaped to broadcast against ``like``."""
         n = like.shape[dim]
@@ -148,7 +152,10 @@ class NumpyNamespace(RawNamespace):
     a microsecond of Python each."""
 
     def conj(self, v):
-        return v.conj() if getattr(v, "dtype", None) in self._complex else v
+        if v is True or v is False:
+            return int(v)
+        dtype = getattr(v, "dtype", None)  # (its kind: hashing a dtype into a set costs more)
+        return v.conj() if dtype is not None and dtype.kind == "c" else v
 
     def where_zero(self, cond, g):
         """``np.where(cond, g, 0)`` for a mask of ``g``'s shape as a bitwise and with the mask widened to all-ones
@@ -185,13 +192,18 @@ class NumpyNamespace(RawNamespace):
         return g.transpose(dims)
 
     def unsqueeze(self, g, dim):
-        return np.expand_dims(g, dim)
+        dim = dim if dim >= 0 else dim + g.ndim + 1
+        return g.reshape(g.shape[:dim] + (1,) + g.shape[dim:])
 
     def squeeze(self, g, dim):
         return g.squeeze(dim)
 
     def mT(self, a):
         return a.swapaxes(-1, -2)
+
+    def arange_along(self, like, dim):
+        n = like.shape[dim]
+        return np.arange(n).reshape(tuple(n if i == dim else 1 for i in range(like.ndim)))
 
     def matmul(self, a, b):
         return np.matmul(a, b)
@@ -286,6 +298,10 @@ class TensorNamespace:
     @staticmethod
     def select(g, dim, index):
         return g.select(dim, index)
+
+    @staticmethod
+    def take(a, index):
+        return a.index_select(0, index.reshape(-1)).reshape(tuple(index.shape))
 
     @staticmethod
     def arange_along(like, dim):

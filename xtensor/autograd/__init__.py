@@ -49,8 +49,9 @@ def _root_grads(tensors, grad_tensors):
             if t.dtype.kind not in "fc":
                 raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got "
                                    f"{t.dtype}")
-            backend = t._backend
-            g = _tape().grad_tensor(backend.xp.ones(shape, dtype=backend.native[t._dtype]), backend)
+            backend, xp = t._backend, t._backend.xp
+            one = xp.asarray(1, dtype=backend.native[t._dtype])  # (``ones`` costs numpy ~1 µs of dtype checks)
+            g = _tape().grad_tensor(xp.reshape(one, shape) if shape else one, backend)
         elif not hasattr(g, "_dtype"):
             g = t.new_tensor(g)
         elif g.shape != t.shape:

@@ -18,9 +18,10 @@ import numbers
 import warnings
 
 from .. import _dtypes
-from .._dispatch import OpNode, _unify, node_class
-from ..autograd import no_grad
-from ..ops.nn import convolution
+from .._dispatch import OpNode, _unify, apply, node_class
+from .._index import is_traced
+from ..autograd import is_grad_enabled, no_grad
+from ..ops.nn import NLL_LOSS, convolution
 from ._attention import multi_head_attention_forward
 from ._ctc import ctc_loss
 
@@ -55,6 +56,11 @@ def _xt():
 
 # ------------------------------------------------------------------ linear maps
 def linear(input, weight, bias=None):
+    if input.ndim and weight.ndim == 2 and bias is not None and bias.ndim <= 1:  # PyTorch's: one addmm (one node)
+        if input.ndim == 2:
+            return _xt().addmm(bias, input, weight.t())
+        out = _xt().addmm(bias, input.reshape(-1, input.shape[-1]), weight.t())
+        return out.view(*input.shape[:-1], out.shape[-1])
     out = input.matmul(weight.t()) if weight.ndim == 2 else input.matmul(weight)
     return out if bias is None else out + bias
 
@@ -371,11 +377,7 @@ def one_hot(tensor, num_classes=-1):
 
 def _traced(t):
     """Whether ``t`` is a value inside a jax trace (its values cannot be read on the host)."""
-    try:
-        import jax
-    except ImportError:
-        return False
-    return isinstance(t._value, jax.core.Tracer)
+    return is_traced(t._value)
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
@@ -1452,8 +1454,13 @@ def _check_class_weight(weight, classes):
 
 
 def _check_targets(target, classes, ignore_index):
-    """PyTorch's bounds check of class targets (eager only: a traced target has no values to check)."""
-    if not target.numel() or _traced(target):
+    """PyTorch's bounds check of class targets (eager only: a traced target has no values to check); the first
+    bad class is looked for only where the extremes fall outside ``[0, classes)``."""
+    arr = target._value
+    if is_traced(arr) or not math.prod(arr.shape):
+        return
+    xp = target._backend.xp
+    if 0 <= int(xp.min(arr)) and int(xp.max(arr)) < classes:
         return
     bad = ((target < 0) | (target >= classes)) & (target != ignore_index)
     if bool(bad.any()):
@@ -1470,10 +1477,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     if input.ndim == 1:
         if target.ndim > 1 or (target.ndim == 1 and target.shape[0] != 1):
             raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {target.shape[0]}")
-        input, squeeze = input.unsqueeze(0), True
-        target = target.reshape(1)
+        target = target.reshape(())
     else:
-        squeeze = False
         if input.shape[0] != (target.shape[0] if target.ndim else 1) or target.ndim == 0:
             raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
                              f"({target.shape[0] if target.ndim else 1}).")
@@ -1484,22 +1489,21 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
                 raise RuntimeError(f"Expected target size {[input.shape[0]] + list(input.shape[2:])}, got "
                                    f"{list(target.shape)}")
             raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: {list(target.shape)}")
-    classes = input.shape[1]
+    classes = input.shape[1] if input.ndim > 1 else input.shape[0]
     _check_class_weight(weight, classes)
     _check_targets(target, classes, ignore_index)
-    kept = target != ignore_index
-    safe = target.where(kept, target.new_zeros(()))
-    picked = input.gather(1, safe.unsqueeze(1)).squeeze(1)
-    w = kept.to(input.dtype) if weight is None else weight.index_select(0, safe.reshape(-1)).reshape(
-        safe.shape) * kept
-    loss = -picked * w
-    if reduction == "none":
-        loss = loss.squeeze(0) if squeeze else loss
-    else:
-        loss = loss.sum() if reduction == "sum" else loss.sum() / w.sum()
-    if input.ndim == 3 or input.ndim > 4:  # PyTorch runs its 2-d kernel on a (N, C, 1, -1) view of these
-        return loss.view(tuple(loss.shape)) if reduction == "none" else _named(loss, "NllLoss2DBackward0")
-    return _named(loss, "NllLoss2DBackward0" if input.ndim == 4 else "NllLossBackward0")
+    if target.dtype is not _dtypes.int64:
+        target = target.to(_dtypes.int64)
+    if weight is not None:
+        if weight.requires_grad and is_grad_enabled():
+            raise RuntimeError("The function 'nll_loss_forward' is not differentiable with respect to argument "
+                               "'weight'. This input cannot have requires_grad True.")
+        if weight.dtype is not input.dtype:
+            weight = weight.to(input.dtype)
+    loss = apply(NLL_LOSS, (input,), (target, weight, ignore_index, reduction, _unify((input, target, weight))))
+    if reduction == "none" and (input.ndim == 3 or input.ndim > 4):  # PyTorch views its 2-d kernel's result
+        return loss.view(tuple(loss.shape))
+    return loss
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",

@@ -241,6 +241,11 @@ def _scaled_sum(xp, c, p, beta, alpha):
     return p if beta == 0 else (c + p if beta == 1 else beta * c + p)
 
 
+def _scaled(v, k):
+    """``v * k``; ``v`` itself for the usual ``k == 1`` (no product of the size of ``v``)."""
+    return v if k == 1 else v * k
+
+
 def _add_product(name, product, product_vjps, ranks, node=None):
     """Register ``name(input, a, b, *, beta=1, alpha=1)``: ``product(xp, a, b)`` scaled and added to ``input``."""
     gx, gy = product_vjps
@@ -260,9 +265,9 @@ def _add_product(name, product, product_vjps, ranks, node=None):
         return (input, mat1, mat2), (beta, alpha)
 
     return defop(name, lambda xp, c, a, b, beta, alpha: _scaled_sum(xp, c, product(xp, a, b), beta, alpha),
-                 (lambda ns, g, ans, c, a, b, beta, alpha: g * beta,
-                  lambda ns, g, ans, c, a, b, beta, alpha: gx(ns, g, a, b) * alpha,
-                  lambda ns, g, ans, c, a, b, beta, alpha: gy(ns, g, a, b) * alpha),
+                 (lambda ns, g, ans, c, a, b, beta, alpha: _scaled(g, beta),
+                  lambda ns, g, ans, c, a, b, beta, alpha: _scaled(gx(ns, g, a, b), alpha),
+                  lambda ns, g, ans, c, a, b, beta, alpha: _scaled(gy(ns, g, a, b), alpha)),
                  sig=sig, out=True, inplace=True, node=node)
 
 

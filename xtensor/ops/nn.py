@@ -1,14 +1,17 @@
-"""Neural-network ops that need an entry of their own: ``softmax``, ``log_softmax``, and ``convolution`` on
-backends with a native kernel (see its section).
+"""Neural-network ops that need an entry of their own: ``softmax``, ``log_softmax``, ``nll_loss``, and
+``convolution`` on backends with a native kernel (see its section).
 
-Both are primitives rather than composites for stability and speed: the forward shifts by the
+The softmaxes are primitives rather than composites for stability and speed: the forward shifts by the
 maximum along ``dim`` (no overflow at extreme logits), and the VJPs are one line each, reusing the
-output (``softmax``: ``y * (g - sum(g * y))``; ``log_softmax``: ``g - exp(y) * sum(g)``). Everything
-else ``xtensor.nn.functional`` offers is a composite of existing ops (see that module).
+output (``softmax``: ``y * (g - sum(g * y))``; ``log_softmax``: ``g - exp(y) * sum(g)``). ``nll_loss`` is one
+for speed: PyTorch's ``cross_entropy`` is ``nll_loss(log_softmax(x))`` and both are single kernels there; as a
+composite (gather, masks, weights, two sums) it cost a dozen recorded ops. Everything else
+``xtensor.nn.functional`` offers is a composite of existing ops (see that module).
 """
 import math
 
-from .._dispatch import _unify, apply
+from .._dispatch import _native, _unify, apply
+from .._ns import raw_ns
 from .._table import defop, dims_of, to_float
 
 
@@ -53,6 +56,45 @@ defop("softmax", _softmax_fwd, (lambda ns, g, ans, x, dim: ans * (g - _along(ns,
       sig=_softmax_sig("softmax"), cast=to_float)
 defop("log_softmax", _log_softmax_fwd, (lambda ns, g, ans, x, dim: g - ns.exp(ans) * _along(ns, g, dim),),
       sig=_softmax_sig("log_softmax"), cast=to_float)
+
+
+# ------------------------------------------------------------------ nll_loss
+# ``x`` (N, C, *d) or (C,) log-probabilities, ``target`` int64 (N, *d) or (): the class per sample, ``weight`` (C,)
+# or None. The loss per sample is -x[class] * weight[class], 0 where the class is ``ignore_index``; ``mean`` divides
+# the sum by the kept samples' total weight (PyTorch's ``total_weight``). The functional checks shapes and classes.
+def _classes(ns, target, ignore_index):
+    """Whether each sample counts, and its class with ignored samples' at 0 (a class that always exists)."""
+    kept = target != ignore_index
+    return kept, ns.cast_like(kept, target) * target
+
+
+def _sample_weights(ns, x, kept, safe, weight):
+    """Each sample's class weight (1 without ``weight``), 0 where it does not count."""
+    return ns.cast_like(kept, x) if weight is None else ns.where_zero(kept, ns.take(weight, safe))
+
+
+def _nll_loss_fwd(xp, x, target, weight, ignore_index, reduction, backend):
+    ns, axis = raw_ns(backend), min(x.ndim - 1, 1)
+    kept, safe = _classes(ns, _native(target, backend, None), ignore_index)
+    w = _sample_weights(ns, x, kept, safe, _native(weight, backend, None))
+    loss = ns.where_zero(kept, -ns.squeeze(xp.take_along_axis(x, ns.unsqueeze(safe, axis), axis=axis), axis) * w)
+    if reduction == "none":
+        return loss
+    return xp.sum(loss) if reduction == "sum" else xp.sum(loss) / xp.sum(w)
+
+
+def _nll_loss_vjp(ns, g, ans, x, target, weight, ignore_index, reduction, backend):
+    """-g * weight at each counted sample's class (divided by the total weight for ``mean``), 0 elsewhere (also where
+    every sample is ignored: the loss is 0/0 then, its gradient 0, as PyTorch's)."""
+    (kept, safe), axis = _classes(ns, target, ignore_index), min(x.ndim - 1, 1)
+    w = _sample_weights(ns, x, kept, safe, weight)
+    scale = ns.where_zero(kept, -g * w if reduction != "mean" else (-g / ns.sum(w, range(w.ndim))) * w)
+    return ns.where(ns.arange_along(x, axis) == ns.unsqueeze(target, axis), ns.unsqueeze(scale, axis),
+                    ns.full_like(scale, 0))
+
+
+NLL_LOSS = defop("nll_loss", _nll_loss_fwd, (_nll_loss_vjp,), method=False, function=False,
+                 names=lambda x, *params: "NllLoss2DBackward0" if x.ndim > 2 else "NllLossBackward0")
 
 
 # ------------------------------------------------------------------ convolution with a native kernel

@@ -134,7 +134,8 @@ def _share_vjp(ns, g, ans, x, dims, keepdim):
 def _accumulated(xp, fn, x, **kwargs):
     """``fn(x, **kwargs)``, bfloat16 accumulated in float32 and rounded back, as PyTorch's kernels add: ml_dtypes'
     loops (numpy) and XLA's cumulative sums add in bfloat16, where a sum of 10,000 ones stops at 256."""
-    if getattr(x.dtype, "name", None) != "bfloat16":
+    dtype = x.dtype  # its itemsize first: numpy's ``dtype.name`` costs ~1.5 µs of Python, twice a whole small sum
+    if getattr(dtype, "itemsize", 2) != 2 or getattr(dtype, "name", None) != "bfloat16":
         return fn(x, **kwargs)
     return xp.astype(fn(xp.astype(x, xp.float32), **kwargs), x.dtype)
 
