@@ -179,12 +179,9 @@ def _check_values_fit(input, host_index, values, basic=False):
     if basic:
         _check_expands(values, shape)
         return
-    try:
-        np.broadcast_shapes(tuple(values.shape), shape)
-    except ValueError:
-        raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.shape)} cannot be broadcast to "
-                           f"indexing result of shape {list(shape)}") from None
-    if len(values.shape) > len(shape) and any(n != 1 for n in values.shape[:len(values.shape) - len(shape)]):
+    given = tuple(values.shape)
+    lead = len(given) - len(shape) if len(given) > len(shape) else 0  # dims beyond the result's: ones only
+    if any(n != 1 for n in given[:lead]) or any(v not in (1, n) for v, n in zip(given[lead:][::-1], shape[::-1])):
         raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.shape)} cannot be broadcast to "
                            f"indexing result of shape {list(shape)}")
 
