@@ -206,6 +206,35 @@ def test_add_of_product_that_saved_the_view_raises_at_backward(backend):
     assert "RuntimeError" in error_at(records, "base.sum().backward()")
 
 
+# -- family 3b: ``.data`` has a version counter of its own, ``detach()`` shares its tensor's (found by fuzzing)
+
+def test_write_through_data_is_not_seen_by_backward(backend):
+    """PyTorch's documented hazard of ``.data``: the saved tensor is modified, backward uses the new values."""
+    records = outcome(f"""
+        {W}
+        base = w * 1
+        a = base[0]
+        p = (a * a).sum()
+        base.data[0].mul_(2)
+        read(a)
+        p.backward()
+        read(w.grad)
+    """)
+    assert seen(records, "a")["grad_fn"] == "SelectBackward0"  # no write the view's history must follow
+    np.testing.assert_array_equal(seen(records, "w.grad")["values"][0], 4 * np.arange(12.0).reshape(3, 4))
+
+
+def test_write_through_detach_is_seen_by_backward(backend):
+    records = outcome(f"""
+        {W}
+        base = w * 1
+        p = (base * base).sum()
+        base.detach()[0].mul_(2)
+        p.backward()
+    """)
+    assert "RuntimeError" in error_at(records, "p.backward()")
+
+
 # -- family 4: narrow with negative starts and out of range
 
 def test_narrow_negative_start_counts_from_end(backend):

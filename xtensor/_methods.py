@@ -280,7 +280,9 @@ def _grad_set(self, value):
 
 
 def _data_get(self):
-    return detach(self)
+    d = detach(self)
+    d._data_alias = True
+    return d
 
 
 def _data_set(self, value):
@@ -511,7 +513,7 @@ def setitem(self, index, value):
         raise RuntimeError(OVERLAP_ERROR)
     if basic and value.__dict__.get("_storage") is not None and value._storage is self.__dict__.get("_storage") and \
             value._meta() == basic_meta(*self._meta(), host_index):
-        self._storage.version += 1  # ``x[i] = x[i]``, how ``x[i] += v`` ends: the memory holds it already
+        self._bump_version()  # ``x[i] = x[i]``, how ``x[i] += v`` ends: the memory holds it already
         return
     if not self._backend.mutable and any(hasattr(i, "shape") and not isinstance(i, np.ndarray) for i in host_index):
         self._write(apply(index_put_op, (self, value), (host_index, self._backend))._value)  # device index: traceable

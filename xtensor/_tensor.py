@@ -301,6 +301,7 @@ class Tensor:
     _names = None
     _creation = None  # why in-place writes into this view are refused: (kind,) -- see view_rebase_error
     _attr_version = 0  # the storage version when this view's grad_fn was last derived from its base
+    _data_alias = False  # made by ``.data``: its writes (and its views') are not seen by autograd
     __array_priority__ = 1000  # numpy defers to our reflected operators
 
     def __new__(cls, *args, **kwargs):
@@ -375,7 +376,7 @@ class Tensor:
                 st.array = xp.reshape(new, st.array.shape)
             self._invalidate_aliases()
             self._arr = value
-        st.version += 1
+        self._bump_version()
 
     def _write_at(self, index, value):
         """``self[index] = value`` for a host-normalized ``index`` (basic or advanced)."""
@@ -400,7 +401,14 @@ class Tensor:
                 st.array = xp.reshape(backend.scatter_flat(flat, pos.reshape(-1), value), st.array.shape)
             self._invalidate_aliases()
             self._arr = None
-        st.version += 1
+        self._bump_version()
+
+    def _bump_version(self):
+        """Count a write, so autograd sees saved tensors modified -- except a write through ``.data`` or a view of
+        it: PyTorch gives that alias a version counter of its own."""
+        base = self._base
+        if not (self if base is None else base)._data_alias:
+            self._storage.version += 1
 
     def _mutable_target(self):
         """This tensor's array, writable (numpy hands out broadcast views read-only)."""
