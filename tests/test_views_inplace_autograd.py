@@ -224,6 +224,20 @@ def test_write_through_data_is_not_seen_by_backward(backend):
     np.testing.assert_array_equal(seen(records, "w.grad")["values"][0], 4 * np.arange(12.0).reshape(3, 4))
 
 
+def test_views_of_data_follow_writes_into_data(backend):
+    """``.data``'s own counter still counts its writes: its views re-derive their history from it."""
+    records = outcome(f"""
+        {W}
+        plain = torch.zeros(2, 3, 4)
+        a = plain.data[0].t()
+        a.mul_(w[0].t())
+        read(a)
+        a.sum().backward()
+        read(w.grad)
+    """)
+    assert seen(records, "a")["grad_fn"] == "AsStridedBackward0"
+
+
 def test_write_through_detach_is_seen_by_backward(backend):
     records = outcome(f"""
         {W}

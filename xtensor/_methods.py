@@ -14,7 +14,7 @@ from ._index import basic_meta, normalize_index
 from ._table import TABLE
 from .ops.indexing import getitem_copy, getitem_view, index_put as index_put_op, masked_select as masked_select_op
 from .ops.shapes import view_strides, _view_shape
-from ._tensor import OVERLAP_ERROR, Tensor, ViewMeta, _wrap_dim
+from ._tensor import OVERLAP_ERROR, DataStorage, Tensor, ViewMeta, _wrap_dim
 from ._variants import assign_inplace, check_inplace, spread_requires_grad, torch_functions, with_numpy_names
 from . import autograd
 from .autograd import grad_mode
@@ -280,8 +280,10 @@ def _grad_set(self, value):
 
 
 def _data_get(self):
+    """An alias over the same memory with a version counter of its own (see ``DataStorage``)."""
     d = detach(self)
-    d._data_alias = True
+    st = d._storage = DataStorage(d._storage)
+    st.track(d)
     return d
 
 
@@ -513,7 +515,7 @@ def setitem(self, index, value):
         raise RuntimeError(OVERLAP_ERROR)
     if basic and value.__dict__.get("_storage") is not None and value._storage is self.__dict__.get("_storage") and \
             value._meta() == basic_meta(*self._meta(), host_index):
-        self._bump_version()  # ``x[i] = x[i]``, how ``x[i] += v`` ends: the memory holds it already
+        self._storage.version += 1  # ``x[i] = x[i]``, how ``x[i] += v`` ends: the memory holds it already
         return
     if not self._backend.mutable and any(hasattr(i, "shape") and not isinstance(i, np.ndarray) for i in host_index):
         self._write(apply(index_put_op, (self, value), (host_index, self._backend))._value)  # device index: traceable

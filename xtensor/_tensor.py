@@ -60,7 +60,7 @@ import numpy as np
 
 from . import _dtypes
 
-__all__ = ["Tensor", "Size", "device", "Storage", "OVERLAP_ERROR"]
+__all__ = ["Tensor", "Size", "device", "Storage", "DataStorage", "OVERLAP_ERROR"]
 
 
 class Size(tuple):
@@ -153,6 +153,27 @@ class Storage:
             t = ref()
             if t is not None:
                 yield t
+
+    owner = property(lambda self: self, doc="the Storage that holds the memory (itself; see DataStorage)")
+
+
+class DataStorage(Storage):
+    """The memory of ``owner`` under a version counter and an alias list of its own: what ``.data`` returns lives
+    here, as PyTorch gives it a fresh version counter (autograd does not see its writes) over the same memory.
+    Its aliases are tracked in ``owner`` too, so that a write anywhere reaches every cached value."""
+
+    __slots__ = ("owner",)
+
+    def __init__(self, owner):
+        self.owner = owner.owner
+        self.version = 0
+        self.aliases = None
+
+    array = property(lambda self: self.owner.array, lambda self, a: setattr(self.owner, "array", a))
+
+    def track(self, tensor):
+        Storage.track(self, tensor)
+        self.owner.track(tensor)
 
 
 OVERLAP_ERROR = ("unsupported operation: more than one element of the written-to tensor refers to a single memory "
@@ -301,7 +322,6 @@ class Tensor:
     _names = None
     _creation = None  # why in-place writes into this view are refused: (kind,) -- see view_rebase_error
     _attr_version = 0  # the storage version when this view's grad_fn was last derived from its base
-    _data_alias = False  # made by ``.data``: its writes (and its views') are not seen by autograd
     __array_priority__ = 1000  # numpy defers to our reflected operators
 
     def __new__(cls, *args, **kwargs):
@@ -376,7 +396,7 @@ class Tensor:
                 st.array = xp.reshape(new, st.array.shape)
             self._invalidate_aliases()
             self._arr = value
-        self._bump_version()
+        st.version += 1
 
     def _write_at(self, index, value):
         """``self[index] = value`` for a host-normalized ``index`` (basic or advanced)."""
@@ -401,14 +421,7 @@ class Tensor:
                 st.array = xp.reshape(backend.scatter_flat(flat, pos.reshape(-1), value), st.array.shape)
             self._invalidate_aliases()
             self._arr = None
-        self._bump_version()
-
-    def _bump_version(self):
-        """Count a write, so autograd sees saved tensors modified -- except a write through ``.data`` or a view of
-        it: PyTorch gives that alias a version counter of its own."""
-        base = self._base
-        if not (self if base is None else base)._data_alias:
-            self._storage.version += 1
+        st.version += 1
 
     def _mutable_target(self):
         """This tensor's array, writable (numpy hands out broadcast views read-only)."""
@@ -418,7 +431,7 @@ class Tensor:
         return self._backend.writable_view(self._storage.array, *self._meta())
 
     def _invalidate_aliases(self):
-        for t in self._storage.live_aliases():
+        for t in self._storage.owner.live_aliases():
             if t is not self:
                 t._arr = None
 
@@ -515,7 +528,7 @@ class Tensor:
         if isinstance(root, np.ndarray):
             base = root.__array_interface__["data"][0]
         else:
-            base = (id(self._storage) & 0xFFFFFFFFFFF) << 4
+            base = (id(self._storage.owner) & 0xFFFFFFFFFFF) << 4
         return base + self._meta()[2] * self._dtype.itemsize
 
     def untyped_storage(self):
@@ -668,10 +681,10 @@ class _StorageView:
         return t.data_ptr() - t.storage_offset() * t.element_size()
 
     def __eq__(self, other):
-        return isinstance(other, _StorageView) and other._tensor._storage is self._tensor._storage
+        return isinstance(other, _StorageView) and other._tensor._storage.owner is self._tensor._storage.owner
 
     def __hash__(self):
-        return id(self._tensor._storage)
+        return id(self._tensor._storage.owner)
 
     def __len__(self):
         return int(np.prod(self._tensor._storage.array.shape))
