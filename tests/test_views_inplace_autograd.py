@@ -249,6 +249,33 @@ def test_write_through_detach_is_seen_by_backward(backend):
     assert "RuntimeError" in error_at(records, "p.backward()")
 
 
+# -- family 3c: retain_grad follows in-place writes (PyTorch moves its hook to the new history; found by fuzzing)
+
+def test_retained_grad_is_of_the_value_after_an_inplace_write(backend):
+    records = outcome(f"""
+        {W}
+        base = w * 1
+        base.retain_grad()
+        base *= 3
+        (base * base).sum().backward()
+        read_data(base.grad)
+    """)
+    np.testing.assert_array_equal(seen(records, "base.grad")["values"], 2 * 3 * np.arange(24.0).reshape(2, 3, 4))
+
+
+def test_retained_grad_of_a_view_follows_a_write_into_its_base(backend):
+    records = outcome(f"""
+        {W}
+        base = w * 1
+        a = base[0]
+        a.retain_grad()
+        base.mul_(2)
+        (a * a).sum().backward()
+        read_data(a.grad)
+    """)
+    np.testing.assert_array_equal(seen(records, "a.grad")["values"], 2 * 2 * np.arange(12.0).reshape(3, 4))
+
+
 # -- family 4: narrow with negative starts and out of range
 
 def test_narrow_negative_start_counts_from_end(backend):

@@ -221,6 +221,15 @@ def edge_of(t):
     return (None, 0)
 
 
+def move_retained_grad(t, fn):
+    """``t``'s history is now ``fn`` (after an in-place write): its ``retain_grad`` hook moves there, as PyTorch's
+    (so ``.grad`` is the gradient of the current value; ``register_hook`` hooks stay on the old node)."""
+    handle = t._retains_grad
+    if handle and fn is not None:
+        handle.remove()
+        t._retains_grad = fn._add_pre_hook(t._output_nr, handle._item[1])
+
+
 def view_grad_fn(view):
     """A view's current history (PyTorch's rule): once its storage was written since the view last looked,
     it is re-derived from its base's current history, as an ``AsStridedBackward0`` over the base."""
@@ -236,6 +245,7 @@ def view_grad_fn(view):
         fn = view._grad_fn = as_strided_node(base, view)
         view._output_nr = 0
         view._attr_version = version
+        move_retained_grad(view, fn)
     return fn
 
 

@@ -328,8 +328,7 @@ def retain_grad(self):
                 t._grad = grad.detach().clone() if not _grad_state.enabled else grad
             else:
                 t._grad = t._grad + grad
-    fn._add_pre_hook(self._output_nr, store)
-    self._retains_grad = True
+    self._retains_grad = fn._add_pre_hook(self._output_nr, store)  # the handle: writes move it (move_retained_grad)
 
 
 def _is_leaf(self):
@@ -590,7 +589,7 @@ METHODS = {
     "is_leaf": property(_is_leaf),
     "is_inference": is_inference,
     "output_nr": property(lambda self: self._output_nr),
-    "retains_grad": property(lambda self: self._retains_grad),
+    "retains_grad": property(lambda self: bool(self._retains_grad)),
     "data": property(_data_get, _data_set),
     "_base_tensor": property(lambda self: self._base),
     "T": property(lambda self: self.permute(tuple(reversed(range(self.ndim))))),

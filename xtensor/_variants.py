@@ -9,7 +9,7 @@ import inspect
 import numbers
 
 from . import _dtypes
-from ._autograd import edge_of, view_rebase_message
+from ._autograd import edge_of, move_retained_grad, view_rebase_message
 from ._dispatch import _backend_error, _record, apply, detached, history_alias, node_class
 from ._ns import raw_ns
 from ._table import TABLE
@@ -101,6 +101,7 @@ def rebase_history(target, result):
         node._saved_versions = None
         node._raw_ns = None
         base._grad_fn, base._output_nr = node, 0
+    move_retained_grad(base, base._grad_fn)
     if not base._requires_grad:
         spread_requires_grad(base, True)
 
