@@ -294,6 +294,13 @@ def test_view_with_wrong_element_count_raises(backend):
         t.arange(6).view(4)
 
 
+def test_flatten_of_an_empty_tensor_merges_the_dims(backend):
+    """(found by fuzzing: flatten asked reshape for -1, which a size-0 tensor cannot infer)"""
+    x = t.zeros(0, 2, 1, 2)
+    assert x.flatten(2, 3).shape == (0, 2, 2)
+    assert x.flatten(1).shape == (0, 4)
+
+
 def test_reshape_of_non_contiguous_copies(backend):
     x = t.arange(1, 13).view(2, 6)
     b = x.t()

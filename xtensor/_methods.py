@@ -3,6 +3,7 @@
 three forms, ``reshape`` as a view or a copy). Each composes entries, so gradients come free.
 """
 import collections
+import math
 
 import numpy as np
 
@@ -87,7 +88,8 @@ def flatten(input, start_dim=0, end_dim=-1):
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     shape = tuple(input.shape)
-    return reshape(input, shape[:s] + (-1,) + shape[e + 1:]) if s != e else input
+    merged = (math.prod(shape[s:e + 1]),)  # not -1: ambiguous when another dim is 0
+    return reshape(input, shape[:s] + merged + shape[e + 1:]) if s != e else input
 
 
 def narrow(input, dim, start, length):
