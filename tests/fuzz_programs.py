@@ -236,11 +236,13 @@ def view_op(draw, shape, storage_size=0):
     might write, so PyTorch's errors get compared too (the result shape then no longer matters).
     """
     ndim = len(shape)
-    ops = ["index", "view", "squeeze", "unsqueeze", "expand"] + ["as_strided"] * bool(storage_size)
+    ops = ["index", "view", "squeeze", "unsqueeze", "expand", "flatten"] + ["as_strided"] * bool(storage_size)
     if ndim:
-        ops += ["transpose", "permute", "narrow", "select", "unfold", "multi_output"]
+        ops += ["transpose", "permute", "narrow", "select", "unfold", "multi_output", "movedim", "unflatten"]
     if ndim >= 2:
         ops += ["mT", "diagonal"]
+    if ndim <= 2:
+        ops.append("t")
     op = draw(st.sampled_from(ops))
     if op == "multi_output":  # one choice among the others: any write after them fails in PyTorch
         op = draw(st.sampled_from(["split", "chunk", "unbind"]))
@@ -283,6 +285,21 @@ def view_op(draw, shape, storage_size=0):
         return f".as_strided({_shape_src(sizes)}, {_shape_src(strides)}, {offset})", sizes
     if op == "mT":
         return ".mT", tuple(shape[:-2]) + (shape[-1], shape[-2])
+    if op == "t":
+        return ".t()", tuple(reversed(shape))
+    if op == "flatten":  # a view where the dims merge, else a copy (as reshape)
+        if ndim >= 2 and draw(st.booleans()):
+            a = draw(st.integers(0, ndim - 2))
+            return f".flatten({a}, {a + 1})", tuple(shape[:a]) + (shape[a] * shape[a + 1],) + tuple(shape[a + 2:])
+        return ".flatten()", (_numel(shape),)
+    if op == "movedim":
+        a, b = _dim(draw, ndim), _dim(draw, ndim)
+        out = list(shape)
+        if draw(st.booleans()):
+            out.insert(b % ndim, out.pop(a % ndim))
+            return f".movedim({a}, {b})", tuple(out)
+        out[a], out[b] = out[b], out[a]
+        return f".swapaxes({a}, {b})", tuple(out)
     if op == "transpose":
         a, b = _dim(draw, ndim), _dim(draw, ndim)
         out = list(shape)
@@ -306,6 +323,11 @@ def view_op(draw, shape, storage_size=0):
         room = n - start % n if n and start < n else 0
         length = draw(st.integers(0, room) if draw(st.integers(0, 5)) else st.integers(0, n))  # may overrun
         return f".narrow({d}, {start}, {length})", before + (length,) + after
+    if op == "unflatten":
+        sizes = (n,) if n < 2 or draw(st.booleans()) else draw(st.sampled_from(
+            [(k, n // k) for k in range(1, n + 1) if n % k == 0] + [(-1, 2)] * (n % 2 == 0)))
+        out = tuple(n // 2 if k == -1 else k for k in sizes)
+        return f".unflatten({d}, {_shape_src(sizes)})", before + out + after
     if op == "select" and n:
         i = draw(st.integers(-n, n - 1))
         return f".select({d}, {i})", before + after
@@ -380,15 +402,26 @@ class _Builder:
         return self.constant(tuple(value_shape)) if source == "constant" else self.from_w(tuple(value_shape))
 
     def write(self, name, grad_weight, no_grad):
-        """One in-place write to ``name`` (source line); ``grad_weight`` 0: of a value from ``w``."""
+        """One in-place write to ``name`` (source line); ``grad_weight`` 0: of a value from ``w``. Some go through
+        ``name.data`` (a version counter of its own: autograd does not see the write) or ``name.detach()`` (the
+        same counter: saved tensors are caught modified), some are ``out=`` of an op over an alias of the same
+        shape (which may partly overlap ``name``: PyTorch refuses that)."""
         draw, shape = self.draw, self.shapes[name]
-        ops = ["add_", "sub_", "mul_", "iadd", "imul", "copy_", "fill_", "setitem"]
+        ops = ["add_", "sub_", "mul_", "iadd", "imul", "copy_", "fill_", "setitem", "out"]
         if grad_weight:
             ops += ["div_", "zero_", "clamp_"]
         if shape and 0 not in shape and name not in self.overlapping:  # PyTorch only warns (deprecated)
             ops += ["setitem_mask", "setitem_int", "index_put_"]
         op = draw(st.sampled_from(ops))
-        if op in ("add_", "sub_", "mul_", "div_"):
+        if op not in ("iadd", "imul") and draw(st.integers(0, 7)) == 0:
+            name = f"{name}{draw(st.sampled_from(['.data', '.detach()']))}"
+        if op == "out":
+            fn = draw(st.sampled_from(["add", "mul", "sin", "neg", "clamp"]))
+            source = draw(st.sampled_from(sorted(n for n, s in self.shapes.items() if s == shape)))
+            args = {"add": f", {self.value(shape, grad_weight)}", "mul": f", {self.value(shape, grad_weight)}",
+                    "clamp": ", -0.5, 1.0"}.get(fn, "")
+            line = f"torch.{fn}({source}{args}, out={name})"
+        elif op in ("add_", "sub_", "mul_", "div_"):
             line = f"{name}.{op}({self.value(shape, grad_weight, nonzero=op == 'div_')})"
         elif op in ("iadd", "imul"):
             line = f"{name} {'+' if op == 'iadd' else '*'}= {self.value(shape, grad_weight)}"
@@ -442,9 +475,10 @@ class _Builder:
 @st.composite
 def programs(draw):
     """A program: a base (leaf ``w``, non-leaf ``w * 1`` or a plain tensor), 1-4 aliases built by chains of
-    1-4 view ops, 1-4 in-place writes (some under no_grad, some with values that require grad), reads of
-    every alias after every write, products saved on the way, a loss over several aliases, backward,
-    ``w.grad``."""
+    1-4 view ops (some through ``detach()`` or ``.data``), 1-4 in-place writes (some under no_grad, some with
+    values that require grad, some ``out=``), reads of every alias after every write, products saved on the way,
+    ``retain_grad()`` of an alias maybe, a loss over several aliases, backward, ``w.grad`` and the retained
+    ``.grad`` (its values: its layout is each backward formula's)."""
     dtype = draw(st.sampled_from(["torch.float32", "torch.float64"]))
     shape = draw(st.sampled_from(BASE_SHAPES))
     start = draw(st.sampled_from(["leaf", "nonleaf", "plain"]))
@@ -458,13 +492,17 @@ def programs(draw):
     needs_grad = start == "plain"  # the first write then makes the loss require grad
     leaf_grad_writes = draw(st.integers(0, 3)) == 0  # else all writes to a leaf's aliases under no_grad
     events = ["alias"] * draw(st.integers(1, 4)) + ["write"] * draw(st.integers(1, 4)) + ["save"] * draw(
-        st.integers(0, 2))
+        st.integers(0, 2)) + ["retain"] * draw(st.integers(0, 1))
     aliases = saved = 0
+    retained = []
     for event in draw(st.permutations(events)):
         if event == "alias":
             source = draw(st.sampled_from(sorted(b.shapes)))
             line, out = source, b.shapes[source]
             for step in range(draw(st.integers(1, 4))):
+                if draw(st.integers(0, 9)) == 0:  # an alias of its own for autograd, the same memory
+                    line += draw(st.sampled_from([".detach()", ".data"]))
+                    continue
                 suffix, out = draw(view_op(out, n if source == "base" and step == 0 else 0))
                 line += suffix
             name = f"a{aliases}"
@@ -481,6 +519,10 @@ def programs(draw):
             b.stmt(b.write(target, 0 if needs_grad else grad_weight, no_grad))
             needs_grad = False
             b.read_all()
+        elif event == "retain":
+            if not needs_grad:  # (before the first write of a plain base nothing requires grad)
+                retained.append(draw(st.sampled_from(sorted(b.shapes))))
+                b.stmt(f"{retained[-1]}.retain_grad()")
         else:
             b.stmt(b.saved_product(saved))
             saved += 1
@@ -491,6 +533,7 @@ def programs(draw):
     b.stmt(f"loss = {' + '.join(terms)}")
     b.stmt("loss.backward()")
     b.steps.append(("read", "w.grad"))
+    b.steps += [("read_data", f"{name}.grad") for name in retained]
     return tuple(b.steps)
 
 
