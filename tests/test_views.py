@@ -154,6 +154,41 @@ def test_writing_into_an_expanded_view_raises(backend, write):
         ops[write](e, t)  # ... and so does xtensor, with the same message
 
 
+# An elementwise write whose input covers the written memory otherwise (found by fuzzing ``out=``): PyTorch refuses
+# partial overlap, allows the same memory element for element, and lets through what it cannot tell (a strided column)
+_OVERLAPS = {
+    "out-transposed-input": (True, lambda x, m: m.sin(x, out=x.t())),
+    "clamp-out-transposed-input": (True, lambda x, m: m.clamp(x, -1.0, 5.0, out=x.t())),
+    "add_-transposed-self": (True, lambda x, m: x.add_(x.t())),
+    "iadd-shifted-self": (True, lambda x, m: x.view(4)[1:].__iadd__(x.view(4)[:3])),
+    "mul_-row-of-self": (True, lambda x, m: x.mul_(x[0])),
+    "copy_-transposed-self": (True, lambda x, m: x.copy_(x.t())),
+    "setitem-transposed-self": (True, lambda x, m: x.__setitem__(slice(None), x.t())),
+    "add_-self": (False, lambda x, m: x.add_(x)),
+    "out-same-memory": (False, lambda x, m: m.mul(x, 2, out=x)),
+    "add_-other-row": (False, lambda x, m: x[0].add_(x[1])),
+    "mul_-strided-column": (False, lambda x, m: x[0].mul_(x[:, 0])),
+    "masked_fill_-value-of-self": (False, lambda x, m: x.masked_fill_(x > 1, x[0, 0])),
+}
+
+
+@pytest.mark.parametrize("case", list(_OVERLAPS))
+def test_elementwise_write_over_a_partly_overlapping_input_as_torch(backend, case):
+    torch = _torch()
+    refused, write = _OVERLAPS[case]
+    x, tx = t.arange(4.0).view(2, 2), torch.arange(4.0).view(2, 2)
+    if refused:
+        with pytest.raises(RuntimeError, match="some elements of the input tensor and the written-to tensor") as theirs:
+            write(tx, torch)
+        with pytest.raises(RuntimeError) as ours:
+            write(x, t)
+        assert str(ours.value) == str(theirs.value)
+    else:
+        write(tx, torch)
+        write(x, t)
+        assert x.tolist() == tx.tolist()
+
+
 def test_writing_a_row_of_an_expanded_view_writes_the_base_as_in_torch(backend):
     torch = _torch()
 

@@ -16,7 +16,8 @@ from ._table import TABLE
 from .ops.indexing import getitem_copy, getitem_view, index_put as index_put_op, masked_select as masked_select_op
 from .ops.shapes import view_strides, _view_shape
 from ._tensor import OVERLAP_ERROR, DataStorage, Tensor, ViewMeta, _wrap_dim
-from ._variants import assign_inplace, check_inplace, spread_requires_grad, torch_functions, with_numpy_names
+from ._variants import (assign_inplace, check_inplace, check_no_partial_overlap, spread_requires_grad, torch_functions,
+                        with_numpy_names)
 from . import autograd
 from .autograd import grad_mode
 
@@ -492,6 +493,9 @@ def setitem(self, index, value):
     else:
         value = self.new_tensor(value)
     _check_values_fit(self, host_index, value, basic)
+    shared = value.__dict__.get("_storage")
+    if basic and shared is not None and shared.owner is self._storage.owner:  # ``x[...] = x.t()``: refused
+        check_no_partial_overlap(_basic_view(self, host_index, index), (value,))
     if _grad_state.enabled and (value._requires_grad or self._requires_grad):
         if basic:
             # every dimension kept whole (a lone full slice too, unlike in a read): x itself is written
@@ -550,6 +554,7 @@ def copy_(self, src, non_blocking=False):
     if not isinstance(src, Tensor):
         src = self.new_tensor(src)
     check_inplace(self, src)
+    check_no_partial_overlap(self, (src,))
     value = src.to(self._backend.name).expand(self.shape)
     result = apply(_op["to_dtype"], (value,), (self._dtype,)) if value.dtype is not self._dtype else value
     return assign_inplace(self, result if result is not src else result.clone(), "CopyBackwards")

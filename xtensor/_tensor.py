@@ -60,7 +60,8 @@ import numpy as np
 
 from . import _dtypes
 
-__all__ = ["Tensor", "Size", "device", "Storage", "DataStorage", "OVERLAP_ERROR"]
+__all__ = ["Tensor", "Size", "device", "Storage", "DataStorage", "OVERLAP_ERROR", "PARTIAL_OVERLAP_ERROR",
+           "partly_overlaps"]
 
 
 class Size(tuple):
@@ -174,6 +175,40 @@ class DataStorage(Storage):
     def track(self, tensor):
         Storage.track(self, tensor)
         self.owner.track(tensor)
+
+
+PARTIAL_OVERLAP_ERROR = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+                         "single memory location. Please clone() the tensor before performing the operation.")
+
+
+def _dense(shape, stride):
+    """PyTorch's is_non_overlapping_and_dense: in some order of its dims (of size 2 or more) the tensor is
+    contiguous."""
+    need = 1
+    for k, n in sorted((k, n) for n, k in zip(shape, stride) if n >= 2):
+        if k != need:
+            return False
+        need *= n
+    return True
+
+
+def partly_overlaps(a, b):
+    """Whether ``a`` and ``b`` share memory but not element for element: PyTorch's ``MemOverlapStatus::Partial``
+    (both dense; the same span with other strides, or spans that intersect), which elementwise writes refuse --
+    the result would depend on the order of the loop. Tensors PyTorch finds too hard to tell are let through."""
+    sa, sb = a.__dict__.get("_storage"), b.__dict__.get("_storage")
+    if a is b or sa is None or sb is None or sa.owner is not sb.owner:
+        return False
+    (shape_a, stride_a, start_a), (shape_b, stride_b, start_b) = a._meta(), b._meta()
+    size_a, size_b = a._dtype.itemsize, b._dtype.itemsize
+    n_a, n_b = int(np.prod(shape_a)), int(np.prod(shape_b))
+    if not (n_a and n_b and _dense(shape_a, stride_a) and _dense(shape_b, stride_b)):
+        return False
+    start_a, start_b = start_a * size_a, start_b * size_b
+    end_a, end_b = start_a + n_a * size_a, start_b + n_b * size_b
+    if (start_a, end_a) == (start_b, end_b):
+        return tuple(stride_a) != tuple(stride_b)
+    return start_a < end_b and start_b < end_a
 
 
 OVERLAP_ERROR = ("unsupported operation: more than one element of the written-to tensor refers to a single memory "

@@ -15,7 +15,7 @@ from ._ns import raw_ns
 from ._table import TABLE
 from .ops.elementwise import api_promoted
 from .ops.indexing import index_put
-from ._tensor import OVERLAP_ERROR, Tensor
+from ._tensor import OVERLAP_ERROR, PARTIAL_OVERLAP_ERROR, Tensor, partly_overlaps
 from .autograd import grad_mode
 
 __all__ = ["torch_functions", "api_functions", "install_methods", "check_inplace", "assign_inplace", "assign_out",
@@ -51,6 +51,14 @@ def check_inplace(t, *values):
                                "operation.")
     elif t._requires_grad and t._grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+
+
+def check_no_partial_overlap(target, operands):
+    """PyTorch's refusal to write elementwise into memory an operand covers otherwise (``x.add_(x.t())``, ``out=``
+    a transposed alias of the input; see ``partly_overlaps``)."""
+    for v in operands:
+        if isinstance(v, Tensor) and partly_overlaps(target, v):
+            raise RuntimeError(PARTIAL_OVERLAP_ERROR)
 
 
 def _check_castable(src_dtype, target):
@@ -114,10 +122,12 @@ def spread_requires_grad(base, value):
             t._requires_grad = value
 
 
-def assign_out(out, result, name):
-    """The ``out=`` variant: results land in ``out`` (resized when its shape differs, as PyTorch does)."""
+def assign_out(out, result, name, inputs=()):
+    """The ``out=`` variant: results land in ``out`` (resized when its shape differs, as PyTorch does); ``inputs``:
+    those an elementwise op reads, which may not partly overlap ``out``."""
     if not isinstance(out, Tensor):
         raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    check_no_partial_overlap(out, inputs)
     if _grad_state.enabled and (result._requires_grad or out._requires_grad):
         raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
                            "differentiation, but one of the arguments requires grad.")
@@ -244,7 +254,7 @@ def _make_function(entry, name):
     elif kind == "unary":
         def function(input, *, out=None):
             r = apply(op, (input,))
-            return r if out is None else assign_out(out, r, name)
+            return r if out is None else assign_out(out, r, name, (input,))
     elif kind == "binary":
         def function(input, other, *, alpha=None, out=None, **options):
             if not isinstance(input, Tensor):
@@ -255,12 +265,12 @@ def _make_function(entry, name):
             if alpha is not None:
                 other = _scaled(other, alpha, input)
             r = apply(op, (input, other)) if not options else _with_options(sig, name, input, other, options)
-            return r if out is None else assign_out(out, r, name)
+            return r if out is None else assign_out(out, r, name, (input, other))
     else:
         def function(*args, out=None, **kwargs):
             tensors, params = sig(*args, **numpy_names(kwargs, name)) if kwargs else sig(*args)
             r = apply(op, tensors, params)
-            return r if out is None else assign_out(out, r, name)
+            return r if out is None else assign_out(out, r, name, tensors if name in ELEMENTWISE else ())
     function.__name__ = function.__qualname__ = name
     function.__doc__ = sig.__doc__ if kind == "composite" else \
         f"xtensor.{name}: generated from the op table entry {op.name!r}."
@@ -332,9 +342,11 @@ def _make_method(entry, function):
     return method
 
 
-def _make_inplace(method, name):
+def _make_inplace(method, name, elementwise=False):
     def inplace(self, *args, **kwargs):
         check_inplace(self, *args)
+        if elementwise:
+            check_no_partial_overlap(self, args)
         source = self
         if _grad_state.enabled and (self._requires_grad or any(
                 isinstance(a, Tensor) and a._requires_grad for a in args)):
@@ -367,6 +379,10 @@ def _make_operators(entry, method, inplace):
             ops[dunder] = method
     return ops
 
+
+# Ops beyond the unary and binary kinds PyTorch computes elementwise (a TensorIterator): their in-place and ``out=``
+# forms refuse a written tensor that partly overlaps an input (reductions, matmul, masked_fill's value do not check)
+ELEMENTWISE = frozenset("clamp clamp_min clamp_max clip lerp addcmul addcdiv cumsum cumprod".split())
 
 # The in-place forms PyTorch also spells as torch functions (``torch.relu_(x)``); the others are methods only.
 TORCH_INPLACE_FUNCTIONS = frozenset("""
@@ -406,7 +422,8 @@ for _name, _entry in TABLE.items():
         if _entry.tensors_only:
             _m = _tensors_only(_m, _name, True)
         _methods[_name] = _m
-        _ip = _make_inplace(_m, _name) if _entry.inplace else None
+        _ip = _make_inplace(_m, _name, _entry.kind in ("unary", "binary") or _name in ELEMENTWISE) if _entry.inplace \
+            else None
         if _ip is not None:
             _methods[_name + "_"] = _ip
             if _name in TORCH_INPLACE_FUNCTIONS:
