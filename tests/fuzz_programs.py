@@ -395,7 +395,7 @@ class _Builder:
             return str(draw(st.sampled_from([0.5, -1.5, 2.0, 3.0])))
         if source == "alias":
             name = draw(st.sampled_from(names))
-            return draw(st.sampled_from([f"({name} * 0.5)", f"({name} * {name})"]))
+            return draw(st.sampled_from([f"({name} * 0.5)", f"({name} * {name})", name]))  # itself: may overlap
         value_shape = list(shape[draw(st.integers(0, len(shape))):])
         if value_shape and draw(st.booleans()):
             value_shape[draw(st.integers(0, len(value_shape) - 1))] = 1
