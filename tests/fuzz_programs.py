@@ -380,8 +380,9 @@ class _Builder:
         start = self.draw(st.integers(0, available - n))
         return f"(w.flatten()[{start}:{start + n}].view{_shape_src(shape)} * {scale})"
 
-    def value(self, shape, grad_weight, nonzero=False, tensor=False):
-        """A value broadcastable to ``shape``: a Python number, a constant, a tensor from ``w`` or an alias.
+    def value(self, shape, grad_weight, nonzero=False, tensor=False, itself=None):
+        """A value broadcastable to ``shape``: a Python number, a constant, a tensor from ``w`` or an alias (or the
+        written alias ``itself``).
 
         ``grad_weight`` 0 forces a value from ``w``; ``nonzero`` leaves out values that may hold zeros;
         ``tensor`` leaves out Python numbers."""
@@ -395,7 +396,9 @@ class _Builder:
             return str(draw(st.sampled_from([0.5, -1.5, 2.0, 3.0])))
         if source == "alias":
             name = draw(st.sampled_from(names))
-            return draw(st.sampled_from([f"({name} * 0.5)", f"({name} * {name})", name]))  # itself: may overlap
+            # the target itself (the same memory: PyTorch allows it); not another alias, which may overlap the target
+            # in a way PyTorch cannot tell, its result then depending on the order of its loop
+            return draw(st.sampled_from([f"({name} * 0.5)", f"({name} * {name})"] + [name] * (name == itself)))
         value_shape = list(shape[draw(st.integers(0, len(shape))):])
         if value_shape and draw(st.booleans()):
             value_shape[draw(st.integers(0, len(value_shape) - 1))] = 1
@@ -413,20 +416,21 @@ class _Builder:
         if shape and 0 not in shape and name not in self.overlapping:  # PyTorch only warns (deprecated)
             ops += ["setitem_mask", "setitem_int", "index_put_"]
         op = draw(st.sampled_from(ops))
+        alias = name
         if op not in ("iadd", "imul") and draw(st.integers(0, 7)) == 0:
             name = f"{name}{draw(st.sampled_from(['.data', '.detach()']))}"
         if op == "out":
             fn = draw(st.sampled_from(["add", "mul", "sin", "neg", "clamp"]))
             source = draw(st.sampled_from(sorted(n for n, s in self.shapes.items() if s == shape)))
-            args = {"add": f", {self.value(shape, grad_weight)}", "mul": f", {self.value(shape, grad_weight)}",
-                    "clamp": ", -0.5, 1.0"}.get(fn, "")
+            args = f", {self.value(shape, grad_weight, itself=alias)}" if fn in ("add", "mul") else \
+                ", -0.5, 1.0" if fn == "clamp" else ""
             line = f"torch.{fn}({source}{args}, out={name})"
         elif op in ("add_", "sub_", "mul_", "div_"):
-            line = f"{name}.{op}({self.value(shape, grad_weight, nonzero=op == 'div_')})"
+            line = f"{name}.{op}({self.value(shape, grad_weight, nonzero=op == 'div_', itself=alias)})"
         elif op in ("iadd", "imul"):
-            line = f"{name} {'+' if op == 'iadd' else '*'}= {self.value(shape, grad_weight)}"
+            line = f"{name} {'+' if op == 'iadd' else '*'}= {self.value(shape, grad_weight, itself=alias)}"
         elif op == "copy_":
-            line = f"{name}.copy_({self.value(shape, grad_weight)})"
+            line = f"{name}.copy_({self.value(shape, grad_weight, itself=alias)})"
         elif op == "fill_":
             line = f"{name}.fill_({self.value((), grad_weight)})"
         elif op == "zero_":
@@ -436,13 +440,13 @@ class _Builder:
             line = f"{name}.clamp_({low}, {high})"
         elif op == "setitem":
             index, target = draw(basic_index(shape))
-            line = f"{name}{index} = {self.value(target, grad_weight)}"
+            line = f"{name}{index} = {self.value(target, grad_weight, itself=alias)}"
         elif op == "setitem_mask":
             k = draw(st.integers(1, min(2, len(shape))))
             mask = np.array(draw(st.lists(st.booleans(), min_size=_numel(shape[:k]),
                                           max_size=_numel(shape[:k])))).reshape(shape[:k])
             target = (int(mask.sum()),) + tuple(shape[k:])
-            line = f"{name}[torch.tensor({mask.tolist()})] = {self.value(target, grad_weight)}"
+            line = f"{name}[torch.tensor({mask.tolist()})] = {self.value(target, grad_weight, itself=alias)}"
         else:
             dim = draw(st.integers(0, min(1, len(shape) - 1)))
             n = shape[dim]
@@ -450,7 +454,7 @@ class _Builder:
             if op == "setitem_int":  # repeated positions make PyTorch's result order-dependent: keep them distinct
                 positions = list({p % n: p for p in positions}.values())
             target = tuple(shape[:dim]) + (len(positions),) + tuple(shape[dim + 1:])
-            value = self.value(target, grad_weight, tensor=op == "index_put_")
+            value = self.value(target, grad_weight, tensor=op == "index_put_", itself=alias)
             index = f"torch.tensor({positions})"
             if op == "index_put_":
                 index = f"({index},)" if dim == 0 else f"(torch.arange({shape[0]}).unsqueeze(1), {index})"

@@ -164,7 +164,10 @@ _OVERLAPS = {
     "mul_-row-of-self": (True, lambda x, m: x.mul_(x[0])),
     "copy_-transposed-self": (True, lambda x, m: x.copy_(x.t())),
     "setitem-transposed-self": (True, lambda x, m: x.__setitem__(slice(None), x.t())),
+    "index-setitem-of-self": (True, lambda x, m: x.__setitem__(m.tensor([1, 0]), x)),  # index_put: any overlap
+    "index_put_-row-of-self": (True, lambda x, m: x.index_put_((m.tensor([1]),), x[0])),
     "add_-self": (False, lambda x, m: x.add_(x)),
+    "copy_-self-expanded": (False, lambda x, m: x[0].expand(3, 2).copy_(x[0].expand(3, 2))),
     "out-same-memory": (False, lambda x, m: m.mul(x, 2, out=x)),
     "add_-other-row": (False, lambda x, m: x[0].add_(x[1])),
     "mul_-strided-column": (False, lambda x, m: x[0].mul_(x[:, 0])),

@@ -249,6 +249,19 @@ def test_write_through_detach_is_seen_by_backward(backend):
     assert "RuntimeError" in error_at(records, "p.backward()")
 
 
+def test_write_through_a_view_of_an_expanded_data_alias_fails_backward(backend):
+    """The write's CopySlices lays the gradient out as its base, here ``.data`` of an expanded view, whose elements
+    share memory: PyTorch's backward refuses (found by fuzzing)."""
+    records = outcome(f"""
+        {W}
+        plain = torch.zeros(3, 4)
+        a = plain[0].expand(2, 4).data.narrow(0, 0, 1)
+        a.sub_(w[0, :1])
+        a.sum().backward()
+    """)
+    assert "RuntimeError" in error_at(records, "a.sum().backward()")
+
+
 # -- family 3c: retain_grad follows in-place writes (PyTorch moves its hook to the new history; found by fuzzing)
 
 def test_retained_grad_is_of_the_value_after_an_inplace_write(backend):

@@ -215,6 +215,7 @@ def _indexed_shape(input, host_index):
 
 def index_put_(self, indices, values, accumulate=False):
     check_inplace(self, values)
+    check_no_partial_overlap(self, (values,), ("full", "partial"))  # PyTorch's index_put_ refuses any overlap
     grad = _grad_state.enabled and (self._requires_grad or getattr(values, "_requires_grad", False))
     return assign_inplace(self, index_put(history_alias(self).clone() if grad else self, indices, values, accumulate))
 
@@ -494,8 +495,11 @@ def setitem(self, index, value):
         value = self.new_tensor(value)
     _check_values_fit(self, host_index, value, basic)
     shared = value.__dict__.get("_storage")
-    if basic and shared is not None and shared.owner is self._storage.owner:  # ``x[...] = x.t()``: refused
-        check_no_partial_overlap(_basic_view(self, host_index, index), (value,))
+    if value is self or shared is not None and shared.owner is self._storage.owner:  # ``x[...] = x.t()``, ``x[i] = x``
+        if basic:
+            check_no_partial_overlap(_basic_view(self, host_index, index), (value,))
+        else:  # an index_put: any overlap
+            check_no_partial_overlap(self, (value,), ("full", "partial"))
     if _grad_state.enabled and (value._requires_grad or self._requires_grad):
         if basic:
             # every dimension kept whole (a lone full slice too, unlike in a read): x itself is written
@@ -557,7 +561,12 @@ def copy_(self, src, non_blocking=False):
     check_no_partial_overlap(self, (src,))
     value = src.to(self._backend.name).expand(self.shape)
     result = apply(_op["to_dtype"], (value,), (self._dtype,)) if value.dtype is not self._dtype else value
-    return assign_inplace(self, result if result is not src else result.clone(), "CopyBackwards")
+    # from the very same memory (``x.copy_(x)``) nothing is written: PyTorch returns early, after autograd recorded
+    # the copy, so an expanded ``x`` is no error
+    shared = src.__dict__.get("_storage")
+    same = src is self or shared is not None and shared.owner is self._storage.owner and \
+        self._meta() == src._meta() and self._dtype is src._dtype
+    return assign_inplace(self, result if result is not src else result.clone(), "CopyBackwards", same)
 
 
 def fill_(self, value, _node_name=None):

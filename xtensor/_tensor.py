@@ -61,7 +61,7 @@ import numpy as np
 from . import _dtypes
 
 __all__ = ["Tensor", "Size", "device", "Storage", "DataStorage", "OVERLAP_ERROR", "PARTIAL_OVERLAP_ERROR",
-           "partly_overlaps"]
+           "overlap"]
 
 
 class Size(tuple):
@@ -192,23 +192,26 @@ def _dense(shape, stride):
     return True
 
 
-def partly_overlaps(a, b):
-    """Whether ``a`` and ``b`` share memory but not element for element: PyTorch's ``MemOverlapStatus::Partial``
-    (both dense; the same span with other strides, or spans that intersect), which elementwise writes refuse --
-    the result would depend on the order of the loop. Tensors PyTorch finds too hard to tell are let through."""
+def overlap(a, b):
+    """How ``a`` and ``b`` share memory, as PyTorch's ``get_overlap_status``: "full" (one tensor, or the same span with
+    the same strides), "partial" (both dense, and the same span with other strides or spans that intersect) or None
+    (no memory shared, or too hard to tell: a tensor not dense). Elementwise writes refuse "partial" -- the result
+    would depend on the order of the loop --, index_put any."""
+    if a is b:
+        return "full"
     sa, sb = a.__dict__.get("_storage"), b.__dict__.get("_storage")
-    if a is b or sa is None or sb is None or sa.owner is not sb.owner:
-        return False
+    if sa is None or sb is None or sa.owner is not sb.owner:
+        return None
     (shape_a, stride_a, start_a), (shape_b, stride_b, start_b) = a._meta(), b._meta()
     size_a, size_b = a._dtype.itemsize, b._dtype.itemsize
     n_a, n_b = int(np.prod(shape_a)), int(np.prod(shape_b))
     if not (n_a and n_b and _dense(shape_a, stride_a) and _dense(shape_b, stride_b)):
-        return False
+        return None
     start_a, start_b = start_a * size_a, start_b * size_b
     end_a, end_b = start_a + n_a * size_a, start_b + n_b * size_b
     if (start_a, end_a) == (start_b, end_b):
-        return tuple(stride_a) != tuple(stride_b)
-    return start_a < end_b and start_b < end_a
+        return "full" if tuple(stride_a) == tuple(stride_b) else "partial"
+    return "partial" if start_a < end_b and start_b < end_a else None
 
 
 OVERLAP_ERROR = ("unsupported operation: more than one element of the written-to tensor refers to a single memory "

@@ -15,7 +15,7 @@ from ._ns import raw_ns
 from ._table import TABLE
 from .ops.elementwise import api_promoted
 from .ops.indexing import index_put
-from ._tensor import OVERLAP_ERROR, PARTIAL_OVERLAP_ERROR, Tensor, partly_overlaps
+from ._tensor import OVERLAP_ERROR, PARTIAL_OVERLAP_ERROR, Tensor, overlap
 from .autograd import grad_mode
 
 __all__ = ["torch_functions", "api_functions", "install_methods", "check_inplace", "assign_inplace", "assign_out",
@@ -53,11 +53,11 @@ def check_inplace(t, *values):
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
 
 
-def check_no_partial_overlap(target, operands):
+def check_no_partial_overlap(target, operands, refused=("partial",)):
     """PyTorch's refusal to write elementwise into memory an operand covers otherwise (``x.add_(x.t())``, ``out=``
-    a transposed alias of the input; see ``partly_overlaps``)."""
+    a transposed alias of the input; see ``overlap``); ``refused``: the kinds of overlap refused."""
     for v in operands:
-        if isinstance(v, Tensor) and partly_overlaps(target, v):
+        if isinstance(v, Tensor) and overlap(target, v) in refused:
             raise RuntimeError(PARTIAL_OVERLAP_ERROR)
 
 
@@ -100,7 +100,9 @@ def rebase_history(target, result):
         target._grad_fn, target._output_nr = result._grad_fn, result._output_nr
         base = target
     else:
-        node = _overlapping_copy_slices() if target._view.overlaps() else _copy_slices()
+        # its backward writes the gradient into the base's layout, then the view's: either may overlap itself
+        overlapping = target._view.overlaps() or base._view is not None and base._view.overlaps()
+        node = _overlapping_copy_slices() if overlapping else _copy_slices()
         node.op = index_put
         node.n_outputs = 1
         node._edges = (edge_of(base), edge_of(result))
