@@ -166,6 +166,7 @@ _OVERLAPS = {
     "setitem-transposed-self": (True, lambda x, m: x.__setitem__(slice(None), x.t())),
     "index-setitem-of-self": (True, lambda x, m: x.__setitem__(m.tensor([1, 0]), x)),  # index_put: any overlap
     "index_put_-row-of-self": (True, lambda x, m: x.index_put_((m.tensor([1]),), x[0])),
+    "setitem-self-under-a-new-dim": (False, lambda x, m: x.__setitem__(None, x)),
     "add_-self": (False, lambda x, m: x.add_(x)),
     "copy_-self-expanded": (False, lambda x, m: x[0].expand(3, 2).copy_(x[0].expand(3, 2))),
     "out-same-memory": (False, lambda x, m: m.mul(x, 2, out=x)),
@@ -239,6 +240,7 @@ META_CHAINS = {
     "select_method": lambda x: x.select(1, 2),
     "expand_select": lambda x: x[0].expand(5, 3, 4),
     "expand_size_one": lambda x: x[:, :1].expand(2, 3, 4),
+    "expand_new_leading_ones": lambda x: x[0, 1:].expand(1, 1, 2, 4),  # (their strides: setitem's overlap check)
     "view_rows_step_t": lambda x: x.view(6, 4)[::2].t(),
     "transpose_contiguous": lambda x: x.transpose(0, 1).contiguous(),
     "view_T": lambda x: x.view(4, 6).T,

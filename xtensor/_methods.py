@@ -496,10 +496,16 @@ def setitem(self, index, value):
     _check_values_fit(self, host_index, value, basic)
     shared = value.__dict__.get("_storage")
     if value is self or shared is not None and shared.owner is self._storage.owner:  # ``x[...] = x.t()``, ``x[i] = x``
-        if basic:
-            check_no_partial_overlap(_basic_view(self, host_index, index), (value,))
-        else:  # an index_put: any overlap
+        if not basic:  # an index_put: any overlap
             check_no_partial_overlap(self, (value,), ("full", "partial"))
+        elif value.ndim:  # (a 0-d value fills)
+            target = _basic_view(self, host_index, index)
+            if value.shape != target.shape:  # copied as PyTorch copies it: less its leading ones, expanded
+                core = tuple(value.shape)
+                while core and core[0] == 1:
+                    core = core[1:]
+                value = value.view(core).expand(target.shape)
+            check_no_partial_overlap(target, (value,))
     if _grad_state.enabled and (value._requires_grad or self._requires_grad):
         if basic:
             # every dimension kept whole (a lone full slice too, unlike in a read): x itself is written

@@ -165,10 +165,16 @@ def _expand_sig(input, *sizes):
 
 
 def _expand_meta(shape, stride, offset, sizes):
+    """PyTorch's inferExpandGeometry: an expanded dim has stride 0; a new leading dim of size 1 the stride of the
+    dim after it times its size (as a contiguous tensor would: ``x.expand(1, n)`` is ``x[None]``)."""
     lead = len(sizes) - len(shape)
-    new_stride = tuple(0 if i < lead or (shape[i - lead] == 1 and s != 1) else stride[i - lead]
-                       for i, s in enumerate(sizes))
-    return sizes, new_stride, offset
+    new_stride = [0] * len(sizes)
+    for i in reversed(range(len(sizes))):
+        if i >= lead and not (shape[i - lead] == 1 and sizes[i] != 1):
+            new_stride[i] = stride[i - lead]
+        elif i < lead and sizes[i] == 1:
+            new_stride[i] = sizes[i + 1] * new_stride[i + 1] if i + 1 < len(sizes) else 0
+    return sizes, tuple(new_stride), offset
 
 
 defop("expand", lambda xp, x, sizes: xp.broadcast_to(x, sizes), (lambda ns, g, ans, x, sizes: g,), sig=_expand_sig,
