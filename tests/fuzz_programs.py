@@ -481,8 +481,9 @@ def programs(draw):
     """A program: a base (leaf ``w``, non-leaf ``w * 1`` or a plain tensor), 1-4 aliases built by chains of
     1-4 view ops (some through ``detach()`` or ``.data``), 1-4 in-place writes (some under no_grad, some with
     values that require grad, some ``out=``), reads of every alias after every write, products saved on the way,
-    ``retain_grad()`` of an alias maybe, a loss over several aliases, backward, ``w.grad`` and the retained
-    ``.grad`` (its values: its layout is each backward formula's)."""
+    ``retain_grad()`` of an alias maybe, a loss over several aliases, backward (or its gradient with
+    ``create_graph`` and a backward of that), ``w.grad`` and the retained ``.grad`` (its values: its layout is each
+    backward formula's)."""
     dtype = draw(st.sampled_from(["torch.float32", "torch.float64"]))
     shape = draw(st.sampled_from(BASE_SHAPES))
     start = draw(st.sampled_from(["leaf", "nonleaf", "plain"]))
@@ -535,7 +536,12 @@ def programs(draw):
     terms = [f"p{i}" for i in range(saved)]
     terms += [draw(st.sampled_from([f"{x}.sum()", f"({x} * {x}).sum()", f"({x} * 2).sum()"])) for x in chosen]
     b.stmt(f"loss = {' + '.join(terms)}")
-    b.stmt("loss.backward()")
+    if draw(st.integers(0, 3)):
+        b.stmt("loss.backward()")
+    else:  # second order through the views' and writes' nodes (read as data, see READ_KINDS)
+        b.stmt("grads = torch.autograd.grad(loss, (w,), create_graph=True, allow_unused=True)")
+        b.steps.append(("read_data", "grads[0]"))
+        b.stmt("(grads[0] * grads[0]).sum().backward()")
     b.steps.append(("read", "w.grad"))
     b.steps += [("read_data", f"{name}.grad") for name in retained]
     return tuple(b.steps)

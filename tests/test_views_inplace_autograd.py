@@ -262,6 +262,21 @@ def test_write_through_a_view_of_an_expanded_data_alias_fails_backward(backend):
     assert "RuntimeError" in error_at(records, "a.sum().backward()")
 
 
+def test_gradient_through_an_overwritten_history_has_no_graph_under_create_graph(backend):
+    """``fill_`` of a non-leaf passes a fresh zero to its old history, as PyTorch's FillBackward (found by fuzzing
+    second order)."""
+    records = outcome(f"""
+        {W}
+        base = w * 1
+        base.fill_(0.75)
+        loss = base.sin().sum()
+        grads = torch.autograd.grad(loss, (w,), create_graph=True)
+        read_data(grads[0])
+    """)
+    assert seen(records, "grads[0]")["requires_grad"] is False
+    assert not seen(records, "grads[0]")["values"].any()
+
+
 # -- family 3c: retain_grad follows in-place writes (PyTorch moves its hook to the new history; found by fuzzing)
 
 def test_retained_grad_is_of_the_value_after_an_inplace_write(backend):

@@ -14,7 +14,7 @@ from ._dispatch import _backend_error, _record, apply, detached, history_alias, 
 from ._ns import raw_ns
 from ._table import TABLE
 from .ops.elementwise import api_promoted
-from .ops.indexing import index_put
+from .ops.indexing import index_put, overwrite
 from ._tensor import OVERLAP_ERROR, PARTIAL_OVERLAP_ERROR, Tensor, overlap
 from .autograd import grad_mode
 
@@ -78,9 +78,7 @@ def assign_inplace(target, result, node_name=None, overlap_ok=False):
     recorded = _grad_state.enabled and (target._requires_grad or result._requires_grad)
     if recorded and target._base is None and target._requires_grad and (
             node_name is not None or not result._requires_grad):
-        # a non-leaf overwritten (fill_, copy_, or by a constant): as in PyTorch its old history stays an input
-        # of the write's node, with a zero gradient (which still checks what that history saved)
-        result = history_alias(target).where(target.new_zeros(target.shape, dtype=_dtypes.bool), result)
+        result = apply(overwrite, (history_alias(target), result))  # (see ``overwrite``)
     target._write(result._value, overlap_ok)
     if recorded:
         if node_name is not None and target._base is None:

@@ -59,6 +59,14 @@ def _index_put_fwd(xp, x, v, index, backend, accumulate=False, indices=()):
                                                   "sum" if accumulate else "set"), x.shape)
 
 
+# A non-leaf overwritten by a value of no history of its own (fill_, copy_, zero_ of a constant): the old history
+# stays an input of the write's node with a fresh zero gradient, as PyTorch's FillBackward/ZeroBackward give it
+# (the old history's nodes still run, and check what they saved; under create_graph that zero has no graph)
+overwrite = defop("overwrite", lambda xp, old, new: new,
+                  (lambda ns, g, ans, old, new: ns.zeros(g.shape, g), lambda ns, g, ans, old, new: g), saves=(),
+                  function=False, method=False)
+
+
 # ``indices``: the caller's index tensors, which the node keeps and version-checks as PyTorch's (the VJPs read the
 # host ``index`` made of them)
 index_put = defop(
