@@ -352,6 +352,13 @@ def test_reshape_of_non_contiguous_copies(backend):
     assert x[0, 0].item() == 1
 
 
+def test_reshape_copy_of_an_expanded_view_is_contiguous(backend):
+    """(found by fuzzing: numpy kept the expanded view's layout in the copy, so views of it had other strides)"""
+    x = t.arange(24.0).view(2, 3, 4).unsqueeze(2).unsqueeze(0).select(-3, 0).expand(2, 1, 2, 1, 4)
+    r = x.unsqueeze(1).mT.flatten(3, 4)  # (2, 1, 1, 8, 1) from dims of strides 12 and 1: a copy
+    assert r._base is None and r.is_contiguous() and (r.stride(0), r.stride(3)) == (8, 1)
+
+
 def test_reshape_of_contiguous_shares_memory(backend):
     a = t.arange(1, 13)
     c = a.reshape(2, 6)

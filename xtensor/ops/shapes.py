@@ -87,7 +87,7 @@ def _reshape_vjp(ns, g, ans, x, shape):
 
 defop("view", lambda xp, x, shape: xp.reshape(x, shape), (_reshape_vjp,), sig=_view_sig, view=_view_meta,
       saves=())
-defop("_reshape_copy", lambda xp, x, shape: xp.reshape(xp.asarray(x, copy=True), shape), (_reshape_vjp,),
+defop("_reshape_copy", lambda xp, x, shape: xp.reshape(x, shape, copy=True), (_reshape_vjp,),  # (contiguous, as PyTorch's)
       node="UnsafeViewBackward0", saves=(), function=False, method=False)
 
 
