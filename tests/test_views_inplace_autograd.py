@@ -277,6 +277,21 @@ def test_gradient_through_an_overwritten_history_has_no_graph_under_create_graph
     assert not seen(records, "grads[0]")["values"].any()
 
 
+def test_gradient_through_an_empty_rederived_view_has_no_graph_under_create_graph(backend):
+    """An empty view's AsStridedBackward0 gives fresh zeros, as PyTorch's as_strided_backward (found by fuzzing)."""
+    records = outcome(f"""
+        {W}
+        base = w * 1
+        a = base.narrow(0, 0, 0).mT
+        with torch.no_grad(): a.add_(0.5)
+        read(a)
+        grads = torch.autograd.grad((a * a).sum(), (w,), create_graph=True)
+        read_data(grads[0])
+    """)
+    assert seen(records, "a")["grad_fn"] == "AsStridedBackward0"
+    assert seen(records, "grads[0]")["requires_grad"] is False
+
+
 # -- family 3c: retain_grad follows in-place writes (PyTorch moves its hook to the new history; found by fuzzing)
 
 def test_retained_grad_is_of_the_value_after_an_inplace_write(backend):

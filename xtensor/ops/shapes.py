@@ -419,8 +419,9 @@ def _as_strided_fwd(xp, x, size, stride, offset, index, root):
     return gather_positions(xp, x, positions_of(tuple(x.shape))[index])
 
 
-defop("as_strided", _as_strided_fwd,
-      (lambda ns, g, ans, x, size, stride, offset, index, root: _getitem_vjp(ns, g, None, x, index, None),),
+defop("as_strided", _as_strided_fwd,  # (an empty view's gradient: fresh zeros, as PyTorch's as_strided_backward)
+      (lambda ns, g, ans, x, size, stride, offset, index, root:
+          ns.zeros(tuple(x.shape), g) if 0 in size else _getitem_vjp(ns, g, None, x, index, None),),
       sig=_as_strided_sig, view=_as_strided_meta, saves=())
 
 
