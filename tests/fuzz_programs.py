@@ -108,6 +108,8 @@ def _seen_difference(expected, actual, loose=False):
 def first_difference(expected, actual, loose=False):
     """The first difference between two runs' records (expected: PyTorch's), as text; None if they agree.
     ``loose``: float64 values to float32's tolerance (programs that mix float32 into float64 results)."""
+    if expected and "INTERNAL ASSERT FAILED" in expected[-1].get("message", ""):
+        return None  # PyTorch's own bug (``True ** x`` under create_graph): no oracle
     for want, got in zip(expected, actual):
         where = f"step {want['step']} `{want['source']}`"
         if (want["kind"], want["step"]) != (got["kind"], got["step"]):

@@ -1304,6 +1304,15 @@ def test_logit_gradient_is_nan_outside_zero_one_as_torch(backend):
     np.testing.assert_array_equal(x.grad.numpy(), [np.nan, 4.0, np.nan])
 
 
+def test_xlogy_gradient_is_torchs_formula(backend):
+    """Found by the differential fuzzer: PyTorch's d/dx is ``xlogy(grad, y)`` with 0 where x == 0 and y <= 0 -- so 0
+    (not NaN) where the incoming gradient is 0 and y < 0, and log(y) (not 0) where x == 0 < y."""
+    x = t.tensor([-0.5, 0.0, 2.0, 0.0], dtype=t.float64, backend=backend, requires_grad=True)
+    y = t.tensor([-1.0, -1.0, 3.0, 2.0], dtype=t.float64, backend=backend)
+    t.xlogy(x, y).backward(t.tensor([0.0, 1.0, 1.0, 1.0], dtype=t.float64, backend=backend))
+    np.testing.assert_allclose(x.grad.numpy(), [0.0, 0.0, np.log(3.0), np.log(2.0)])
+
+
 @pytest.mark.parametrize("expression", ["True * x", "x * False", "x / True"])
 def test_gradient_through_a_product_with_a_python_bool(backend, expression):
     """Found by the differential fuzzer: array_api_strict refused ``grad * True`` in the VJP."""

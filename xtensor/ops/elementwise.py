@@ -455,7 +455,8 @@ binary("logaddexp", lambda xp, x, y: xp.logaddexp(x, y),
 binary("copysign", lambda xp, x, y: xp.copysign(x, y), (_copysign_vjp, lambda g, ans, x, y: g.new_zeros(g.shape)),
        cast=to_float,
        names=lambda x, y: "CopysignBackward0" if isinstance(y, Tensor) else "CopysignBackward1")
-binary("xlogy", _xlogy, (lambda g, ans, x, y: g * (x != 0).to(g.dtype).xlogy(y), lambda g, ans, x, y: g * x / y),
+binary("xlogy", _xlogy, (lambda g, ans, x, y: g.xlogy(y).masked_fill((x == 0) & (y <= 0), 0),  # PyTorch's formula
+                         lambda g, ans, x, y: g * x / y),
        cast=to_float, api=None,
        names=lambda x, y: "XlogyBackward0" if isinstance(x, Tensor) and isinstance(y, Tensor) else
        "XlogyBackward2" if isinstance(x, Tensor) else "XlogyBackward1")

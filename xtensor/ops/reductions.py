@@ -369,7 +369,10 @@ for _name, _fn in (("amax", "max"), ("amin", "min")):
 def _arg_sig(input, dim=None, keepdim=False):
     if dim is None:
         return (input,), (None, keepdim)
-    return (input,), ((_one_dim(input, dim), keepdim) if input.ndim else (None, False))
+    if not input.ndim:
+        dims_of(dim, 0)  # checked: a 0-d tensor takes dims -1 and 0
+        return (input,), (None, False)
+    return (input,), (_one_dim(input, dim), keepdim)
 
 
 def _arg_fwd(f):
