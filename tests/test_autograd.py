@@ -658,6 +658,20 @@ def test_retain_grad_keeps_a_non_leaf_gradient(backend):
     assert x.grad.tolist() == [8.0, 8.0, 8.0]
 
 
+def test_autograd_grad_runs_no_hook_off_the_path_to_its_inputs(backend):
+    """As PyTorch's engine, autograd.grad runs only the nodes leading to its inputs: a hook or retain_grad of a tensor
+    off that path never fires (found by the views fuzzer: a retained view's .grad filled by autograd.grad)."""
+    x = t.tensor([1.0, 2.0], backend=backend, requires_grad=True)
+    y = t.tensor([3.0, 4.0], backend=backend, requires_grad=True)
+    u = x * 2
+    fired = []
+    u.register_hook(fired.append)
+    u.retain_grad()
+    (g,) = t.autograd.grad((u + y).sum(), (y,))
+    assert g.tolist() == [1.0, 1.0]
+    assert fired == [] and u.grad is None and x.grad is None
+
+
 def test_non_leaf_grad_is_none_without_retain_grad(backend):
     x = t.ones(3, requires_grad=True)
     w = t.tensor([0.5, 0.25, 0.125], requires_grad=True)

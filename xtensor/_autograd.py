@@ -346,7 +346,7 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, capture=None, ac
     try:
         for node in order:
             grads = buffers.pop(node, None)
-            if grads is None:
+            if grads is None or wanted is not None and node not in wanted:  # (not run: no hooks fire, as PyTorch's)
                 continue
             if node._pre_hooks:
                 grads = _run_pre_hooks(node, grads)
@@ -354,7 +354,7 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, capture=None, ac
                 if node in capture_at:
                     for i, nr in capture_at[node]:
                         captured[i] = grads[nr]
-                if not accumulate and (node not in wanted or type(node) is AccumulateGrad):
+                if not accumulate and type(node) is AccumulateGrad:
                     continue
             hooks = node._hooks
             if raw and node._raw_ns is not None and not hooks and not node._pre_hooks:  # _takes_raw, inlined
