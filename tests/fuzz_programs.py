@@ -1018,6 +1018,9 @@ KNOWN_DIVERGENCES = {
     "index_add_ and kin into an alias of the source": "PyTorch refuses any overlap of self with source (full too); "
                                                       "xtensor refuses none (the views family does not draw them)",
     "torch.where(..., out=)": "not accepted by xtensor (TypeError)",
+    "the sign of a zero remainder": "one op serves both namespaces and takes the divisor's sign, as the array API "
+                                    "standard asks; PyTorch's kernel keeps the dividend's (seen only through an "
+                                    "infinity downstream, e.g. the sign of log's gradient at 0)",
     "writes reading another alias of the written memory": "where PyTorch cannot tell the overlap (a tensor not "
                                                           "dense: expanded, strided) its result depends on the order "
                                                           "of its loop; values of writes are never another alias",
