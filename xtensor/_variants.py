@@ -159,10 +159,11 @@ _SCALAR_KINDS = {float: "fc", int: "iufc"}
 
 def _fast_unary(op):
     fwd, differentiable, floats_only = op.fwd, op.differentiable, op.cast is not None
+    own_bools = op.bool_fwd is not None
 
     def unary(self):
         a = self._arr
-        if a is None or (floats_only and self._dtype.kind not in "fc"):
+        if a is None or (floats_only and self._dtype.kind not in "fc") or (own_bools and self._dtype.kind == "b"):
             return apply(op, (self,))
         backend = self._backend
         out = fwd(backend.xp, a)
