@@ -15,8 +15,8 @@ from ._index import basic_meta, normalize_index
 from ._table import TABLE
 from .ops.indexing import getitem_copy, getitem_view, index_put as index_put_op, masked_select as masked_select_op
 from .ops.shapes import view_strides, _view_shape
-from ._tensor import OVERLAP_ERROR, DataStorage, Tensor, ViewMeta, _wrap_dim
-from ._variants import (assign_inplace, check_inplace, check_no_partial_overlap, spread_requires_grad, torch_functions,
+from ._tensor import OVERLAP_ERROR, DataStorage, Storage, Tensor, ViewMeta, _wrap_dim
+from ._variants import (assign_inplace, check_inplace, refuse_overlap, spread_requires_grad, torch_functions,
                         with_numpy_names)
 from . import autograd
 from .autograd import grad_mode
@@ -215,7 +215,7 @@ def _indexed_shape(input, host_index):
 
 def index_put_(self, indices, values, accumulate=False):
     check_inplace(self, values)
-    check_no_partial_overlap(self, (values,), ("full", "partial"))  # PyTorch's index_put_ refuses any overlap
+    refuse_overlap(self, (values,), ("full", "partial"))  # PyTorch's index_put_ refuses any overlap
     grad = _grad_state.enabled and (self._requires_grad or getattr(values, "_requires_grad", False))
     return assign_inplace(self, index_put(history_alias(self).clone() if grad else self, indices, values, accumulate))
 
@@ -287,7 +287,7 @@ def _data_get(self):
     """An alias over the same memory with a version counter of its own (see ``DataStorage``)."""
     d = detach(self)
     st = d._storage = DataStorage(d._storage)
-    st.track(d)
+    Storage.track(st, d)  # (in the owner's list already, as every detached alias)
     return d
 
 
@@ -497,7 +497,7 @@ def setitem(self, index, value):
     shared = value.__dict__.get("_storage")
     if value is self or shared is not None and shared.owner is self._storage.owner:  # ``x[...] = x.t()``, ``x[i] = x``
         if not basic:  # an index_put: any overlap
-            check_no_partial_overlap(self, (value,), ("full", "partial"))
+            refuse_overlap(self, (value,), ("full", "partial"))
         elif value.ndim:  # (a 0-d value fills)
             target = _basic_view(self, host_index, index)
             if value.shape != target.shape:  # copied as PyTorch copies it: less its leading ones, expanded
@@ -505,7 +505,7 @@ def setitem(self, index, value):
                 while core and core[0] == 1:
                     core = core[1:]
                 value = value.view(core).expand(target.shape)
-            check_no_partial_overlap(target, (value,))
+            refuse_overlap(target, (value,))
     if _grad_state.enabled and (value._requires_grad or self._requires_grad):
         if basic:
             # every dimension kept whole (a lone full slice too, unlike in a read): x itself is written
@@ -564,7 +564,7 @@ def copy_(self, src, non_blocking=False):
     if not isinstance(src, Tensor):
         src = self.new_tensor(src)
     check_inplace(self, src)
-    check_no_partial_overlap(self, (src,))
+    refuse_overlap(self, (src,))
     value = src.to(self._backend.name).expand(self.shape)
     result = apply(_op["to_dtype"], (value,), (self._dtype,)) if value.dtype is not self._dtype else value
     # from the very same memory (``x.copy_(x)``) nothing is written: PyTorch returns early, after autograd recorded

@@ -53,11 +53,11 @@ def check_inplace(t, *values):
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
 
 
-def check_no_partial_overlap(target, operands, refused=("partial",)):
-    """PyTorch's refusal to write elementwise into memory an operand covers otherwise (``x.add_(x.t())``, ``out=``
-    a transposed alias of the input; see ``overlap``); ``refused``: the kinds of overlap refused."""
+def refuse_overlap(target, operands, kinds=("partial",)):
+    """PyTorch's refusal to write into memory an operand shares in one of ``kinds`` of ``overlap``: elementwise writes
+    refuse "partial" (``x.add_(x.t())``, ``out=`` a transposed alias of the input), index_put both."""
     for v in operands:
-        if isinstance(v, Tensor) and overlap(target, v) in refused:
+        if isinstance(v, Tensor) and overlap(target, v) in kinds:
             raise RuntimeError(PARTIAL_OVERLAP_ERROR)
 
 
@@ -127,7 +127,7 @@ def assign_out(out, result, name, inputs=()):
     those an elementwise op reads, which may not partly overlap ``out``."""
     if not isinstance(out, Tensor):
         raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
-    check_no_partial_overlap(out, inputs)
+    refuse_overlap(out, inputs)
     if _grad_state.enabled and (result._requires_grad or out._requires_grad):
         raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
                            "differentiation, but one of the arguments requires grad.")
@@ -347,7 +347,7 @@ def _make_inplace(method, name, elementwise=False):
     def inplace(self, *args, **kwargs):
         check_inplace(self, *args)
         if elementwise:
-            check_no_partial_overlap(self, args)
+            refuse_overlap(self, args)
         source = self
         if _grad_state.enabled and (self._requires_grad or any(
                 isinstance(a, Tensor) and a._requires_grad for a in args)):
