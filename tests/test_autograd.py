@@ -1318,6 +1318,14 @@ def test_logit_gradient_is_nan_outside_zero_one_as_torch(backend):
     np.testing.assert_array_equal(x.grad.numpy(), [np.nan, 4.0, np.nan])
 
 
+def test_cumprod_gradient_along_a_dim_of_one_is_the_incoming_gradient(backend):
+    """Found by the differential fuzzer: PyTorch's cumprod_backward returns the gradient itself there -- under
+    create_graph it does not depend on the input."""
+    y = t.tensor([[0.5], [2.0]], backend=backend, requires_grad=True)
+    (g,) = t.autograd.grad(y.cumprod(1).sum(), y, create_graph=True)
+    assert not g.requires_grad and g.tolist() == [[1.0], [1.0]]
+
+
 def test_xlogy_gradient_is_torchs_formula(backend):
     """Found by the differential fuzzer: PyTorch's d/dx is ``xlogy(grad, y)`` with 0 where x == 0 and y <= 0 -- so 0
     (not NaN) where the incoming gradient is 0 and y < 0, and log(y) (not 0) where x == 0 < y."""

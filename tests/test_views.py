@@ -167,6 +167,7 @@ _OVERLAPS = {
     "index-setitem-of-self": (True, lambda x, m: x.__setitem__(m.tensor([1, 0]), x)),  # index_put: any overlap
     "index_put_-row-of-self": (True, lambda x, m: x.index_put_((m.tensor([1]),), x[0])),
     "setitem-self-under-a-new-dim": (False, lambda x, m: x.__setitem__(None, x)),
+    "mask-setitem-one-value-of-self": (False, lambda x, m: x[:1, :1].__setitem__(m.tensor([True]), x[:1, :1])),
     "add_-self": (False, lambda x, m: x.add_(x)),
     "copy_-self-expanded": (False, lambda x, m: x[0].expand(3, 2).copy_(x[0].expand(3, 2))),
     "out-same-memory": (False, lambda x, m: m.mul(x, 2, out=x)),

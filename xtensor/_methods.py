@@ -213,9 +213,17 @@ def _indexed_shape(input, host_index):
                           else i for i in host_index)].shape
 
 
+def _refuse_index_put_overlap(self, index, value, accumulate=False):
+    """PyTorch's index_put_ refuses a value sharing any memory with ``self`` -- unless it writes one value through a
+    single bool mask, which it hands to masked_fill_ (no such check)."""
+    masks = [i for i in (index if isinstance(index, (tuple, list)) else (index,)) if isinstance(i, Tensor)]
+    if accumulate or value.numel() != 1 or len(masks) != 1 or masks[0].dtype not in (_dtypes.bool, _dtypes.uint8):
+        refuse_overlap(self, (value,), ("full", "partial"))
+
+
 def index_put_(self, indices, values, accumulate=False):
     check_inplace(self, values)
-    refuse_overlap(self, (values,), ("full", "partial"))  # PyTorch's index_put_ refuses any overlap
+    _refuse_index_put_overlap(self, indices, values, accumulate)
     grad = _grad_state.enabled and (self._requires_grad or getattr(values, "_requires_grad", False))
     return assign_inplace(self, index_put(history_alias(self).clone() if grad else self, indices, values, accumulate))
 
@@ -496,8 +504,8 @@ def setitem(self, index, value):
     _check_values_fit(self, host_index, value, basic)
     shared = value.__dict__.get("_storage")
     if value is self or shared is not None and shared.owner is self._storage.owner:  # ``x[...] = x.t()``, ``x[i] = x``
-        if not basic:  # an index_put: any overlap
-            refuse_overlap(self, (value,), ("full", "partial"))
+        if not basic:
+            _refuse_index_put_overlap(self, index, value)
         elif value.ndim:  # (a 0-d value fills)
             target = _basic_view(self, host_index, index)
             if value.shape != target.shape:  # copied as PyTorch copies it: less its leading ones, expanded

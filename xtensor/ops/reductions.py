@@ -366,7 +366,16 @@ for _name, _fn in (("amax", "max"), ("amin", "min")):
           bool_fwd=via_uint8(_extreme))
 
 
-def _arg_sig(input, dim=None, keepdim=False):
+def _arg_sig(name):
+    def sig(input, dim=None, keepdim=False):
+        if input.dtype is _dtypes.bool:  # refused before the dim is looked at, as PyTorch's
+            raise RuntimeError(f"{name}(): does not support bool input")
+        return _arg_params(input, dim, keepdim)
+    sig.__name__ = name
+    return sig
+
+
+def _arg_params(input, dim, keepdim):
     if dim is None:
         return (input,), (None, keepdim)
     if not input.ndim:
@@ -393,7 +402,7 @@ def _arg_api_sig(name):
 
 
 for _name in ("argmax", "argmin"):
-    defop(_name, _arg_fwd(_name), None, sig=_arg_sig, differentiable=False, api=True, out=True,
+    defop(_name, _arg_fwd(_name), None, sig=_arg_sig(_name), differentiable=False, api=True, out=True,
           api_sig=_arg_api_sig(_name))
 
 
@@ -519,7 +528,7 @@ def _cumprod_vjp(g, ans, x, dim, dtype, include_initial):
     """Exact with zeros: before the first zero of a slice ``rev_cumsum(g * ans) / x``; at the first zero the
     product of the elements before it times ``rev_cumsum(g * cumprod(the elements after it))``; after it 0."""
     g, ans = _trim_initial(g, dim, include_initial), _trim_initial(ans, dim, include_initial)
-    if x.ndim == 0:
+    if x.ndim == 0 or x.shape[dim] <= 1:  # the gradient itself, as PyTorch's cumprod_backward (no graph of x)
         return g
     zero = x == 0
     zeros_before = zero.long().cumsum(dim) - zero.long()
