@@ -1326,6 +1326,13 @@ def test_cumprod_gradient_along_a_dim_of_one_is_the_incoming_gradient(backend):
     assert not g.requires_grad and g.tolist() == [[1.0], [1.0]]
 
 
+def test_prod_gradient_of_a_0d_tensor_is_the_incoming_gradient(backend):
+    """Found by the differential fuzzer, as cumprod above: PyTorch's prod_backward of a 0-d input is the gradient."""
+    x = t.tensor(0.125, dtype=t.float64, backend=backend, requires_grad=True)
+    (g,) = t.autograd.grad(x.prod(dim=0, keepdim=True).sum(), x, create_graph=True)
+    assert not g.requires_grad and g.item() == 1.0
+
+
 def test_xlogy_gradient_is_torchs_formula(backend):
     """Found by the differential fuzzer: PyTorch's d/dx is ``xlogy(grad, y)`` with 0 where x == 0 and y <= 0 -- so 0
     (not NaN) where the incoming gradient is 0 and y < 0, and log(y) (not 0) where x == 0 < y."""

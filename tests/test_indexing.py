@@ -165,6 +165,18 @@ def test_index_add_accumulates_repeated_indices_with_alpha(backend):
     np.testing.assert_array_equal(_host(x), [[1.0, 1.0, -2.0], [1.0, 1.0, -6.0]])
 
 
+@pytest.mark.parametrize("op", ["index_add", "scatter_add"])
+def test_adding_bools_at_an_index_is_a_logical_or_as_torch(backend, op):
+    """Found by the differential fuzzer: jax and array_api_strict refused adding bools (a backend error)."""
+    def run(m):
+        base, src = m.tensor([False, True, False, False]), m.tensor([True, True, False])
+        index = m.tensor([1, 2, 2])
+        return (base.index_add(0, index, src) if op == "index_add" else base.scatter_add(0, index, src)).tolist()
+    with xt.use_backend(backend):
+        ours = run(xt)
+    assert ours == run(torch)
+
+
 def test_scatter_add_accumulates_repeated_indices(backend):
     x = xt.zeros(3, dtype=xt.int64, backend=backend)
     out = x.scatter_add(0, xt.tensor([0, 0, 2, 0], backend=backend), xt.tensor([1, 2, 3, 4], backend=backend))

@@ -18,7 +18,7 @@ import numpy as np
 from .. import _dtypes
 from .._dispatch import _broadcast_mismatch, _native, _unify
 from .._index import basic_meta, check_index_range, gather_positions, index_positions, is_traced, positions_of
-from .._table import defcomposite, defop, native_dtype
+from .._table import defcomposite, defop, native_dtype, via_uint8
 from .._tensor import Tensor, contiguous_strides
 
 
@@ -116,6 +116,11 @@ def _scatter_fwd(xp, x, src, index, dim, reduce, backend, given=None):
         flat = backend.scatter_reduce_flat(flat, dim_positions(xp, tuple(x.shape), dim, idx),
                                            xp.reshape(values, (-1,)), reduce)
     return xp.reshape(flat, x.shape)
+
+
+# Adding bools is a logical or, as PyTorch's kernels add them: the largest of uint8s (the array API adds numbers only)
+_bools_scatter = via_uint8(lambda xp, x, src, index, dim, reduce, *rest:
+                           _scatter_fwd(xp, x, src, index, dim, "amax" if reduce == "sum" else reduce, *rest))
 
 
 def _adapter(*tensors):
@@ -242,7 +247,7 @@ def _scatter_add_sig(input, dim, index, src):
 
 
 defop("scatter_add", _scatter_fwd, (_add_x_vjp, _add_src_vjp), sig=_scatter_add_sig, inplace=True, out=True,
-      saves=(2,))
+      saves=(2,), bool_fwd=_bools_scatter)
 
 
 # ------------------------------------------------------------------ scatter_reduce
@@ -432,7 +437,7 @@ def _index_add_sig(input, dim, index, source, *, alpha=1):
 
 
 defop("index_add", _scatter_fwd, (_add_x_vjp, _add_src_vjp), sig=_index_add_sig, inplace=True, out=True,
-      saves=(1, 2, 6))  # source (the caller's, also when scaled by alpha) and index, as PyTorch
+      saves=(1, 2, 6), bool_fwd=_bools_scatter)  # source (the caller's, also when scaled by alpha) and index, as PyTorch
 
 
 def _index_copy_sig(input, dim, index, source):

@@ -204,6 +204,8 @@ def _prod_fwd(xp, x, dims, keepdim, dtype):
 
 
 def _prod_vjp(g, ans, x, dims, keepdim, dtype):
+    if x.ndim == 0:  # the gradient itself, as PyTorch's prod_backward (no graph of x)
+        return g
     return unreduce(g, x.shape, dims, keepdim) * _product_of_others(x, unreduce(ans, x.shape, dims, keepdim), dims)
 
 
