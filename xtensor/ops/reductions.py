@@ -710,8 +710,8 @@ _NO_TOPK = refusing("topk", "bc", errors={"b": (RuntimeError, "topk does not sup
 
 def topk(input, k, dim=-1, largest=True, sorted=True):
     """The ``k`` largest (smallest) along ``dim``, always in sorted order; ties keep their original order."""
+    d = _one_dim(input, dim)  # the dim is checked before the dtype, as PyTorch's
     _NO_TOPK(input.dtype)
-    d = _one_dim(input, dim)
     n = input.shape[d] if input.ndim else 1
     if not 0 <= k <= n:
         raise RuntimeError(f"selected index k out of range (k={k}, size of dim {d} is {n})")
