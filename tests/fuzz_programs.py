@@ -1018,8 +1018,6 @@ KNOWN_DIVERGENCES = {
     "einsum of bools": "PyTorch multiplies bools; xtensor's einsum goes through matmul, which refuses them",
     "topk ties": "the order of tied elements is PyTorch's implementation detail",
     "floor division's node": "PyTorch's backward raises; its node name differs",
-    "index_add_ and kin into an alias of the source": "PyTorch refuses any overlap of self with source (full too); "
-                                                      "xtensor refuses none (the views family does not draw them)",
     "torch.where(..., out=)": "not accepted by xtensor (TypeError)",
     "atan2 of a bool operand, backward": "PyTorch's formula negates the bool operand and raises; xtensor's "
                                          "gradient of the float operand goes through",

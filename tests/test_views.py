@@ -168,6 +168,8 @@ _OVERLAPS = {
     "index_put_-row-of-self": (True, lambda x, m: x.index_put_((m.tensor([1]),), x[0])),
     "setitem-self-under-a-new-dim": (False, lambda x, m: x.__setitem__(None, x)),
     "mask-setitem-one-value-of-self": (False, lambda x, m: x[:1, :1].__setitem__(m.tensor([True]), x[:1, :1])),
+    "index_add_-row-of-self": (True, lambda x, m: x.index_add_(0, m.tensor([0]), x[1:])),  # scatters: any overlap
+    "scatter_-self": (True, lambda x, m: x.scatter_(0, m.tensor([[1, 0], [0, 1]]), x)),
     "add_-self": (False, lambda x, m: x.add_(x)),
     "copy_-self-expanded": (False, lambda x, m: x[0].expand(3, 2).copy_(x[0].expand(3, 2))),
     "out-same-memory": (False, lambda x, m: m.mul(x, 2, out=x)),
@@ -178,7 +180,7 @@ _OVERLAPS = {
 
 
 @pytest.mark.parametrize("case", list(_OVERLAPS))
-def test_elementwise_write_over_a_partly_overlapping_input_as_torch(backend, case):
+def test_write_over_an_overlapping_input_as_torch(backend, case):
     torch = _torch()
     refused, write = _OVERLAPS[case]
     x, tx = t.arange(4.0).view(2, 2), torch.arange(4.0).view(2, 2)

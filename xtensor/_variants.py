@@ -343,11 +343,12 @@ def _make_method(entry, function):
     return method
 
 
-def _make_inplace(method, name, elementwise=False):
+def _make_inplace(method, name, overlaps=None):
+    """``name_``; ``overlaps``: the kinds of ``overlap`` of ``self`` with a tensor argument PyTorch refuses."""
     def inplace(self, *args, **kwargs):
         check_inplace(self, *args)
-        if elementwise:
-            refuse_overlap(self, args)
+        if overlaps:
+            refuse_overlap(self, args, overlaps)
         source = self
         if _grad_state.enabled and (self._requires_grad or any(
                 isinstance(a, Tensor) and a._requires_grad for a in args)):
@@ -384,6 +385,8 @@ def _make_operators(entry, method, inplace):
 # Ops beyond the unary and binary kinds PyTorch computes elementwise (a TensorIterator): their in-place and ``out=``
 # forms refuse a written tensor that partly overlaps an input (reductions, matmul, masked_fill's value do not check)
 ELEMENTWISE = frozenset("clamp clamp_min clamp_max clip lerp addcmul addcdiv cumsum cumprod".split())
+# In-place scatters, which refuse a source sharing any memory with ``self`` (PyTorch's assert_no_overlap)
+SCATTERS = frozenset("index_add index_copy scatter scatter_add scatter_reduce put".split())
 
 # The in-place forms PyTorch also spells as torch functions (``torch.relu_(x)``); the others are methods only.
 TORCH_INPLACE_FUNCTIONS = frozenset("""
@@ -423,8 +426,8 @@ for _name, _entry in TABLE.items():
         if _entry.tensors_only:
             _m = _tensors_only(_m, _name, True)
         _methods[_name] = _m
-        _ip = _make_inplace(_m, _name, _entry.kind in ("unary", "binary") or _name in ELEMENTWISE) if _entry.inplace \
-            else None
+        _ip = _make_inplace(_m, _name, ("partial",) if _entry.kind in ("unary", "binary") or _name in ELEMENTWISE else
+                            ("full", "partial") if _name in SCATTERS else None) if _entry.inplace else None
         if _ip is not None:
             _methods[_name + "_"] = _ip
             if _name in TORCH_INPLACE_FUNCTIONS:
