@@ -172,6 +172,8 @@ _OVERLAPS = {
     "scatter_-self": (True, lambda x, m: x.scatter_(0, m.tensor([[1, 0], [0, 1]]), x)),
     "add_-self": (False, lambda x, m: x.add_(x)),
     "copy_-self-expanded": (False, lambda x, m: x[0].expand(3, 2).copy_(x[0].expand(3, 2))),
+    "setitem-expanded-self": (False, lambda x, m: (lambda e: e.__setitem__((slice(None), slice(0, 2)), e))(
+        x[0].expand(3, 2))),
     "out-same-memory": (False, lambda x, m: m.mul(x, 2, out=x)),
     "add_-other-row": (False, lambda x, m: x[0].add_(x[1])),
     "mul_-strided-column": (False, lambda x, m: x[0].mul_(x[:, 0])),

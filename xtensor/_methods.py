@@ -533,13 +533,13 @@ def setitem(self, index, value):
                             if isinstance(i, Tensor) and i.ndim)
             assign_inplace(self, index_put_host(history_alias(self).clone(), host_index, value, False, indices))
         return
-    if self._view is not None and self._view.overlaps() and (
-            not basic or ViewMeta.of(*basic_meta(*self._meta(), host_index)).overlaps()):
-        raise RuntimeError(OVERLAP_ERROR)
     if basic and value.__dict__.get("_storage") is not None and value._storage is self.__dict__.get("_storage") and \
             value._meta() == basic_meta(*self._meta(), host_index):
         self._storage.version += 1  # ``x[i] = x[i]``, how ``x[i] += v`` ends: the memory holds it already
-        return
+        return  # (even where the elements overlap: PyTorch's copy_ of the very same memory returns early)
+    if self._view is not None and self._view.overlaps() and (
+            not basic or ViewMeta.of(*basic_meta(*self._meta(), host_index)).overlaps()):
+        raise RuntimeError(OVERLAP_ERROR)
     if not self._backend.mutable and any(hasattr(i, "shape") and not isinstance(i, np.ndarray) for i in host_index):
         self._write(apply(index_put_op, (self, value), (host_index, self._backend))._value)  # device index: traceable
         return
