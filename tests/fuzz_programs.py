@@ -1008,7 +1008,7 @@ def op_programs(draw):
 
 
 # Differences from PyTorch known and left open, each with its reason: the generators leave them out (each is detailed
-# where it is), or draw them too rarely to matter in CI (the last three); ``tests/fuzz_triage.py`` prints them.
+# where it is), or draw them too rarely to matter in CI (the last four); ``tests/fuzz_triage.py`` prints them.
 KNOWN_DIVERGENCES = {
     "layout of computed results": "non-view results on jax/array_api_strict are contiguous where PyTorch keeps the "
                                   "input's layout, so whether a later view is possible differs (ops family)",
@@ -1033,6 +1033,8 @@ KNOWN_DIVERGENCES = {
     "the sign of a zero remainder": "one op serves both namespaces and takes the divisor's sign, as the array API "
                                     "standard asks; PyTorch's kernel keeps the dividend's (seen only through an "
                                     "infinity downstream, e.g. the sign of log's gradient at 0)",
+    "floor division of an infinity": "one op serves both namespaces and gives the array API standard's +-inf; "
+                                     "PyTorch's kernel (through fmod) gives NaN",
     "second order of pow at a zero base": "PyTorch's masked formula lets a NaN through its masked branch; xtensor's "
                                           "masked gradient is 0 there",
 }
