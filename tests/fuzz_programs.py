@@ -108,6 +108,8 @@ def _seen_difference(expected, actual, loose=False):
 def first_difference(expected, actual, loose=False):
     """The first difference between two runs' records (expected: PyTorch's), as text; None if they agree.
     ``loose``: float64 values to float32's tolerance (programs that mix float32 into float64 results)."""
+    if expected and "INTERNAL ASSERT FAILED" in expected[-1].get("message", ""):
+        return None  # PyTorch's own bug (``True ** x`` under create_graph): no oracle
     for want, got in zip(expected, actual):
         where = f"step {want['step']} `{want['source']}`"
         if (want["kind"], want["step"]) != (got["kind"], got["step"]):
@@ -236,11 +238,13 @@ def view_op(draw, shape, storage_size=0):
     might write, so PyTorch's errors get compared too (the result shape then no longer matters).
     """
     ndim = len(shape)
-    ops = ["index", "view", "squeeze", "unsqueeze", "expand"] + ["as_strided"] * bool(storage_size)
+    ops = ["index", "view", "squeeze", "unsqueeze", "expand", "flatten"] + ["as_strided"] * bool(storage_size)
     if ndim:
-        ops += ["transpose", "permute", "narrow", "select", "unfold", "multi_output"]
+        ops += ["transpose", "permute", "narrow", "select", "unfold", "multi_output", "movedim", "unflatten"]
     if ndim >= 2:
         ops += ["mT", "diagonal"]
+    if ndim <= 2:
+        ops.append("t")
     op = draw(st.sampled_from(ops))
     if op == "multi_output":  # one choice among the others: any write after them fails in PyTorch
         op = draw(st.sampled_from(["split", "chunk", "unbind"]))
@@ -283,6 +287,21 @@ def view_op(draw, shape, storage_size=0):
         return f".as_strided({_shape_src(sizes)}, {_shape_src(strides)}, {offset})", sizes
     if op == "mT":
         return ".mT", tuple(shape[:-2]) + (shape[-1], shape[-2])
+    if op == "t":
+        return ".t()", tuple(reversed(shape))
+    if op == "flatten":  # a view where the dims merge, else a copy (as reshape)
+        if ndim >= 2 and draw(st.booleans()):
+            a = draw(st.integers(0, ndim - 2))
+            return f".flatten({a}, {a + 1})", tuple(shape[:a]) + (shape[a] * shape[a + 1],) + tuple(shape[a + 2:])
+        return ".flatten()", (_numel(shape),)
+    if op == "movedim":
+        a, b = _dim(draw, ndim), _dim(draw, ndim)
+        out = list(shape)
+        if draw(st.booleans()):
+            out.insert(b % ndim, out.pop(a % ndim))
+            return f".movedim({a}, {b})", tuple(out)
+        out[a], out[b] = out[b], out[a]
+        return f".swapaxes({a}, {b})", tuple(out)
     if op == "transpose":
         a, b = _dim(draw, ndim), _dim(draw, ndim)
         out = list(shape)
@@ -306,6 +325,11 @@ def view_op(draw, shape, storage_size=0):
         room = n - start % n if n and start < n else 0
         length = draw(st.integers(0, room) if draw(st.integers(0, 5)) else st.integers(0, n))  # may overrun
         return f".narrow({d}, {start}, {length})", before + (length,) + after
+    if op == "unflatten":
+        sizes = (n,) if n < 2 or draw(st.booleans()) else draw(st.sampled_from(
+            [(k, n // k) for k in range(1, n + 1) if n % k == 0] + [(-1, 2)] * (n % 2 == 0)))
+        out = tuple(n // 2 if k == -1 else k for k in sizes)
+        return f".unflatten({d}, {_shape_src(sizes)})", before + out + after
     if op == "select" and n:
         i = draw(st.integers(-n, n - 1))
         return f".select({d}, {i})", before + after
@@ -358,8 +382,9 @@ class _Builder:
         start = self.draw(st.integers(0, available - n))
         return f"(w.flatten()[{start}:{start + n}].view{_shape_src(shape)} * {scale})"
 
-    def value(self, shape, grad_weight, nonzero=False, tensor=False):
-        """A value broadcastable to ``shape``: a Python number, a constant, a tensor from ``w`` or an alias.
+    def value(self, shape, grad_weight, nonzero=False, tensor=False, itself=None):
+        """A value broadcastable to ``shape``: a Python number, a constant, a tensor from ``w`` or an alias (or the
+        written alias ``itself``).
 
         ``grad_weight`` 0 forces a value from ``w``; ``nonzero`` leaves out values that may hold zeros;
         ``tensor`` leaves out Python numbers."""
@@ -373,27 +398,41 @@ class _Builder:
             return str(draw(st.sampled_from([0.5, -1.5, 2.0, 3.0])))
         if source == "alias":
             name = draw(st.sampled_from(names))
-            return draw(st.sampled_from([f"({name} * 0.5)", f"({name} * {name})"]))
+            # the target itself (the same memory: PyTorch allows it); not another alias, which may overlap the target
+            # in a way PyTorch cannot tell, its result then depending on the order of its loop
+            return draw(st.sampled_from([f"({name} * 0.5)", f"({name} * {name})"] + [name] * (name == itself)))
         value_shape = list(shape[draw(st.integers(0, len(shape))):])
         if value_shape and draw(st.booleans()):
             value_shape[draw(st.integers(0, len(value_shape) - 1))] = 1
         return self.constant(tuple(value_shape)) if source == "constant" else self.from_w(tuple(value_shape))
 
     def write(self, name, grad_weight, no_grad):
-        """One in-place write to ``name`` (source line); ``grad_weight`` 0: of a value from ``w``."""
+        """One in-place write to ``name`` (source line); ``grad_weight`` 0: of a value from ``w``. Some go through
+        ``name.data`` (a version counter of its own: autograd does not see the write) or ``name.detach()`` (the
+        same counter: saved tensors are caught modified), some are ``out=`` of an op over an alias of the same
+        shape (which may partly overlap ``name``: PyTorch refuses that)."""
         draw, shape = self.draw, self.shapes[name]
-        ops = ["add_", "sub_", "mul_", "iadd", "imul", "copy_", "fill_", "setitem"]
+        ops = ["add_", "sub_", "mul_", "iadd", "imul", "copy_", "fill_", "setitem", "out"]
         if grad_weight:
             ops += ["div_", "zero_", "clamp_"]
         if shape and 0 not in shape and name not in self.overlapping:  # PyTorch only warns (deprecated)
             ops += ["setitem_mask", "setitem_int", "index_put_"]
         op = draw(st.sampled_from(ops))
-        if op in ("add_", "sub_", "mul_", "div_"):
-            line = f"{name}.{op}({self.value(shape, grad_weight, nonzero=op == 'div_')})"
+        alias = name
+        if op not in ("iadd", "imul") and draw(st.integers(0, 7)) == 0:
+            name = f"{name}{draw(st.sampled_from(['.data', '.detach()']))}"
+        if op == "out":
+            fn = draw(st.sampled_from(["add", "mul", "sin", "neg", "clamp"]))
+            source = draw(st.sampled_from(sorted(n for n, s in self.shapes.items() if s == shape)))
+            args = f", {self.value(shape, grad_weight, itself=alias)}" if fn in ("add", "mul") else \
+                ", -0.5, 1.0" if fn == "clamp" else ""
+            line = f"torch.{fn}({source}{args}, out={name})"
+        elif op in ("add_", "sub_", "mul_", "div_"):
+            line = f"{name}.{op}({self.value(shape, grad_weight, nonzero=op == 'div_', itself=alias)})"
         elif op in ("iadd", "imul"):
-            line = f"{name} {'+' if op == 'iadd' else '*'}= {self.value(shape, grad_weight)}"
+            line = f"{name} {'+' if op == 'iadd' else '*'}= {self.value(shape, grad_weight, itself=alias)}"
         elif op == "copy_":
-            line = f"{name}.copy_({self.value(shape, grad_weight)})"
+            line = f"{name}.copy_({self.value(shape, grad_weight, itself=alias)})"
         elif op == "fill_":
             line = f"{name}.fill_({self.value((), grad_weight)})"
         elif op == "zero_":
@@ -403,13 +442,13 @@ class _Builder:
             line = f"{name}.clamp_({low}, {high})"
         elif op == "setitem":
             index, target = draw(basic_index(shape))
-            line = f"{name}{index} = {self.value(target, grad_weight)}"
+            line = f"{name}{index} = {self.value(target, grad_weight, itself=alias)}"
         elif op == "setitem_mask":
             k = draw(st.integers(1, min(2, len(shape))))
             mask = np.array(draw(st.lists(st.booleans(), min_size=_numel(shape[:k]),
                                           max_size=_numel(shape[:k])))).reshape(shape[:k])
             target = (int(mask.sum()),) + tuple(shape[k:])
-            line = f"{name}[torch.tensor({mask.tolist()})] = {self.value(target, grad_weight)}"
+            line = f"{name}[torch.tensor({mask.tolist()})] = {self.value(target, grad_weight, itself=alias)}"
         else:
             dim = draw(st.integers(0, min(1, len(shape) - 1)))
             n = shape[dim]
@@ -417,7 +456,7 @@ class _Builder:
             if op == "setitem_int":  # repeated positions make PyTorch's result order-dependent: keep them distinct
                 positions = list({p % n: p for p in positions}.values())
             target = tuple(shape[:dim]) + (len(positions),) + tuple(shape[dim + 1:])
-            value = self.value(target, grad_weight, tensor=op == "index_put_")
+            value = self.value(target, grad_weight, tensor=op == "index_put_", itself=alias)
             index = f"torch.tensor({positions})"
             if op == "index_put_":
                 index = f"({index},)" if dim == 0 else f"(torch.arange({shape[0]}).unsqueeze(1), {index})"
@@ -442,9 +481,11 @@ class _Builder:
 @st.composite
 def programs(draw):
     """A program: a base (leaf ``w``, non-leaf ``w * 1`` or a plain tensor), 1-4 aliases built by chains of
-    1-4 view ops, 1-4 in-place writes (some under no_grad, some with values that require grad), reads of
-    every alias after every write, products saved on the way, a loss over several aliases, backward,
-    ``w.grad``."""
+    1-4 view ops (some through ``detach()`` or ``.data``), 1-4 in-place writes (some under no_grad, some with
+    values that require grad, some ``out=``), reads of every alias after every write, products saved on the way,
+    ``retain_grad()`` of an alias maybe, a loss over several aliases, backward (or its gradient with
+    ``create_graph`` and a backward of that), ``w.grad`` and the retained ``.grad`` (its values: its layout is each
+    backward formula's)."""
     dtype = draw(st.sampled_from(["torch.float32", "torch.float64"]))
     shape = draw(st.sampled_from(BASE_SHAPES))
     start = draw(st.sampled_from(["leaf", "nonleaf", "plain"]))
@@ -458,13 +499,17 @@ def programs(draw):
     needs_grad = start == "plain"  # the first write then makes the loss require grad
     leaf_grad_writes = draw(st.integers(0, 3)) == 0  # else all writes to a leaf's aliases under no_grad
     events = ["alias"] * draw(st.integers(1, 4)) + ["write"] * draw(st.integers(1, 4)) + ["save"] * draw(
-        st.integers(0, 2))
+        st.integers(0, 2)) + ["retain"] * draw(st.integers(0, 1))
     aliases = saved = 0
+    retained = []
     for event in draw(st.permutations(events)):
         if event == "alias":
             source = draw(st.sampled_from(sorted(b.shapes)))
             line, out = source, b.shapes[source]
             for step in range(draw(st.integers(1, 4))):
+                if draw(st.integers(0, 9)) == 0:  # an alias of its own for autograd, the same memory
+                    line += draw(st.sampled_from([".detach()", ".data"]))
+                    continue
                 suffix, out = draw(view_op(out, n if source == "base" and step == 0 else 0))
                 line += suffix
             name = f"a{aliases}"
@@ -481,6 +526,10 @@ def programs(draw):
             b.stmt(b.write(target, 0 if needs_grad else grad_weight, no_grad))
             needs_grad = False
             b.read_all()
+        elif event == "retain":
+            if not needs_grad:  # (before the first write of a plain base nothing requires grad)
+                retained.append(draw(st.sampled_from(sorted(b.shapes))))
+                b.stmt(f"{retained[-1]}.retain_grad()")
         else:
             b.stmt(b.saved_product(saved))
             saved += 1
@@ -489,8 +538,14 @@ def programs(draw):
     terms = [f"p{i}" for i in range(saved)]
     terms += [draw(st.sampled_from([f"{x}.sum()", f"({x} * {x}).sum()", f"({x} * 2).sum()"])) for x in chosen]
     b.stmt(f"loss = {' + '.join(terms)}")
-    b.stmt("loss.backward()")
+    if draw(st.integers(0, 3)):
+        b.stmt("loss.backward()")
+    else:  # second order through the views' and writes' nodes (read as data, see READ_KINDS)
+        b.stmt("grads = torch.autograd.grad(loss, (w,), create_graph=True, allow_unused=True)")
+        b.steps.append(("read_data", "grads[0]"))
+        b.stmt("(grads[0] * grads[0]).sum().backward()")
     b.steps.append(("read", "w.grad"))
+    b.steps += [("read_data", f"{name}.grad") for name in retained]
     return tuple(b.steps)
 
 
@@ -623,11 +678,15 @@ class _OpBuilder:
             b = draw(st.sampled_from(SCALARS))
             b_kind = "float" if "." in b else ("bool" if b == "True" else "int")
             b_grad, out_shape = False, shape
+            if kind == "bool" and b == "True" and op in ("**", "pow"):
+                return None  # a known difference (KNOWN_DIVERGENCES)
         if op in ("//", "floor_divide") or (op == "%" and form == "rscalar"):
             # PyTorch gives these a ``NotImplemented`` backward node (its backward raises); xtensor treats floor
             # division as not differentiable and differentiates ``2 % x``: drawn on detached operands only
             a, b = f"{a}.detach()", f"{b}.detach()" if form == "tensor" else b
             grad = b_grad = False
+        if op == "atan2" and "bool" in (kind, b_kind) and (grad or b_grad):
+            return None  # a known difference (KNOWN_DIVERGENCES)
         out_kind = max(kind, b_kind, key=KIND_ORDER.index)
         if op in COMPARISONS:
             out_kind = "bool"
@@ -947,6 +1006,38 @@ def op_programs(draw):
     b.loss_and_grad(leaves)
     return tuple(b.steps)
 
+
+# Differences from PyTorch known and left open, each with its reason: the generators leave them out (each is detailed
+# where it is), or draw them too rarely to matter in CI (the last four); ``tests/fuzz_triage.py`` prints them.
+KNOWN_DIVERGENCES = {
+    "layout of computed results": "non-view results on jax/array_api_strict are contiguous where PyTorch keeps the "
+                                  "input's layout, so whether a later view is possible differs (ops family)",
+    "relu/copysign under create_graph": "their gradients do not require grad where PyTorch's zero-derivative "
+                                        "threshold_backward nodes do",
+    "second order of a 0-d var/std": "PyTorch's gradient is a constant NaN with no graph",
+    "einsum of bools": "PyTorch multiplies bools; xtensor's einsum goes through matmul, which refuses them",
+    "topk ties": "the order of tied elements is PyTorch's implementation detail",
+    "floor division's node": "PyTorch's backward raises; its node name differs",
+    "torch.where(..., out=)": "not accepted by xtensor (TypeError)",
+    "atan2 of a bool operand, backward": "PyTorch's formula negates the bool operand and raises; xtensor's "
+                                         "gradient of the float operand goes through",
+    "bool tensor ** True": "PyTorch's pow with an exponent of 1 (or 0) copies (or fills) before its kernel refuses "
+                           "bools; xtensor refuses (NotImplementedError)",
+    "writes reading another alias of the written memory": "where PyTorch cannot tell the overlap (a tensor not "
+                                                          "dense: expanded, strided) its result depends on the order "
+                                                          "of its loop; values of writes are never another alias",
+    "float32 rounding of cancelling second-order terms": "atan2(x, x)'s gradient is 0 from two terms that cancel; "
+                                                         "in a float32 second order xtensor's order of evaluation "
+                                                         "leaves ~1e-4 where PyTorch's cancels exactly (rare: 3 of "
+                                                         "3,000 programs)",
+    "the sign of a zero remainder": "one op serves both namespaces and takes the divisor's sign, as the array API "
+                                    "standard asks; PyTorch's kernel keeps the dividend's (seen only through an "
+                                    "infinity downstream, e.g. the sign of log's gradient at 0)",
+    "floor division of an infinity": "one op serves both namespaces and gives the array API standard's +-inf; "
+                                     "PyTorch's kernel (through fmod) gives NaN",
+    "second order of pow at a zero base": "PyTorch's masked formula lets a NaN through its masked branch; xtensor's "
+                                          "masked gradient is 0 there",
+}
 
 # The program strategies the differential tests run: name -> (strategy, ``loose`` for ``first_difference``)
 FAMILIES = {"views": (programs, False), "ops": (op_programs, True)}

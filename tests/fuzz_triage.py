@@ -16,7 +16,7 @@ import torch
 from hypothesis import HealthCheck, given, seed, settings
 
 import xtensor
-from fuzz_programs import FAMILIES, first_difference, program_source, run
+from fuzz_programs import FAMILIES, KNOWN_DIVERGENCES, first_difference, program_source, run
 
 
 def outcomes(program, backend):
@@ -99,7 +99,8 @@ def main():
             found.setdefault(kind, []).append(program)
 
     collect()
-    print(f"# {args.backend}: {total[1]} of {total[0]} programs differ; {len(found)} kinds\n")
+    print(f"# {args.backend}: {total[1]} of {total[0]} programs differ; {len(found)} kinds")
+    print("# known and not drawn: " + "; ".join(f"{name} ({why})" for name, why in KNOWN_DIVERGENCES.items()) + "\n")
     for kind, failing in sorted(found.items(), key=lambda item: -len(item[1])):
         shrunk = min((shrink(p, args.backend, kind, loose) for p in sorted(failing, key=len)[:args.examples]), key=len)
         expected, actual = outcomes(shrunk, args.backend)

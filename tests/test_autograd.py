@@ -658,6 +658,20 @@ def test_retain_grad_keeps_a_non_leaf_gradient(backend):
     assert x.grad.tolist() == [8.0, 8.0, 8.0]
 
 
+def test_autograd_grad_runs_no_hook_off_the_path_to_its_inputs(backend):
+    """As PyTorch's engine, autograd.grad runs only the nodes leading to its inputs: a hook or retain_grad of a tensor
+    off that path never fires (found by the views fuzzer: a retained view's .grad filled by autograd.grad)."""
+    x = t.tensor([1.0, 2.0], backend=backend, requires_grad=True)
+    y = t.tensor([3.0, 4.0], backend=backend, requires_grad=True)
+    u = x * 2
+    fired = []
+    u.register_hook(fired.append)
+    u.retain_grad()
+    (g,) = t.autograd.grad((u + y).sum(), (y,))
+    assert g.tolist() == [1.0, 1.0]
+    assert fired == [] and u.grad is None and x.grad is None
+
+
 def test_non_leaf_grad_is_none_without_retain_grad(backend):
     x = t.ones(3, requires_grad=True)
     w = t.tensor([0.5, 0.25, 0.125], requires_grad=True)
@@ -1302,6 +1316,30 @@ def test_logit_gradient_is_nan_outside_zero_one_as_torch(backend):
     x = t.tensor([-0.5, 0.5, 1.5], dtype=t.float64, backend=backend, requires_grad=True)
     x.logit().sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), [np.nan, 4.0, np.nan])
+
+
+def test_cumprod_gradient_along_a_dim_of_one_is_the_incoming_gradient(backend):
+    """Found by the differential fuzzer: PyTorch's cumprod_backward returns the gradient itself there -- under
+    create_graph it does not depend on the input."""
+    y = t.tensor([[0.5], [2.0]], backend=backend, requires_grad=True)
+    (g,) = t.autograd.grad(y.cumprod(1).sum(), y, create_graph=True)
+    assert not g.requires_grad and g.tolist() == [[1.0], [1.0]]
+
+
+def test_prod_gradient_of_a_0d_tensor_is_the_incoming_gradient(backend):
+    """Found by the differential fuzzer, as cumprod above: PyTorch's prod_backward of a 0-d input is the gradient."""
+    x = t.tensor(0.125, dtype=t.float64, backend=backend, requires_grad=True)
+    (g,) = t.autograd.grad(x.prod(dim=0, keepdim=True).sum(), x, create_graph=True)
+    assert not g.requires_grad and g.item() == 1.0
+
+
+def test_xlogy_gradient_is_torchs_formula(backend):
+    """Found by the differential fuzzer: PyTorch's d/dx is ``xlogy(grad, y)`` with 0 where x == 0 and y <= 0 -- so 0
+    (not NaN) where the incoming gradient is 0 and y < 0, and log(y) (not 0) where x == 0 < y."""
+    x = t.tensor([-0.5, 0.0, 2.0, 0.0], dtype=t.float64, backend=backend, requires_grad=True)
+    y = t.tensor([-1.0, -1.0, 3.0, 2.0], dtype=t.float64, backend=backend)
+    t.xlogy(x, y).backward(t.tensor([0.0, 1.0, 1.0, 1.0], dtype=t.float64, backend=backend))
+    np.testing.assert_allclose(x.grad.numpy(), [0.0, 0.0, np.log(3.0), np.log(2.0)])
 
 
 @pytest.mark.parametrize("expression", ["True * x", "x * False", "x / True"])

@@ -165,6 +165,18 @@ def test_index_add_accumulates_repeated_indices_with_alpha(backend):
     np.testing.assert_array_equal(_host(x), [[1.0, 1.0, -2.0], [1.0, 1.0, -6.0]])
 
 
+@pytest.mark.parametrize("op", ["index_add", "scatter_add"])
+def test_adding_bools_at_an_index_is_a_logical_or_as_torch(backend, op):
+    """Found by the differential fuzzer: jax and array_api_strict refused adding bools (a backend error)."""
+    def run(m):
+        base, src = m.tensor([False, True, False, False]), m.tensor([True, True, False])
+        index = m.tensor([1, 2, 2])
+        return (base.index_add(0, index, src) if op == "index_add" else base.scatter_add(0, index, src)).tolist()
+    with xt.use_backend(backend):
+        ours = run(xt)
+    assert ours == run(torch)
+
+
 def test_scatter_add_accumulates_repeated_indices(backend):
     x = xt.zeros(3, dtype=xt.int64, backend=backend)
     out = x.scatter_add(0, xt.tensor([0, 0, 2, 0], backend=backend), xt.tensor([1, 2, 3, 4], backend=backend))
@@ -301,6 +313,10 @@ _ERRORS = {
     "getitem-too-many": lambda ns, x: x[0, 0, 0],
     "getitem-mask-shape": lambda ns, x: x[ns.tensor([True, False])],
     "setitem-shape-mismatch": lambda ns, x: x.__setitem__(ns.tensor([0, 1]), ns.ones(3, 5, dtype=ns.float64)),
+    # values that broadcast with the indexing result but not to it (found by fuzzing)
+    "setitem-value-broadcasts-past-result": lambda ns, x: x[None].__setitem__(ns.tensor([0]), ns.ones(3, 3, 1)),
+    "index_put-value-broadcasts-past-result": lambda ns, x: x[:, None].index_put_((ns.tensor([1]),),
+                                                                                 ns.ones(3, 4, dtype=ns.float64)),
     "gather-out-of-range": lambda ns, x: x.gather(1, ns.tensor([[5]])),
     "gather-negative": lambda ns, x: x.gather(1, ns.tensor([[-1]])),
     "gather-float-index": lambda ns, x: x.gather(1, ns.tensor([[1.0]])),
@@ -348,7 +364,8 @@ def test_bad_indices_raise_torch_error_types(backend, case):
                                   "masked_fill-1d-value", "index_add-count", "scatter_reduce-bad-reduce",
                                   "gather-ndim", "index_select-2d-index", "index_put-dtype",
                                   "index_copy-out-of-range", "index_add-vector-negative",
-                                  "index_add-inner-dim-negative", "index_select-last-dim-out-of-range"])
+                                  "index_add-inner-dim-negative", "index_select-last-dim-out-of-range",
+                                  "setitem-value-broadcasts-past-result", "index_put-value-broadcasts-past-result"])
 def test_bad_index_messages_match_torch(case):
     with pytest.raises(Exception) as theirs:
         _ERRORS[case](torch, torch.arange(12.0, dtype=torch.float64).reshape(3, 4))

@@ -195,11 +195,14 @@ def test_equal_allclose_isclose_match_torch(backend):
     (lambda ns: ns.diff(ns.tensor(1.0)), RuntimeError, "one-dimensional"),
     (lambda ns: ns.cumsum(ns.tensor(3), 1), IndexError, r"range of \[-1, 0\], but got 1"),  # found by fuzzing
     (lambda ns: ns.tensor(1.0).sort(-2), IndexError, r"range of \[-1, 0\], but got -2"),
+    (lambda ns: ns.argmin(ns.tensor(1.0), dim=-2), IndexError, r"range of \[-1, 0\], but got -2"),  # found by fuzzing
+    (lambda ns: ns.tensor([[True]]).argmax(dim=5), RuntimeError, "does not support bool"),  # the dtype first
+    (lambda ns: ns.tensor([[True]]).topk(1, dim=2), IndexError, "Dimension out of range"),  # topk: the dim first
     (lambda ns: ns.tensor([True]).median(1), IndexError, r"range of \[-1, 0\], but got 1"),
     (lambda ns: ns.zeros(0, 3).max(), RuntimeError, "Expected reduction dim to be specified"),  # found by fuzzing
     (lambda ns: ns.zeros(0, 3).amin(0), IndexError, "Expected reduction dim 0 to have non-zero size")],
     ids=["kthvalue-k", "topk-k", "bincount-negative", "std-int", "var-both", "median-empty", "mean-int",
-         "searchsorted-batch", "diff-0d", "cumsum-0d-dim", "sort-0d-dim",
+         "searchsorted-batch", "diff-0d", "cumsum-0d-dim", "sort-0d-dim", "argmin-0d-dim", "argmax-bool-bad-dim", "topk-bool-bad-dim",
          "median-bool-dim-out-of-range", "max-empty", "amin-empty-dim"])
 def test_bad_input_raises_as_torch(call, error, words, backend):
     with pytest.raises(error, match=words):

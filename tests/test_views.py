@@ -154,6 +154,50 @@ def test_writing_into_an_expanded_view_raises(backend, write):
         ops[write](e, t)  # ... and so does xtensor, with the same message
 
 
+# An elementwise write whose input covers the written memory otherwise (found by fuzzing ``out=``): PyTorch refuses
+# partial overlap, allows the same memory element for element, and lets through what it cannot tell (a strided column)
+_OVERLAPS = {
+    "out-transposed-input": (True, lambda x, m: m.sin(x, out=x.t())),
+    "clamp-out-transposed-input": (True, lambda x, m: m.clamp(x, -1.0, 5.0, out=x.t())),
+    "add_-transposed-self": (True, lambda x, m: x.add_(x.t())),
+    "iadd-shifted-self": (True, lambda x, m: x.view(4)[1:].__iadd__(x.view(4)[:3])),
+    "mul_-row-of-self": (True, lambda x, m: x.mul_(x[0])),
+    "copy_-transposed-self": (True, lambda x, m: x.copy_(x.t())),
+    "setitem-transposed-self": (True, lambda x, m: x.__setitem__(slice(None), x.t())),
+    "index-setitem-of-self": (True, lambda x, m: x.__setitem__(m.tensor([1, 0]), x)),  # index_put: any overlap
+    "index_put_-row-of-self": (True, lambda x, m: x.index_put_((m.tensor([1]),), x[0])),
+    "setitem-self-under-a-new-dim": (False, lambda x, m: x.__setitem__(None, x)),
+    "mask-setitem-one-value-of-self": (False, lambda x, m: x[:1, :1].__setitem__(m.tensor([True]), x[:1, :1])),
+    "index_add_-row-of-self": (True, lambda x, m: x.index_add_(0, m.tensor([0]), x[1:])),  # scatters: any overlap
+    "scatter_-self": (True, lambda x, m: x.scatter_(0, m.tensor([[1, 0], [0, 1]]), x)),
+    "add_-self": (False, lambda x, m: x.add_(x)),
+    "copy_-self-expanded": (False, lambda x, m: x[0].expand(3, 2).copy_(x[0].expand(3, 2))),
+    "setitem-expanded-self": (False, lambda x, m: (lambda e: e.__setitem__((slice(None), slice(0, 2)), e))(
+        x[0].expand(3, 2))),
+    "out-same-memory": (False, lambda x, m: m.mul(x, 2, out=x)),
+    "add_-other-row": (False, lambda x, m: x[0].add_(x[1])),
+    "mul_-strided-column": (False, lambda x, m: x[0].mul_(x[:, 0])),
+    "masked_fill_-value-of-self": (False, lambda x, m: x.masked_fill_(x > 1, x[0, 0])),
+}
+
+
+@pytest.mark.parametrize("case", list(_OVERLAPS))
+def test_write_over_an_overlapping_input_as_torch(backend, case):
+    torch = _torch()
+    refused, write = _OVERLAPS[case]
+    x, tx = t.arange(4.0).view(2, 2), torch.arange(4.0).view(2, 2)
+    if refused:
+        with pytest.raises(RuntimeError, match="some elements of the input tensor and the written-to tensor") as theirs:
+            write(tx, torch)
+        with pytest.raises(RuntimeError) as ours:
+            write(x, t)
+        assert str(ours.value) == str(theirs.value)
+    else:
+        write(tx, torch)
+        write(x, t)
+        assert x.tolist() == tx.tolist()
+
+
 def test_writing_a_row_of_an_expanded_view_writes_the_base_as_in_torch(backend):
     torch = _torch()
 
@@ -201,6 +245,7 @@ META_CHAINS = {
     "select_method": lambda x: x.select(1, 2),
     "expand_select": lambda x: x[0].expand(5, 3, 4),
     "expand_size_one": lambda x: x[:, :1].expand(2, 3, 4),
+    "expand_new_leading_ones": lambda x: x[0, 1:].expand(1, 1, 2, 4),  # (their strides: setitem's overlap check)
     "view_rows_step_t": lambda x: x.view(6, 4)[::2].t(),
     "transpose_contiguous": lambda x: x.transpose(0, 1).contiguous(),
     "view_T": lambda x: x.view(4, 6).T,
@@ -294,6 +339,13 @@ def test_view_with_wrong_element_count_raises(backend):
         t.arange(6).view(4)
 
 
+def test_flatten_of_an_empty_tensor_merges_the_dims(backend):
+    """(found by fuzzing: flatten asked reshape for -1, which a size-0 tensor cannot infer)"""
+    x = t.zeros(0, 2, 1, 2)
+    assert x.flatten(2, 3).shape == (0, 2, 2)
+    assert x.flatten(1).shape == (0, 4)
+
+
 def test_reshape_of_non_contiguous_copies(backend):
     x = t.arange(1, 13).view(2, 6)
     b = x.t()
@@ -303,6 +355,13 @@ def test_reshape_of_non_contiguous_copies(backend):
     assert r.untyped_storage().data_ptr() != x.untyped_storage().data_ptr()
     r[0, 0] = 100
     assert x[0, 0].item() == 1
+
+
+def test_reshape_copy_of_an_expanded_view_is_contiguous(backend):
+    """(found by fuzzing: numpy kept the expanded view's layout in the copy, so views of it had other strides)"""
+    x = t.arange(24.0).view(2, 3, 4).unsqueeze(2).unsqueeze(0).select(-3, 0).expand(2, 1, 2, 1, 4)
+    r = x.unsqueeze(1).mT.flatten(3, 4)  # (2, 1, 1, 8, 1) from dims of strides 12 and 1: a copy
+    assert r._base is None and r.is_contiguous() and (r.stride(0), r.stride(3)) == (8, 1)
 
 
 def test_reshape_of_contiguous_shares_memory(backend):

@@ -3,9 +3,10 @@
 Two families of programs (``tests/fuzz_programs.py``), each run once with ``import torch`` and once with
 ``import xtensor`` on each backend:
 
-* ``views``: views, in-place writes through them and backward -- every read (values, shape, dtype,
-  requires_grad, grad_fn name, is_leaf, whether a view, strides and contiguity of views), the statement that
-  raises (and its error type) and ``w.grad`` must agree;
+* ``views``: views (some through ``detach()`` or ``.data``), in-place and ``out=`` writes through them,
+  ``retain_grad`` and backward or second order -- every read (values, shape, dtype, requires_grad, grad_fn name,
+  is_leaf, whether a view, strides and contiguity of views), the statement that raises (and its error type),
+  ``w.grad`` and retained gradients must agree;
 * ``ops``: elementwise unary/binary ops with broadcasting, mixed dtypes (int, bool, float32/64) and Python
   scalars, ``where``, reductions with dim/keepdim, matmul and linalg, advanced indexing, gather/scatter and masked
   ops, cat/stack and views, then ``backward()`` or a second-order pass (``autograd.grad(create_graph=True)`` and a

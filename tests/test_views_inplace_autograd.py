@@ -206,6 +206,119 @@ def test_add_of_product_that_saved_the_view_raises_at_backward(backend):
     assert "RuntimeError" in error_at(records, "base.sum().backward()")
 
 
+# -- family 3b: ``.data`` has a version counter of its own, ``detach()`` shares its tensor's (found by fuzzing)
+
+def test_write_through_data_is_not_seen_by_backward(backend):
+    """PyTorch's documented hazard of ``.data``: the saved tensor is modified, backward uses the new values."""
+    records = outcome(f"""
+        {W}
+        base = w * 1
+        a = base[0]
+        p = (a * a).sum()
+        base.data[0].mul_(2)
+        read(a)
+        p.backward()
+        read(w.grad)
+    """)
+    assert seen(records, "a")["grad_fn"] == "SelectBackward0"  # no write the view's history must follow
+    np.testing.assert_array_equal(seen(records, "w.grad")["values"][0], 4 * np.arange(12.0).reshape(3, 4))
+
+
+def test_views_of_data_follow_writes_into_data(backend):
+    """``.data``'s own counter still counts its writes: its views re-derive their history from it."""
+    records = outcome(f"""
+        {W}
+        plain = torch.zeros(2, 3, 4)
+        a = plain.data[0].t()
+        a.mul_(w[0].t())
+        read(a)
+        a.sum().backward()
+        read(w.grad)
+    """)
+    assert seen(records, "a")["grad_fn"] == "AsStridedBackward0"
+
+
+def test_write_through_detach_is_seen_by_backward(backend):
+    records = outcome(f"""
+        {W}
+        base = w * 1
+        p = (base * base).sum()
+        base.detach()[0].mul_(2)
+        p.backward()
+    """)
+    assert "RuntimeError" in error_at(records, "p.backward()")
+
+
+def test_write_through_a_view_of_an_expanded_data_alias_fails_backward(backend):
+    """The write's CopySlices lays the gradient out as its base, here ``.data`` of an expanded view, whose elements
+    share memory: PyTorch's backward refuses (found by fuzzing)."""
+    records = outcome(f"""
+        {W}
+        plain = torch.zeros(3, 4)
+        a = plain[0].expand(2, 4).data.narrow(0, 0, 1)
+        a.sub_(w[0, :1])
+        a.sum().backward()
+    """)
+    assert "RuntimeError" in error_at(records, "a.sum().backward()")
+
+
+def test_gradient_through_an_overwritten_history_has_no_graph_under_create_graph(backend):
+    """``fill_`` of a non-leaf passes a fresh zero to its old history, as PyTorch's FillBackward (found by fuzzing
+    second order)."""
+    records = outcome(f"""
+        {W}
+        base = w * 1
+        base.fill_(0.75)
+        loss = base.sin().sum()
+        grads = torch.autograd.grad(loss, (w,), create_graph=True)
+        read_data(grads[0])
+    """)
+    assert seen(records, "grads[0]")["requires_grad"] is False
+    assert not seen(records, "grads[0]")["values"].any()
+
+
+def test_gradient_through_an_empty_rederived_view_has_no_graph_under_create_graph(backend):
+    """An empty view's AsStridedBackward0 gives fresh zeros, as PyTorch's as_strided_backward (found by fuzzing)."""
+    records = outcome(f"""
+        {W}
+        base = w * 1
+        a = base.narrow(0, 0, 0).mT
+        with torch.no_grad(): a.add_(0.5)
+        read(a)
+        grads = torch.autograd.grad((a * a).sum(), (w,), create_graph=True)
+        read_data(grads[0])
+    """)
+    assert seen(records, "a")["grad_fn"] == "AsStridedBackward0"
+    assert seen(records, "grads[0]")["requires_grad"] is False
+
+
+# -- family 3c: retain_grad follows in-place writes (PyTorch moves its hook to the new history; found by fuzzing)
+
+def test_retained_grad_is_of_the_value_after_an_inplace_write(backend):
+    records = outcome(f"""
+        {W}
+        base = w * 1
+        base.retain_grad()
+        base *= 3
+        (base * base).sum().backward()
+        read_data(base.grad)
+    """)
+    np.testing.assert_array_equal(seen(records, "base.grad")["values"], 2 * 3 * np.arange(24.0).reshape(2, 3, 4))
+
+
+def test_retained_grad_of_a_view_follows_a_write_into_its_base(backend):
+    records = outcome(f"""
+        {W}
+        base = w * 1
+        a = base[0]
+        a.retain_grad()
+        base.mul_(2)
+        (a * a).sum().backward()
+        read_data(a.grad)
+    """)
+    np.testing.assert_array_equal(seen(records, "a.grad")["values"], 2 * 2 * np.arange(12.0).reshape(3, 4))
+
+
 # -- family 4: narrow with negative starts and out of range
 
 def test_narrow_negative_start_counts_from_end(backend):

@@ -221,6 +221,15 @@ def edge_of(t):
     return (None, 0)
 
 
+def move_retained_grad(t, fn):
+    """``t``'s history is now ``fn`` (after an in-place write): its ``retain_grad`` hook moves there, as PyTorch's
+    (so ``.grad`` is the gradient of the current value; ``register_hook`` hooks stay on the old node)."""
+    handle = t._retains_grad
+    if handle and fn is not None:
+        handle.remove()
+        t._retains_grad = fn._add_pre_hook(t._output_nr, handle._item[1])
+
+
 def view_grad_fn(view):
     """A view's current history (PyTorch's rule): once its storage was written since the view last looked,
     it is re-derived from its base's current history, as an ``AsStridedBackward0`` over the base."""
@@ -236,6 +245,7 @@ def view_grad_fn(view):
         fn = view._grad_fn = as_strided_node(base, view)
         view._output_nr = 0
         view._attr_version = version
+        move_retained_grad(view, fn)
     return fn
 
 
@@ -336,7 +346,7 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, capture=None, ac
     try:
         for node in order:
             grads = buffers.pop(node, None)
-            if grads is None:
+            if grads is None or wanted is not None and node not in wanted:  # (not run: no hooks fire, as PyTorch's)
                 continue
             if node._pre_hooks:
                 grads = _run_pre_hooks(node, grads)
@@ -344,7 +354,7 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, capture=None, ac
                 if node in capture_at:
                     for i, nr in capture_at[node]:
                         captured[i] = grads[nr]
-                if not accumulate and (node not in wanted or type(node) is AccumulateGrad):
+                if not accumulate and type(node) is AccumulateGrad:
                     continue
             hooks = node._hooks
             if raw and node._raw_ns is not None and not hooks and not node._pre_hooks:  # _takes_raw, inlined

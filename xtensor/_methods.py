@@ -3,6 +3,7 @@
 three forms, ``reshape`` as a view or a copy). Each composes entries, so gradients come free.
 """
 import collections
+import math
 
 import numpy as np
 
@@ -14,8 +15,9 @@ from ._index import basic_meta, normalize_index
 from ._table import TABLE
 from .ops.indexing import getitem_copy, getitem_view, index_put as index_put_op, masked_select as masked_select_op
 from .ops.shapes import view_strides, _view_shape
-from ._tensor import OVERLAP_ERROR, Tensor, ViewMeta, _wrap_dim
-from ._variants import assign_inplace, check_inplace, spread_requires_grad, torch_functions, with_numpy_names
+from ._tensor import OVERLAP_ERROR, DataStorage, Storage, Tensor, ViewMeta, _wrap_dim
+from ._variants import (assign_inplace, check_inplace, refuse_overlap, spread_requires_grad, torch_functions,
+                        with_numpy_names)
 from . import autograd
 from .autograd import grad_mode
 
@@ -87,7 +89,8 @@ def flatten(input, start_dim=0, end_dim=-1):
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     shape = tuple(input.shape)
-    return reshape(input, shape[:s] + (-1,) + shape[e + 1:]) if s != e else input
+    merged = (math.prod(shape[s:e + 1]),)  # not -1: ambiguous when another dim is 0
+    return reshape(input, shape[:s] + merged + shape[e + 1:]) if s != e else input
 
 
 def narrow(input, dim, start, length):
@@ -179,12 +182,9 @@ def _check_values_fit(input, host_index, values, basic=False):
     if basic:
         _check_expands(values, shape)
         return
-    try:
-        np.broadcast_shapes(tuple(values.shape), shape)
-    except ValueError:
-        raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.shape)} cannot be broadcast to "
-                           f"indexing result of shape {list(shape)}") from None
-    if len(values.shape) > len(shape) and any(n != 1 for n in values.shape[:len(values.shape) - len(shape)]):
+    given = tuple(values.shape)
+    lead = len(given) - len(shape) if len(given) > len(shape) else 0  # dims beyond the result's: ones only
+    if any(n != 1 for n in given[:lead]) or any(v not in (1, n) for v, n in zip(given[lead:][::-1], shape[::-1])):
         raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.shape)} cannot be broadcast to "
                            f"indexing result of shape {list(shape)}")
 
@@ -213,8 +213,17 @@ def _indexed_shape(input, host_index):
                           else i for i in host_index)].shape
 
 
+def _refuse_index_put_overlap(self, index, value, accumulate=False):
+    """PyTorch's index_put_ refuses a value sharing any memory with ``self`` -- unless it writes one value through a
+    single bool mask, which it hands to masked_fill_ (no such check)."""
+    masks = [i for i in (index if isinstance(index, (tuple, list)) else (index,)) if isinstance(i, Tensor)]
+    if accumulate or value.numel() != 1 or len(masks) != 1 or masks[0].dtype not in (_dtypes.bool, _dtypes.uint8):
+        refuse_overlap(self, (value,), ("full", "partial"))
+
+
 def index_put_(self, indices, values, accumulate=False):
     check_inplace(self, values)
+    _refuse_index_put_overlap(self, indices, values, accumulate)
     grad = _grad_state.enabled and (self._requires_grad or getattr(values, "_requires_grad", False))
     return assign_inplace(self, index_put(history_alias(self).clone() if grad else self, indices, values, accumulate))
 
@@ -283,7 +292,11 @@ def _grad_set(self, value):
 
 
 def _data_get(self):
-    return detach(self)
+    """An alias over the same memory with a version counter of its own (see ``DataStorage``)."""
+    d = detach(self)
+    st = d._storage = DataStorage(d._storage)
+    Storage.track(st, d)  # (in the owner's list already, as every detached alias)
+    return d
 
 
 def _data_set(self, value):
@@ -327,8 +340,7 @@ def retain_grad(self):
                 t._grad = grad.detach().clone() if not _grad_state.enabled else grad
             else:
                 t._grad = t._grad + grad
-    fn._add_pre_hook(self._output_nr, store)
-    self._retains_grad = True
+    self._retains_grad = fn._add_pre_hook(self._output_nr, store)  # the handle: writes move it (move_retained_grad)
 
 
 def _is_leaf(self):
@@ -490,6 +502,18 @@ def setitem(self, index, value):
     else:
         value = self.new_tensor(value)
     _check_values_fit(self, host_index, value, basic)
+    shared = value.__dict__.get("_storage")
+    if value is self or shared is not None and shared.owner is self._storage.owner:  # ``x[...] = x.t()``, ``x[i] = x``
+        if not basic:
+            _refuse_index_put_overlap(self, index, value)
+        elif value.ndim:  # (a 0-d value fills)
+            target = _basic_view(self, host_index, index)
+            if value.shape != target.shape:  # copied as PyTorch copies it: less its leading ones, expanded
+                core = tuple(value.shape)
+                while core and core[0] == 1:
+                    core = core[1:]
+                value = value.view(core).expand(target.shape)
+            refuse_overlap(target, (value,))
     if _grad_state.enabled and (value._requires_grad or self._requires_grad):
         if basic:
             # every dimension kept whole (a lone full slice too, unlike in a read): x itself is written
@@ -509,13 +533,13 @@ def setitem(self, index, value):
                             if isinstance(i, Tensor) and i.ndim)
             assign_inplace(self, index_put_host(history_alias(self).clone(), host_index, value, False, indices))
         return
-    if self._view is not None and self._view.overlaps() and (
-            not basic or ViewMeta.of(*basic_meta(*self._meta(), host_index)).overlaps()):
-        raise RuntimeError(OVERLAP_ERROR)
     if basic and value.__dict__.get("_storage") is not None and value._storage is self.__dict__.get("_storage") and \
             value._meta() == basic_meta(*self._meta(), host_index):
         self._storage.version += 1  # ``x[i] = x[i]``, how ``x[i] += v`` ends: the memory holds it already
-        return
+        return  # (even where the elements overlap: PyTorch's copy_ of the very same memory returns early)
+    if self._view is not None and self._view.overlaps() and (
+            not basic or ViewMeta.of(*basic_meta(*self._meta(), host_index)).overlaps()):
+        raise RuntimeError(OVERLAP_ERROR)
     if not self._backend.mutable and any(hasattr(i, "shape") and not isinstance(i, np.ndarray) for i in host_index):
         self._write(apply(index_put_op, (self, value), (host_index, self._backend))._value)  # device index: traceable
         return
@@ -548,9 +572,15 @@ def copy_(self, src, non_blocking=False):
     if not isinstance(src, Tensor):
         src = self.new_tensor(src)
     check_inplace(self, src)
+    refuse_overlap(self, (src,))
     value = src.to(self._backend.name).expand(self.shape)
     result = apply(_op["to_dtype"], (value,), (self._dtype,)) if value.dtype is not self._dtype else value
-    return assign_inplace(self, result if result is not src else result.clone(), "CopyBackwards")
+    # from the very same memory (``x.copy_(x)``) nothing is written: PyTorch returns early, after autograd recorded
+    # the copy, so an expanded ``x`` is no error
+    shared = src.__dict__.get("_storage")
+    same = src is self or shared is not None and shared.owner is self._storage.owner and \
+        self._meta() == src._meta() and self._dtype is src._dtype
+    return assign_inplace(self, result if result is not src else result.clone(), "CopyBackwards", same)
 
 
 def fill_(self, value, _node_name=None):
@@ -589,7 +619,7 @@ METHODS = {
     "is_leaf": property(_is_leaf),
     "is_inference": is_inference,
     "output_nr": property(lambda self: self._output_nr),
-    "retains_grad": property(lambda self: self._retains_grad),
+    "retains_grad": property(lambda self: bool(self._retains_grad)),
     "data": property(_data_get, _data_set),
     "_base_tensor": property(lambda self: self._base),
     "T": property(lambda self: self.permute(tuple(reversed(range(self.ndim))))),

@@ -60,7 +60,8 @@ import numpy as np
 
 from . import _dtypes
 
-__all__ = ["Tensor", "Size", "device", "Storage", "OVERLAP_ERROR"]
+__all__ = ["Tensor", "Size", "device", "Storage", "DataStorage", "OVERLAP_ERROR", "PARTIAL_OVERLAP_ERROR",
+           "overlap"]
 
 
 class Size(tuple):
@@ -153,6 +154,64 @@ class Storage:
             t = ref()
             if t is not None:
                 yield t
+
+    owner = property(lambda self: self, doc="the Storage that holds the memory (itself; see DataStorage)")
+
+
+class DataStorage(Storage):
+    """The memory of ``owner`` under a version counter and an alias list of its own: what ``.data`` returns lives
+    here, as PyTorch gives it a fresh version counter (autograd does not see its writes) over the same memory.
+    Its aliases are tracked in ``owner`` too, so that a write anywhere reaches every cached value."""
+
+    __slots__ = ("owner",)
+
+    def __init__(self, owner):
+        self.owner = owner.owner
+        self.version = 0
+        self.aliases = None
+
+    array = property(lambda self: self.owner.array, lambda self, a: setattr(self.owner, "array", a))
+
+    def track(self, tensor):
+        Storage.track(self, tensor)
+        self.owner.track(tensor)
+
+
+PARTIAL_OVERLAP_ERROR = ("unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+                         "single memory location. Please clone() the tensor before performing the operation.")
+
+
+def _dense(shape, stride):
+    """PyTorch's is_non_overlapping_and_dense: in some order of its dims (of size 2 or more) the tensor is
+    contiguous."""
+    need = 1
+    for k, n in sorted((k, n) for n, k in zip(shape, stride) if n >= 2):
+        if k != need:
+            return False
+        need *= n
+    return True
+
+
+def overlap(a, b):
+    """How ``a`` and ``b`` share memory, as PyTorch's ``get_overlap_status``: "full" (one tensor, or the same span with
+    the same strides), "partial" (both dense, and the same span with other strides or spans that intersect) or None
+    (no memory shared, or too hard to tell: a tensor not dense). Elementwise writes refuse "partial" -- the result
+    would depend on the order of the loop --, index_put any."""
+    if a is b:
+        return "full"
+    sa, sb = a.__dict__.get("_storage"), b.__dict__.get("_storage")
+    if sa is None or sb is None or sa.owner is not sb.owner:
+        return None
+    (shape_a, stride_a, start_a), (shape_b, stride_b, start_b) = a._meta(), b._meta()
+    size_a, size_b = a._dtype.itemsize, b._dtype.itemsize
+    n_a, n_b = int(np.prod(shape_a)), int(np.prod(shape_b))
+    if not (n_a and n_b and _dense(shape_a, stride_a) and _dense(shape_b, stride_b)):
+        return None
+    start_a, start_b = start_a * size_a, start_b * size_b
+    end_a, end_b = start_a + n_a * size_a, start_b + n_b * size_b
+    if (start_a, end_a) == (start_b, end_b):
+        return "full" if tuple(stride_a) == tuple(stride_b) else "partial"
+    return "partial" if start_a < end_b and start_b < end_a else None
 
 
 OVERLAP_ERROR = ("unsupported operation: more than one element of the written-to tensor refers to a single memory "
@@ -410,7 +469,7 @@ class Tensor:
         return self._backend.writable_view(self._storage.array, *self._meta())
 
     def _invalidate_aliases(self):
-        for t in self._storage.live_aliases():
+        for t in self._storage.owner.live_aliases():
             if t is not self:
                 t._arr = None
 
@@ -507,7 +566,7 @@ class Tensor:
         if isinstance(root, np.ndarray):
             base = root.__array_interface__["data"][0]
         else:
-            base = (id(self._storage) & 0xFFFFFFFFFFF) << 4
+            base = (id(self._storage.owner) & 0xFFFFFFFFFFF) << 4
         return base + self._meta()[2] * self._dtype.itemsize
 
     def untyped_storage(self):
@@ -660,10 +719,10 @@ class _StorageView:
         return t.data_ptr() - t.storage_offset() * t.element_size()
 
     def __eq__(self, other):
-        return isinstance(other, _StorageView) and other._tensor._storage is self._tensor._storage
+        return isinstance(other, _StorageView) and other._tensor._storage.owner is self._tensor._storage.owner
 
     def __hash__(self):
-        return id(self._tensor._storage)
+        return id(self._tensor._storage.owner)
 
     def __len__(self):
         return int(np.prod(self._tensor._storage.array.shape))

@@ -9,13 +9,13 @@ import inspect
 import numbers
 
 from . import _dtypes
-from ._autograd import edge_of, view_rebase_message
+from ._autograd import edge_of, move_retained_grad, view_rebase_message
 from ._dispatch import _backend_error, _record, apply, detached, history_alias, node_class
 from ._ns import raw_ns
 from ._table import TABLE
 from .ops.elementwise import api_promoted
-from .ops.indexing import index_put
-from ._tensor import OVERLAP_ERROR, Tensor
+from .ops.indexing import index_put, overwrite
+from ._tensor import OVERLAP_ERROR, PARTIAL_OVERLAP_ERROR, Tensor, overlap
 from .autograd import grad_mode
 
 __all__ = ["torch_functions", "api_functions", "install_methods", "check_inplace", "assign_inplace", "assign_out",
@@ -53,6 +53,14 @@ def check_inplace(t, *values):
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
 
 
+def refuse_overlap(target, operands, kinds=("partial",)):
+    """PyTorch's refusal to write into memory an operand shares in one of ``kinds`` of ``overlap``: elementwise writes
+    refuse "partial" (``x.add_(x.t())``, ``out=`` a transposed alias of the input), index_put both."""
+    for v in operands:
+        if isinstance(v, Tensor) and overlap(target, v) in kinds:
+            raise RuntimeError(PARTIAL_OVERLAP_ERROR)
+
+
 def _check_castable(src_dtype, target):
     if src_dtype is not target._dtype and not _dtypes.can_cast(src_dtype, target._dtype):
         raise RuntimeError(f"result type {src_dtype.scalar_name} can't be cast to the desired output type "
@@ -70,9 +78,7 @@ def assign_inplace(target, result, node_name=None, overlap_ok=False):
     recorded = _grad_state.enabled and (target._requires_grad or result._requires_grad)
     if recorded and target._base is None and target._requires_grad and (
             node_name is not None or not result._requires_grad):
-        # a non-leaf overwritten (fill_, copy_, or by a constant): as in PyTorch its old history stays an input
-        # of the write's node, with a zero gradient (which still checks what that history saved)
-        result = history_alias(target).where(target.new_zeros(target.shape, dtype=_dtypes.bool), result)
+        result = apply(overwrite, (history_alias(target), result))  # (see ``overwrite``)
     target._write(result._value, overlap_ok)
     if recorded:
         if node_name is not None and target._base is None:
@@ -92,7 +98,9 @@ def rebase_history(target, result):
         target._grad_fn, target._output_nr = result._grad_fn, result._output_nr
         base = target
     else:
-        node = _overlapping_copy_slices() if target._view.overlaps() else _copy_slices()
+        # its backward writes the gradient into the base's layout, then the view's: either may overlap itself
+        overlapping = target._view.overlaps() or base._view is not None and base._view.overlaps()
+        node = _overlapping_copy_slices() if overlapping else _copy_slices()
         node.op = index_put
         node.n_outputs = 1
         node._edges = (edge_of(base), edge_of(result))
@@ -101,6 +109,7 @@ def rebase_history(target, result):
         node._saved_versions = None
         node._raw_ns = None
         base._grad_fn, base._output_nr = node, 0
+    move_retained_grad(base, base._grad_fn)
     if not base._requires_grad:
         spread_requires_grad(base, True)
 
@@ -113,10 +122,12 @@ def spread_requires_grad(base, value):
             t._requires_grad = value
 
 
-def assign_out(out, result, name):
-    """The ``out=`` variant: results land in ``out`` (resized when its shape differs, as PyTorch does)."""
+def assign_out(out, result, name, inputs=()):
+    """The ``out=`` variant: results land in ``out`` (resized when its shape differs, as PyTorch does); ``inputs``:
+    those an elementwise op reads, which may not partly overlap ``out``."""
     if not isinstance(out, Tensor):
         raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    refuse_overlap(out, inputs)
     if _grad_state.enabled and (result._requires_grad or out._requires_grad):
         raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
                            "differentiation, but one of the arguments requires grad.")
@@ -148,10 +159,11 @@ _SCALAR_KINDS = {float: "fc", int: "iufc"}
 
 def _fast_unary(op):
     fwd, differentiable, floats_only = op.fwd, op.differentiable, op.cast is not None
+    own_bools = op.bool_fwd is not None
 
     def unary(self):
         a = self._arr
-        if a is None or (floats_only and self._dtype.kind not in "fc"):
+        if a is None or (floats_only and self._dtype.kind not in "fc") or (own_bools and self._dtype.kind == "b"):
             return apply(op, (self,))
         backend = self._backend
         out = fwd(backend.xp, a)
@@ -243,7 +255,7 @@ def _make_function(entry, name):
     elif kind == "unary":
         def function(input, *, out=None):
             r = apply(op, (input,))
-            return r if out is None else assign_out(out, r, name)
+            return r if out is None else assign_out(out, r, name, (input,))
     elif kind == "binary":
         def function(input, other, *, alpha=None, out=None, **options):
             if not isinstance(input, Tensor):
@@ -254,12 +266,12 @@ def _make_function(entry, name):
             if alpha is not None:
                 other = _scaled(other, alpha, input)
             r = apply(op, (input, other)) if not options else _with_options(sig, name, input, other, options)
-            return r if out is None else assign_out(out, r, name)
+            return r if out is None else assign_out(out, r, name, (input, other))
     else:
         def function(*args, out=None, **kwargs):
             tensors, params = sig(*args, **numpy_names(kwargs, name)) if kwargs else sig(*args)
             r = apply(op, tensors, params)
-            return r if out is None else assign_out(out, r, name)
+            return r if out is None else assign_out(out, r, name, tensors if name in ELEMENTWISE else ())
     function.__name__ = function.__qualname__ = name
     function.__doc__ = sig.__doc__ if kind == "composite" else \
         f"xtensor.{name}: generated from the op table entry {op.name!r}."
@@ -331,9 +343,12 @@ def _make_method(entry, function):
     return method
 
 
-def _make_inplace(method, name):
+def _make_inplace(method, name, overlaps=None):
+    """``name_``; ``overlaps``: the kinds of ``overlap`` of ``self`` with a tensor argument PyTorch refuses."""
     def inplace(self, *args, **kwargs):
         check_inplace(self, *args)
+        if overlaps:
+            refuse_overlap(self, args, overlaps)
         source = self
         if _grad_state.enabled and (self._requires_grad or any(
                 isinstance(a, Tensor) and a._requires_grad for a in args)):
@@ -366,6 +381,12 @@ def _make_operators(entry, method, inplace):
             ops[dunder] = method
     return ops
 
+
+# Ops beyond the unary and binary kinds PyTorch computes elementwise (a TensorIterator): their in-place and ``out=``
+# forms refuse a written tensor that partly overlaps an input (reductions, matmul, masked_fill's value do not check)
+ELEMENTWISE = frozenset("clamp clamp_min clamp_max clip lerp addcmul addcdiv cumsum cumprod".split())
+# In-place scatters, which refuse a source sharing any memory with ``self`` (PyTorch's assert_no_overlap)
+SCATTERS = frozenset("index_add index_copy scatter scatter_add scatter_reduce put".split())
 
 # The in-place forms PyTorch also spells as torch functions (``torch.relu_(x)``); the others are methods only.
 TORCH_INPLACE_FUNCTIONS = frozenset("""
@@ -405,7 +426,8 @@ for _name, _entry in TABLE.items():
         if _entry.tensors_only:
             _m = _tensors_only(_m, _name, True)
         _methods[_name] = _m
-        _ip = _make_inplace(_m, _name) if _entry.inplace else None
+        _ip = _make_inplace(_m, _name, ("partial",) if _entry.kind in ("unary", "binary") or _name in ELEMENTWISE else
+                            ("full", "partial") if _name in SCATTERS else None) if _entry.inplace else None
         if _ip is not None:
             _methods[_name + "_"] = _ip
             if _name in TORCH_INPLACE_FUNCTIONS:

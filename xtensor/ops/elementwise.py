@@ -163,9 +163,9 @@ def unary(name, fwd, vjp, *, float_only=False, api=True, **kw):
     return defop(name, fwd, (vjp,), **{**options, **kw})
 
 
-def predicate(name, fwd, api=None):
+def predicate(name, fwd, api=None, **kw):
     """A bool-valued unary function (no gradient, no in-place form)."""
-    return unary(name, fwd, None, differentiable=False, inplace=False, api=api)
+    return unary(name, fwd, None, differentiable=False, inplace=False, api=api, **kw)
 
 
 unary("exp", _complex_exp, lambda ns, g, ans, x: g * ans, float_only=True)
@@ -208,9 +208,10 @@ unary("ceil", lambda xp, x: xp.ceil(x), lambda ns, g, ans, x: ns.zeros(g.shape, 
 unary("trunc", lambda xp, x: xp.trunc(x), lambda ns, g, ans, x: ns.zeros(g.shape, g))
 unary("frac", lambda xp, x: x - xp.trunc(x), lambda ns, g, ans, x: g, api=None)
 unary("logical_not", lambda xp, x: xp.logical_not(xp.astype(x, xp.bool)), None, differentiable=False)
-predicate("isnan", lambda xp, x: xp.isnan(x), api=True)
-predicate("isinf", lambda xp, x: xp.isinf(x), api=True)
-predicate("isfinite", lambda xp, x: xp.isfinite(x), api=True)
+# bools are never NaN nor infinite, as PyTorch says (array_api_strict refuses bools in these)
+predicate("isnan", lambda xp, x: xp.isnan(x), api=True, bool_fwd=lambda xp, x: xp.zeros_like(x))
+predicate("isinf", lambda xp, x: xp.isinf(x), api=True, bool_fwd=lambda xp, x: xp.zeros_like(x))
+predicate("isfinite", lambda xp, x: xp.isfinite(x), api=True, bool_fwd=lambda xp, x: xp.ones_like(x))
 predicate("isposinf", lambda xp, x: x == math.inf if _is_float(x) else xp.zeros(x.shape, dtype=xp.bool))
 predicate("isneginf", lambda xp, x: x == -math.inf if _is_float(x) else xp.zeros(x.shape, dtype=xp.bool))
 predicate("signbit", lambda xp, x: xp.signbit(x) if _is_float(x) else x < 0, api=True)
@@ -455,7 +456,8 @@ binary("logaddexp", lambda xp, x, y: xp.logaddexp(x, y),
 binary("copysign", lambda xp, x, y: xp.copysign(x, y), (_copysign_vjp, lambda g, ans, x, y: g.new_zeros(g.shape)),
        cast=to_float,
        names=lambda x, y: "CopysignBackward0" if isinstance(y, Tensor) else "CopysignBackward1")
-binary("xlogy", _xlogy, (lambda g, ans, x, y: g * (x != 0).to(g.dtype).xlogy(y), lambda g, ans, x, y: g * x / y),
+binary("xlogy", _xlogy, (lambda g, ans, x, y: g.xlogy(y).masked_fill((x == 0) & (y <= 0), 0),  # PyTorch's formula
+                         lambda g, ans, x, y: g * x / y),
        cast=to_float, api=None,
        names=lambda x, y: "XlogyBackward0" if isinstance(x, Tensor) and isinstance(y, Tensor) else
        "XlogyBackward2" if isinstance(x, Tensor) else "XlogyBackward1")

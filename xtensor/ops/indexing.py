@@ -18,7 +18,7 @@ import numpy as np
 from .. import _dtypes
 from .._dispatch import _broadcast_mismatch, _native, _unify
 from .._index import basic_meta, check_index_range, gather_positions, index_positions, is_traced, positions_of
-from .._table import defcomposite, defop, native_dtype
+from .._table import defcomposite, defop, native_dtype, via_uint8
 from .._tensor import Tensor, contiguous_strides
 
 
@@ -57,6 +57,14 @@ def _index_put_fwd(xp, x, v, index, backend, accumulate=False, indices=()):
     values = xp.reshape(xp.broadcast_to(xp.astype(v, x.dtype), tuple(positions.shape)), (-1,))
     return xp.reshape(backend.scatter_reduce_flat(flat, positions.reshape(-1), values,
                                                   "sum" if accumulate else "set"), x.shape)
+
+
+# A non-leaf overwritten by a value of no history of its own (fill_, copy_, zero_ of a constant): the old history
+# stays an input of the write's node with a fresh zero gradient, as PyTorch's FillBackward/ZeroBackward give it
+# (the old history's nodes still run, and check what they saved; under create_graph that zero has no graph)
+overwrite = defop("overwrite", lambda xp, old, new: new,
+                  (lambda ns, g, ans, old, new: ns.zeros(g.shape, g), lambda ns, g, ans, old, new: g), saves=(),
+                  function=False, method=False)
 
 
 # ``indices``: the caller's index tensors, which the node keeps and version-checks as PyTorch's (the VJPs read the
@@ -108,6 +116,11 @@ def _scatter_fwd(xp, x, src, index, dim, reduce, backend, given=None):
         flat = backend.scatter_reduce_flat(flat, dim_positions(xp, tuple(x.shape), dim, idx),
                                            xp.reshape(values, (-1,)), reduce)
     return xp.reshape(flat, x.shape)
+
+
+# Adding bools is a logical or, as PyTorch's kernels add them: the largest of uint8s (the array API adds numbers only)
+_bools_scatter = via_uint8(lambda xp, x, src, index, dim, reduce, *rest:
+                           _scatter_fwd(xp, x, src, index, dim, "amax" if reduce == "sum" else reduce, *rest))
 
 
 def _adapter(*tensors):
@@ -234,7 +247,7 @@ def _scatter_add_sig(input, dim, index, src):
 
 
 defop("scatter_add", _scatter_fwd, (_add_x_vjp, _add_src_vjp), sig=_scatter_add_sig, inplace=True, out=True,
-      saves=(2,))
+      saves=(2,), bool_fwd=_bools_scatter)
 
 
 # ------------------------------------------------------------------ scatter_reduce
@@ -424,7 +437,7 @@ def _index_add_sig(input, dim, index, source, *, alpha=1):
 
 
 defop("index_add", _scatter_fwd, (_add_x_vjp, _add_src_vjp), sig=_index_add_sig, inplace=True, out=True,
-      saves=(1, 2, 6))  # source (the caller's, also when scaled by alpha) and index, as PyTorch
+      saves=(1, 2, 6), bool_fwd=_bools_scatter)  # source (the caller's, also when scaled by alpha) and index, as PyTorch
 
 
 def _index_copy_sig(input, dim, index, source):

@@ -205,6 +205,8 @@ def _prod_fwd(xp, x, dims, keepdim, dtype):
 
 
 def _prod_vjp(g, ans, x, dims, keepdim, dtype):
+    if x.ndim == 0:  # the gradient itself, as PyTorch's prod_backward (no graph of x)
+        return g
     return unreduce(g, x.shape, dims, keepdim) * _product_of_others(x, unreduce(ans, x.shape, dims, keepdim), dims)
 
 
@@ -367,10 +369,22 @@ for _name, _fn in (("amax", "max"), ("amin", "min")):
           bool_fwd=via_uint8(_extreme))
 
 
-def _arg_sig(input, dim=None, keepdim=False):
+def _arg_sig(name):
+    def sig(input, dim=None, keepdim=False):
+        if input.dtype is _dtypes.bool:  # refused before the dim is looked at, as PyTorch's
+            raise RuntimeError(f"{name}(): does not support bool input")
+        return _arg_params(input, dim, keepdim)
+    sig.__name__ = name
+    return sig
+
+
+def _arg_params(input, dim, keepdim):
     if dim is None:
         return (input,), (None, keepdim)
-    return (input,), ((_one_dim(input, dim), keepdim) if input.ndim else (None, False))
+    if not input.ndim:
+        dims_of(dim, 0)  # checked: a 0-d tensor takes dims -1 and 0
+        return (input,), (None, False)
+    return (input,), (_one_dim(input, dim), keepdim)
 
 
 def _arg_fwd(f):
@@ -391,7 +405,7 @@ def _arg_api_sig(name):
 
 
 for _name in ("argmax", "argmin"):
-    defop(_name, _arg_fwd(_name), None, sig=_arg_sig, differentiable=False, api=True, out=True,
+    defop(_name, _arg_fwd(_name), None, sig=_arg_sig(_name), differentiable=False, api=True, out=True,
           api_sig=_arg_api_sig(_name))
 
 
@@ -517,7 +531,7 @@ def _cumprod_vjp(g, ans, x, dim, dtype, include_initial):
     """Exact with zeros: before the first zero of a slice ``rev_cumsum(g * ans) / x``; at the first zero the
     product of the elements before it times ``rev_cumsum(g * cumprod(the elements after it))``; after it 0."""
     g, ans = _trim_initial(g, dim, include_initial), _trim_initial(ans, dim, include_initial)
-    if x.ndim == 0:
+    if x.ndim == 0 or x.shape[dim] <= 1:  # the gradient itself, as PyTorch's cumprod_backward (no graph of x)
         return g
     zero = x == 0
     zeros_before = zero.long().cumsum(dim) - zero.long()
@@ -697,8 +711,8 @@ _NO_TOPK = refusing("topk", "bc", errors={"b": (RuntimeError, "topk does not sup
 
 def topk(input, k, dim=-1, largest=True, sorted=True):
     """The ``k`` largest (smallest) along ``dim``, always in sorted order; ties keep their original order."""
+    d = _one_dim(input, dim)  # the dim is checked before the dtype, as PyTorch's
     _NO_TOPK(input.dtype)
-    d = _one_dim(input, dim)
     n = input.shape[d] if input.ndim else 1
     if not 0 <= k <= n:
         raise RuntimeError(f"selected index k out of range (k={k}, size of dim {d} is {n})")

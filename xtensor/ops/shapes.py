@@ -87,7 +87,7 @@ def _reshape_vjp(ns, g, ans, x, shape):
 
 defop("view", lambda xp, x, shape: xp.reshape(x, shape), (_reshape_vjp,), sig=_view_sig, view=_view_meta,
       saves=())
-defop("_reshape_copy", lambda xp, x, shape: xp.reshape(xp.asarray(x, copy=True), shape), (_reshape_vjp,),
+defop("_reshape_copy", lambda xp, x, shape: xp.reshape(x, shape, copy=True), (_reshape_vjp,),  # (contiguous, as PyTorch's)
       node="UnsafeViewBackward0", saves=(), function=False, method=False)
 
 
@@ -165,10 +165,16 @@ def _expand_sig(input, *sizes):
 
 
 def _expand_meta(shape, stride, offset, sizes):
+    """PyTorch's inferExpandGeometry: an expanded dim has stride 0; a new leading dim of size 1 the stride of the
+    dim after it times its size (as a contiguous tensor would: ``x.expand(1, n)`` is ``x[None]``)."""
     lead = len(sizes) - len(shape)
-    new_stride = tuple(0 if i < lead or (shape[i - lead] == 1 and s != 1) else stride[i - lead]
-                       for i, s in enumerate(sizes))
-    return sizes, new_stride, offset
+    new_stride = [0] * len(sizes)
+    for i in reversed(range(len(sizes))):
+        if i >= lead and not (shape[i - lead] == 1 and sizes[i] != 1):
+            new_stride[i] = stride[i - lead]
+        elif i < lead and sizes[i] == 1:
+            new_stride[i] = sizes[i + 1] * new_stride[i + 1] if i + 1 < len(sizes) else 0
+    return sizes, tuple(new_stride), offset
 
 
 defop("expand", lambda xp, x, sizes: xp.broadcast_to(x, sizes), (lambda ns, g, ans, x, sizes: g,), sig=_expand_sig,
@@ -413,8 +419,9 @@ def _as_strided_fwd(xp, x, size, stride, offset, index, root):
     return gather_positions(xp, x, positions_of(tuple(x.shape))[index])
 
 
-defop("as_strided", _as_strided_fwd,
-      (lambda ns, g, ans, x, size, stride, offset, index, root: _getitem_vjp(ns, g, None, x, index, None),),
+defop("as_strided", _as_strided_fwd,  # (an empty view's gradient: fresh zeros, as PyTorch's as_strided_backward)
+      (lambda ns, g, ans, x, size, stride, offset, index, root:
+          ns.zeros(tuple(x.shape), g) if 0 in size else _getitem_vjp(ns, g, None, x, index, None),),
       sig=_as_strided_sig, view=_as_strided_meta, saves=())
 
 
