@@ -184,9 +184,7 @@ class OpNode(Node):
         if op.vjp_all is not None:
             raw = list(op.vjp_all(ns, g, out, *values))
         else:
-            raw = []
-            for fn, (child, _), v in zip(op.vjps, self._edges, values):
-                raw.append(None if child is None else fn(ns, g, out, *values))
+            raw = [None if child is None else fn(ns, g, out, *values) for fn, (child, _) in zip(op.vjps, self._edges)]
         for i, gi in enumerate(raw):  # reduce broadcast gradients to their input's shape and dtype
             if gi is not None and isinstance(args[i], (Tensor, InputMeta)):
                 v = values[i]
@@ -492,7 +490,6 @@ def _drop_unread(args, positions):
             meta = out[i] = _new(InputMeta)
             meta.shape, meta.dtype, meta._dtype, meta._backend = t._arr.shape, t._arr.dtype, t._dtype, t._backend
     return args if out is None else tuple(out)
-
 
 
 def _list_versions(ts):
