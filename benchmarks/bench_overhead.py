@@ -637,19 +637,7 @@ def run_case(name, *, repeat=FULL["repeat"], target_time=FULL["target_time"], co
         return _measure_case(case, repeat, columns, warmup)
     if settle is None:
         settle = 0.3 if case.group == "matmul" else 0.0
-    fns, skipped = {}, {}
-    for column in columns:
-        build = case.builders.get(column)
-        if build is None:
-            continue
-        ok, why = column_available(column)
-        if not ok:
-            skipped[column] = why
-            continue
-        fn = build()
-        for _ in range(warmup):  # caches, jit compilation, first-use allocations
-            fn()
-        fns[column] = fn
+    fns, skipped = _built(case, columns, warmup)
     rounds = {column: [] for column in fns}
     numbers = {}
     for family in _FAMILIES:
@@ -676,10 +664,10 @@ def run_case(name, *, repeat=FULL["repeat"], target_time=FULL["target_time"], co
     }
 
 
-def _measure_case(case, repeat, columns, warmup):
-    """A memory row: each column's builder returns a callable that measures once and returns bytes; the row keeps
-    the least of up to 5 measurements per column, in KiB (after ``warmup`` calls: first-use allocations)."""
-    values, skipped = {}, {}
+def _built(case, columns, warmup):
+    """The case's callable per available column, each called ``warmup`` times (caches, jit compilation, first-use
+    allocations), and why the unavailable columns were skipped."""
+    fns, skipped = {}, {}
     for column in columns:
         build = case.builders.get(column)
         if build is None:
@@ -688,10 +676,19 @@ def _measure_case(case, repeat, columns, warmup):
         if not ok:
             skipped[column] = why
             continue
-        measure = build()
+        fn = build()
         for _ in range(warmup):
-            measure()
-        values[column] = min(measure() for _ in range(max(1, min(repeat, 5)))) / 1024
+            fn()
+        fns[column] = fn
+    return fns, skipped
+
+
+def _measure_case(case, repeat, columns, warmup):
+    """A memory row: each column's builder returns a callable that measures once and returns bytes; the row keeps
+    the least of up to 5 measurements per column, in KiB (after ``warmup`` calls: first-use allocations)."""
+    measures, skipped = _built(case, columns, warmup)
+    values = {column: min(measure() for _ in range(max(1, min(repeat, 5)))) / 1024
+              for column, measure in measures.items()}
     ratios = {r: _ratio(values, *cols) for r, cols in RATIOS.items()}
     targets = _targets(case.group, ratios)
     return {"name": case.name, "group": case.group, "description": case.description, "unit": "KiB",
