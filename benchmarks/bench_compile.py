@@ -70,6 +70,20 @@ def _batch(size):
 
 
 # --------------------------------------------------------------------------- the step, six ways
+def _adam_step(lib, net):
+    """The demo's training step written as PyTorch code, for ``lib`` (xtensor or torch): Adam, tensor learning rate."""
+    optimizer = lib.optim.Adam(net.parameters(), lr=lib.tensor(LR), betas=BETAS, eps=EPS)
+    loss_fn = lib.nn.CrossEntropyLoss()
+
+    def train_step(inputs, targets):
+        optimizer.zero_grad()
+        loss = loss_fn(net(inputs), targets)
+        loss.backward()
+        optimizer.step()
+        return loss
+    return train_step
+
+
 def _xtensor_step(backend, compiled):
     """The demo's step on ``backend``; returns (step(x, y) -> loss, the model, the batch maker)."""
     import xtensor
@@ -78,15 +92,7 @@ def _xtensor_step(backend, compiled):
     with xtensor.use_backend(backend):
         xtensor.manual_seed(0)
         net = _digits_model(xtensor.nn, "mlp")
-        optimizer = xtensor.optim.Adam(net.parameters(), lr=xtensor.tensor(LR), betas=BETAS, eps=EPS)
-    loss_fn = xtensor.nn.CrossEntropyLoss()
-
-    def train_step(inputs, targets):
-        optimizer.zero_grad()
-        loss = loss_fn(net(inputs), targets)
-        loss.backward()
-        optimizer.step()
-        return loss
+        train_step = _adam_step(xtensor, net)
 
     def tensors(size):
         x, y = _batch(size)
@@ -110,16 +116,7 @@ def _torch_step(weights):
     with torch.no_grad():
         for p, w in zip(net.parameters(), weights):
             p.copy_(torch.from_numpy(w))
-    optimizer = torch.optim.Adam(net.parameters(), lr=torch.tensor(LR), betas=BETAS, eps=EPS)
-    loss_fn = torch.nn.CrossEntropyLoss()
-
-    def train_step(inputs, targets):
-        optimizer.zero_grad()
-        loss = loss_fn(net(inputs), targets)
-        loss.backward()
-        optimizer.step()
-        return loss
-    return train_step, lambda size: tuple(torch.from_numpy(a) for a in _batch(size))
+    return _adam_step(torch, net), lambda size: tuple(torch.from_numpy(a) for a in _batch(size))
 
 
 def _jax_step(weights, shardings=None, pytorch_adam=False):
