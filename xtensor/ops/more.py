@@ -589,20 +589,24 @@ for _name, _impl in (("diagonal_scatter", diagonal_scatter), ("select_scatter", 
     defcomposite(_name, _impl, out=True)
 
 
-def trapezoid(y, x=None, *, dx=None, dim=-1):
-    """The trapezoid rule along ``dim``: spacing ``dx`` (default 1) or sample points ``x``."""
+def _trapezoids(y, x, dx, dim):
+    """The area of each interval along ``dim`` (one fewer than ``y`` has): spacing ``dx`` (default 1) or sample
+    points ``x``; and the dim."""
     d = dims_of(dim, y.ndim)[0]
     n = y.shape[d]
-    if n == 0:
-        return _float(y).sum(d) * 0
-    lo, hi = y.narrow(d, 0, n - 1), y.narrow(d, 1, n - 1)
+    heights = _float(y.narrow(d, 0, max(n - 1, 0))) + y.narrow(d, min(1, n), max(n - 1, 0))
     if x is None or not isinstance(x, Tensor):
-        spacing = dx if dx is not None else (x if x is not None else 1)
-        return ((_float(lo) + hi) * spacing / 2).sum(d)
+        return heights * (dx if dx is not None else (x if x is not None else 1)) / 2, d
     dxs = _fn("diff")(x, dim=-1 if x.ndim == 1 else d)
     if x.ndim == 1:
         dxs = dxs.reshape((-1,) + (1,) * (y.ndim - d - 1))
-    return ((_float(lo) + hi) * dxs / 2).sum(d)
+    return heights * dxs / 2, d
+
+
+def trapezoid(y, x=None, *, dx=None, dim=-1):
+    """The trapezoid rule along ``dim``: spacing ``dx`` (default 1) or sample points ``x``."""
+    areas, d = _trapezoids(y, x, dx, dim)
+    return areas.sum(d)
 
 
 def trapz(y, x=None, *, dx=None, dim=-1):
@@ -611,16 +615,8 @@ def trapz(y, x=None, *, dx=None, dim=-1):
 
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """The running trapezoid rule along ``dim`` (one element fewer than ``y`` along it)."""
-    d = dims_of(dim, y.ndim)[0]
-    n = y.shape[d]
-    lo, hi = y.narrow(d, 0, max(n - 1, 0)), y.narrow(d, min(1, n), max(n - 1, 0))
-    if x is None or not isinstance(x, Tensor):
-        spacing = dx if dx is not None else (x if x is not None else 1)
-        return ((_float(lo) + hi) * spacing / 2).cumsum(d)
-    dxs = _fn("diff")(x, dim=-1 if x.ndim == 1 else d)
-    if x.ndim == 1:
-        dxs = dxs.reshape((-1,) + (1,) * (y.ndim - d - 1))
-    return ((_float(lo) + hi) * dxs / 2).cumsum(d)
+    areas, d = _trapezoids(y, x, dx, dim)
+    return areas.cumsum(d)
 
 
 defcomposite("trapezoid", trapezoid, method=False)
