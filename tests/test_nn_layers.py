@@ -100,7 +100,7 @@ CASES = [
      (x(3, 2, 4), x(5, 2, 4)), {"memory_mask": np.triu(np.ones((3, 5), bool), 2)}),
     ("TransformerEncoder", lambda ns: ns.TransformerEncoder(ns.TransformerEncoderLayer(4, 2, 8, dropout=0.0), 2,
                                                             ns.LayerNorm(4), enable_nested_tensor=False),
-     (x(3, 2, 4),), {"mask": np.triu(np.full((3, 3), -np.inf), 1)}),  # a causal float mask, detected as such
+     (x(3, 2, 4),), {"mask": np.triu(np.full((3, 3), -np.inf), 1)}),  # a causal float mask, no is_causal hint
     ("Transformer", lambda ns: ns.Transformer(4, 2, 1, 2, 8, dropout=0.0, batch_first=True),
      (x(2, 5, 4), x(2, 3, 4)), {"tgt_mask": np.triu(np.full((3, 3), -np.inf), 1),
                                 "src_key_padding_mask": np.array([[False] * 3 + [True] * 2, [False] * 5])}),

@@ -16,11 +16,6 @@ import numpy as np
 __all__ = ["ctc_loss"]
 
 
-def _xt():
-    import xtensor
-    return xtensor
-
-
 def _lengths(name, lengths, batch):
     """Per-sequence lengths as host ints (a tensor, a tuple or list, or one number for an unbatched input)."""
     if hasattr(lengths, "tolist"):
@@ -55,9 +50,8 @@ def _padded_targets(targets, target_lengths, batch, blank):
     return out
 
 
-def _logsumexp(*terms):
+def _logsumexp(xt, *terms):
     """log(sum(exp(terms))) elementwise, -inf where every term is, with no NaN in its gradient there."""
-    xt = _xt()
     stacked = xt.stack(xt.broadcast_tensors(*terms))
     shift = stacked.amax(0).detach()
     shift = shift.where(shift.isfinite(), shift.new_zeros(()))
@@ -68,7 +62,7 @@ def _logsumexp(*terms):
 
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
     """PyTorch's ``F.ctc_loss``: ``log_probs`` (T, N, C) or (T, C), ``targets`` padded (N, S) or concatenated."""
-    from .functional import _named
+    from .functional import _named, _xt
     xt = _xt()
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
@@ -102,12 +96,12 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     for t in range(1, steps):
         one_back = xt.cat([before[:, :1], alpha[:, :-1]], 1)
         two_back = xt.cat([before, alpha[:, :-2]], 1)[:, :width].where(skips, never)
-        alpha = _logsumexp(alpha, one_back, two_back) + emissions[t]
+        alpha = _logsumexp(xt, alpha, one_back, two_back) + emissions[t]
         alphas.append(alpha)
     rows = np.arange(batch)
     final = xt.stack(alphas)[[max(length - 1, 0) for length in inputs_n], rows]  # (N, 2S + 1) at each last step
     ends = np.asarray([2 * length for length in targets_n], np.int64)
-    loss = -_logsumexp(final[rows, ends], final[rows, np.maximum(ends - 1, 0)].where(host(ends > 0), never))
+    loss = -_logsumexp(xt, final[rows, ends], final[rows, np.maximum(ends - 1, 0)].where(host(ends > 0), never))
     no_frames = np.asarray([length == 0 for length in inputs_n])
     if no_frames.any():  # no frames: the empty target has probability 1, any other 0
         loss = loss.where(host(~no_frames), host(np.where(ends == 0, 0.0, math.inf)).to(loss.dtype))

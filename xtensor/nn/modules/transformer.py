@@ -170,18 +170,6 @@ def _clones(layer, num_layers):
     return ModuleList([copy.deepcopy(layer) for _ in range(num_layers)])
 
 
-def _sequence_length(x, batch_first):
-    return x.shape[0] if x.ndim == 2 else x.shape[1 if batch_first else 0]
-
-
-def _is_causal(mask, is_causal, size):
-    """PyTorch's rule: ``is_causal=None`` means "detect it": the mask equals the square subsequent mask."""
-    if is_causal is not None or mask is None:
-        return is_causal is True
-    causal = Transformer.generate_square_subsequent_mask(size, dtype=mask.dtype)
-    return tuple(mask.shape) == tuple(causal.shape) and bool((mask == causal).all())
-
-
 class TransformerEncoder(Module):
     """``num_layers`` copies of ``encoder_layer`` applied in turn, then ``norm``."""
 
@@ -193,7 +181,9 @@ class TransformerEncoder(Module):
         self.mask_check = mask_check
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
-        is_causal = _is_causal(mask, is_causal, _sequence_length(src, self.layers[0].self_attn.batch_first))
+        # PyTorch reads is_causal=None as "is the mask causal?" (a host read) for its fused kernels; here the mask is
+        # added as given, so the hint changes no value
+        is_causal = bool(is_causal)
         output = src
         for layer in self.layers:
             output = layer(output, src_mask=mask, is_causal=is_causal, src_key_padding_mask=src_key_padding_mask)
@@ -210,7 +200,7 @@ class TransformerDecoder(Module):
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                 memory_key_padding_mask=None, tgt_is_causal=None, memory_is_causal=False):
-        tgt_is_causal = _is_causal(tgt_mask, tgt_is_causal, _sequence_length(tgt, self.layers[0].self_attn.batch_first))
+        tgt_is_causal = bool(tgt_is_causal)  # (as in TransformerEncoder)
         output = tgt
         for layer in self.layers:
             output = layer(output, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
