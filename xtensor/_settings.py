@@ -1,21 +1,33 @@
 """Global settings PyTorch scripts set and read (``torch.use_deterministic_algorithms``,
-``set_warn_always``, ``get_default_device``...), kept in one place.
+``set_warn_always``, ``get_default_device``, ``set_float32_matmul_precision``, ``set_num_threads``...), kept in
+one place.
 
 Every xtensor op is deterministic on every backend, so ``use_deterministic_algorithms`` only records the
 setting that ``are_deterministic_algorithms_enabled`` reports, as PyTorch does on a build whose kernels are
 all deterministic.
 """
+import builtins
+import os
+import sys
+import warnings
+
+import threadpoolctl
+
 from . import _creation
 
 __all__ = ["use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
            "is_deterministic_algorithms_warn_only_enabled", "set_deterministic_debug_mode",
-           "get_deterministic_debug_mode", "set_warn_always", "is_warn_always_enabled", "get_default_device"]
+           "get_deterministic_debug_mode", "set_warn_always", "is_warn_always_enabled", "get_default_device",
+           "set_float32_matmul_precision", "get_float32_matmul_precision", "get_num_threads", "set_num_threads",
+           "get_num_interop_threads", "set_num_interop_threads"]
 
 
 class _Settings:
     deterministic = False
     warn_only = False
     warn_always = False
+    matmul_precision = "highest"
+    interop_threads = os.cpu_count()
 
 
 def use_deterministic_algorithms(mode, *, warn_only=False):
@@ -61,3 +73,56 @@ def is_warn_always_enabled():
 def get_default_device():
     """Where factories put new tensors: the default backend's default device."""
     return _creation.zeros(()).device
+
+
+# ------------------------------------------------------------------ float32 matmul precision
+_MATMUL_PRECISIONS = ("highest", "high", "medium")
+_JAX_PRECISIONS = {"highest": "float32", "high": "tensorfloat32", "medium": "bfloat16"}
+
+
+def set_float32_matmul_precision(precision):
+    """PyTorch's float32 matmul precision: ``"highest"`` (the default: full float32), ``"high"`` (TF32 allowed),
+    ``"medium"`` (bfloat16 allowed). It sets ``backends.cuda.matmul.allow_tf32`` as PyTorch does and, once jax
+    is loaded, jax's default matmul precision (on CPUs every choice computes in float32, as PyTorch's)."""
+    if precision not in _MATMUL_PRECISIONS:
+        warnings.warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current "
+                      "setFloat32MatmulPrecision call has no effect.", stacklevel=2)
+        return
+    _Settings.matmul_precision = precision
+    if "jax" in sys.modules:
+        sys.modules["jax"].config.update("jax_default_matmul_precision", _JAX_PRECISIONS[precision])
+
+
+def get_float32_matmul_precision():
+    return _Settings.matmul_precision
+
+
+# ------------------------------------------------------------------ threads
+def get_num_threads():
+    """The threads numpy's BLAS uses for one op (PyTorch's intra-op threads)."""
+    counts = [info["num_threads"] for info in threadpoolctl.threadpool_info() if info["user_api"] == "blas"]
+    return max(counts) if counts else os.cpu_count()
+
+
+def set_num_threads(int):
+    """Limit numpy's BLAS to ``int`` threads (through threadpoolctl). jax's XLA fixes its thread pool at start
+    (``XLA_FLAGS``), so jax ops keep theirs."""
+    _check_thread_count(int, "set_num_threads")
+    threadpoolctl.threadpool_limits(limits=int, user_api="blas")
+
+
+def get_num_interop_threads():
+    return _Settings.interop_threads
+
+
+def set_num_interop_threads(int):
+    """Recorded only: xtensor runs independent ops one after another (no inter-op pool)."""
+    _check_thread_count(int, "set_num_interop_threads")
+    _Settings.interop_threads = int
+
+
+def _check_thread_count(value, name):
+    if not isinstance(value, builtins.int) or isinstance(value, bool):
+        raise RuntimeError(f"{name} expects an int, but got {type(value).__name__}")
+    if value <= 0:
+        raise RuntimeError(f"{name} expects a positive integer")
