@@ -8,7 +8,8 @@ node, a view rewrites its base's history through a ``CopySlices`` node).
 import inspect
 import numbers
 
-from . import _dtypes
+from . import _autocast, _dtypes
+from ._autocast import state as _autocast_state
 from ._autograd import edge_of, move_retained_grad, view_rebase_message
 from ._dispatch import _backend_error, _record, apply, detached, history_alias, node_class
 from ._ns import raw_ns
@@ -269,6 +270,8 @@ def _make_function(entry, name):
             return r if out is None else assign_out(out, r, name, (input, other))
     else:
         def function(*args, out=None, **kwargs):
+            if _autocast_state.active:  # cast before the signature checks dtypes, as PyTorch's autocast does
+                args = _autocast.cast_inputs(name, args)
             tensors, params = sig(*args, **numpy_names(kwargs, name)) if kwargs else sig(*args)
             r = apply(op, tensors, params)
             return r if out is None else assign_out(out, r, name, tensors if name in ELEMENTWISE else ())
