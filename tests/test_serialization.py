@@ -453,3 +453,12 @@ def test_tensors_parameters_and_modules_pickle_with_the_standard_pickle(backend)
     assert loaded_t.tolist() == [[1.5, -2.0]] and type(loaded_p) is xt.nn.Parameter
     x = xt.tensor(X_BATCH)
     np.testing.assert_array_equal(loaded_model(x).detach().numpy(), model(x).detach().numpy())
+
+
+def test_a_whole_lstm_loads_back_and_takes_flatten_parameters_as_scripts_call_it(tmp_path):
+    lstm = xt.nn.LSTM(3, 4, num_layers=2)
+    xt.save(lstm, tmp_path / "lstm.pt")
+    loaded = xt.load(tmp_path / "lstm.pt", weights_only=False)
+    assert loaded.flatten_parameters() is None  # PyTorch packs cuDNN weights here; nothing to do in xtensor
+    x = xt.tensor(X_BATCH).reshape(5, 1, 3)
+    np.testing.assert_array_equal(loaded(x)[0].detach().numpy(), lstm(x)[0].detach().numpy())
