@@ -7,6 +7,7 @@ kinds, and PyTorch's three-tier rule for 0-dim tensors and Python scalars
 outrank Python scalars, unless a lower tier is of a higher category).
 """
 import builtins
+import functools
 import math
 import numbers
 import threading
@@ -19,7 +20,7 @@ __all__ = [
     "DType", "bool", "uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64",
     "float16", "bfloat16", "float32", "float64", "complex64", "complex128", "ALL_DTYPES", "by_name",
     "promote_types", "result_type", "can_cast", "get_default_dtype", "set_default_dtype",
-    "default_dtype_for", "scalar_dtype", "numpy_dtype",
+    "default_dtype_for", "scalar_dtype", "numpy_dtype", "with_default_float",
 ]
 
 _builtin_bool = __builtins__["bool"] if isinstance(__builtins__, dict) else __builtins__.bool
@@ -106,6 +107,12 @@ ALIASES = {"float": float32, "double": float64, "half": float16, "long": int64, 
            "short": int16, "cfloat": complex64, "cdouble": complex128}
 
 
+# NumPy's scalar types, what numpy returns for 0-d results (``add`` of 0-d arrays, a full reduction): a tensor never
+# holds one -- its value is a 0-d array, writable, sharing memory, exported through DLPack -- so each place that makes
+# a result from a backend array checks against this set (the numpy adapter adds ml_dtypes' bfloat16 when it loads).
+NUMPY_SCALARS = set(np.sctypeDict.values())
+
+
 def by_name(name):
     """The dtype called ``name`` ('float32', or a PyTorch alias such as 'long')."""
     try:
@@ -174,6 +181,24 @@ def set_default_dtype(d):
     if not isinstance(d, DType) or d.kind != "f":
         raise TypeError(f"set_default_dtype: only floating-point types are supported as the default type, got {d}")
     _defaults.float_dtype = d
+
+
+def with_default_float(fn, default):
+    """``fn`` run with ``default()`` as the default float dtype (and its complex): how a namespace with defaults
+    of its own (the array API's float64) runs code it shares with ``xtensor``'s (PyTorch's float32). Integer and
+    bool inputs that an op computes in floating point, Python floats and new float tensors then get that dtype;
+    tensors that already are floating keep theirs (``int64`` with ``float32`` stays ``float32``)."""
+    defaults = _defaults
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        saved = defaults.float_dtype
+        defaults.float_dtype = default()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            defaults.float_dtype = saved
+    return run
 
 
 def default_dtype_for(kind):

@@ -7,6 +7,7 @@ spells them: ``psi``, ``j0``/``k0e``..., ``multigammaln(a, d)``, ``zeta(x, q=Non
 ``logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False)``. Two-argument functions promote as the
 standard does and take a Python number for either argument.
 """
+from ._info import with_standard_defaults as _with_standard_defaults
 from .. import special as _special
 from .._tensor import Tensor as _Tensor
 from ..ops.elementwise import api_promoted as _api_promoted
@@ -96,3 +97,5 @@ def logsumexp(a, /, axis=None, b=None, keepdims=False, return_sign=False):
     if return_sign:
         return out, total.sign()
     return out.where(total >= 0, float("nan"))
+
+_with_standard_defaults(globals(), __all__)
