@@ -35,6 +35,13 @@ class DType:
         self.name, self.kind, self.itemsize = name, kind, itemsize
 
     @property
+    def dtype(self):
+        """The numpy dtype: what NumPy reads when handed an object with a ``dtype`` (``np.dtype(xtensor.float64)``,
+        ``np.zeros(2).astype(xp.float64)``), so array-API code that mixes in NumPy calls on our dtypes works;
+        xtensor's dtypes look like NumPy's (``kind``, ``itemsize``) and now are understood by it as such."""
+        return numpy_dtype(self)
+
+    @property
     def is_floating_point(self):
         return self.kind == "f"
 
@@ -318,7 +325,7 @@ def numpy_dtype(d):
 
 def _dtype_of(type):
     """A DType from a DType or anything with a ``.dtype`` (a tensor)."""
-    d = getattr(type, "dtype", type)
+    d = type if isinstance(type, DType) else getattr(type, "dtype", type)
     if not isinstance(d, DType):
         raise TypeError(f"expected a dtype or a tensor, got {type!r}")
     return d
