@@ -168,6 +168,8 @@ def promote_types(a, b):
     if ca == cb:
         raise TypeError(f"promotion of {a} and {b} is not defined (the array API leaves uint64/int64 open)")
     hi, lo = (a, b) if ca > cb else (b, a)
+    if lo.kind in "iu" and _defaults.integers_as_default_float:  # (see ``with_default_float``)
+        return promote_types(hi, _defaults.float_dtype)
     if hi.kind == "c" and lo.kind == "f":
         return _SAME_KIND[hi, lo.to_complex()]
     return hi
@@ -175,6 +177,7 @@ def promote_types(a, b):
 
 class _Defaults(threading.local):
     float_dtype = float32
+    integers_as_default_float = False  # an integer array meeting a floating one counts as the default float
 
 
 _defaults = _Defaults()
@@ -193,18 +196,20 @@ def set_default_dtype(d):
 def with_default_float(fn, default):
     """``fn`` run with ``default()`` as the default float dtype (and its complex): how a namespace with defaults
     of its own (the array API's float64) runs code it shares with ``xtensor``'s (PyTorch's float32). Integer and
-    bool inputs that an op computes in floating point, Python floats and new float tensors then get that dtype;
-    tensors that already are floating keep theirs (``int64`` with ``float32`` stays ``float32``)."""
+    bool inputs that an op computes in floating point, Python floats and new float tensors then get that dtype, and
+    an integer array meeting a floating one counts as one of that dtype (``int64`` with ``float32`` gives
+    ``float64``, as NumPy gives and SciPy's rule for the promotions the standard leaves open); a Python int keeps
+    the array's dtype (``float32`` with ``2`` stays ``float32``, as the standard asks)."""
     defaults = _defaults
 
     @functools.wraps(fn)
     def run(*args, **kwargs):
-        saved = defaults.float_dtype
-        defaults.float_dtype = default()
+        saved, saved_ints = defaults.float_dtype, defaults.integers_as_default_float
+        defaults.float_dtype, defaults.integers_as_default_float = default(), True
         try:
             return fn(*args, **kwargs)
         finally:
-            defaults.float_dtype = saved
+            defaults.float_dtype, defaults.integers_as_default_float = saved, saved_ints
     return run
 
 

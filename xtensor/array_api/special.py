@@ -59,7 +59,8 @@ def polygamma(n, x, /):
     if not isinstance(n, _Tensor) or n.ndim == 0:
         n = int(n)
         return _special.polygamma(n, x) if n >= 0 else _floating(x) * float("nan")
-    result = _floating(x) * n.new_full((), float("nan"), dtype=_floating(x).dtype)
+    x = x.to(_dtypes.promote_types(n.dtype, x.dtype))  # an integer order counts as the default float (float64)
+    result = x * n.new_full((), float("nan"), dtype=x.dtype)
     for k in (k for k in n.unique().tolist() if k >= 0):
         result = _special.polygamma(int(k), x).where(n == k, result)
     return result
