@@ -8,6 +8,8 @@ node, a view rewrites its base's history through a ``CopySlices`` node).
 import inspect
 import numbers
 
+from numpy import asarray as _np_asarray
+
 from . import _autocast, _dtypes
 from ._autocast import state as _autocast_state
 from ._autograd import edge_of, move_retained_grad, view_rebase_message
@@ -155,6 +157,7 @@ def _as_operand(other, like):
 # The common case -- tensors of one backend and dtype, or a tensor and a Python scalar of its
 # kind -- skips promotion and backend unification; everything else goes through ``apply``.
 _new = object.__new__
+_NUMPY_SCALARS = _dtypes.NUMPY_SCALARS  # numpy's 0-d results: a tensor holds a 0-d array instead
 _SCALAR_KINDS = {float: "fc", int: "iufc"}
 
 
@@ -168,6 +171,8 @@ def _fast_unary(op):
             return apply(op, (self,))
         backend = self._backend
         out = fwd(backend.xp, a)
+        if out.__class__ in _NUMPY_SCALARS:
+            out = _np_asarray(out)
         r = _new(Tensor)
         r._arr, r._backend, r._dtype, r._requires_grad, r._grad_fn = out, backend, backend.dtypes[out.dtype], \
             False, None
@@ -210,6 +215,8 @@ def _fast_binary(op, reflected=False, check=None):
             return apply(op, (other, self) if reflected else (self, other))
         except (TypeError, ValueError) as e:
             raise _backend_error(op, (other, self) if reflected else (self, other), e) from None
+        if out.__class__ in _NUMPY_SCALARS:
+            out = _np_asarray(out)
         r = _new(Tensor)
         r._arr, r._backend, r._dtype, r._requires_grad, r._grad_fn = out, backend, backend.dtypes[out.dtype], \
             False, None
