@@ -47,6 +47,9 @@ from . import optim, utils  # noqa: E402
 from .serialization import load, save  # noqa: E402
 from . import special  # noqa: E402  (the torch.special namespace; after nn, whose logsigmoid it uses)
 from . import distributed  # noqa: E402  (torch.distributed over jax.sharding; imports jax only when used)
+from . import sparse  # noqa: E402  (torch.sparse: sparse COO tensors)
+from .sparse import sparse_coo, sparse_coo_tensor, spmm  # noqa: E402
+mm, matmul = sparse.layout_aware(mm, sparse.spmm), sparse.layout_aware(matmul, sparse.matmul)  # noqa: F821
 
 float = float32
 double = float64
