@@ -32,7 +32,7 @@ from .._autograd import AccumulateGrad, Node, edge_of, freed_error
 from .._tensor import NotStrided, Size, Tensor
 from ..autograd import grad_mode
 
-__all__ = ["SparseTensor", "sparse_coo", "sparse_coo_tensor", "from_parts", "to_dense", "to_sparse", "coalesce",
+__all__ = ["named", "SparseTensor", "sparse_coo", "sparse_coo_tensor", "from_parts", "to_dense", "to_sparse", "coalesce",
            "values_with_history", "sparse_node", "dispatch", "coalesced_indices"]
 
 _grad_state = grad_mode.state
@@ -83,6 +83,12 @@ def sparse_node(result, name, inputs, backward):
     node._backward = backward
     result._grad_fn, result._requires_grad = node, True
     return result
+
+
+def named(result, name):
+    """``result`` (a tensor with history) behind a pass-through node called ``name``: PyTorch's one node for what
+    xtensor computes with several."""
+    return sparse_node(result.detach(), name, (result,), lambda g: (g,))
 
 
 class SparseAccumulateGrad(AccumulateGrad):
@@ -551,7 +557,7 @@ def to_dense(s):
 
     def backward(g):
         indices = coalesce(s.detach())._sp_indices
-        return (sparse_from(indices, gather_at(g, indices, size), size, True),)
+        return (sparse_from(indices, gather_at(g, indices, size), size),)
     return sparse_node(dense, "ToDenseBackward0", (s,), backward)
 
 
@@ -675,6 +681,7 @@ def _mul(op, a, b):
         a, b = b, a
     if not isinstance(b, Tensor) or (not isinstance(b, SparseTensor) and b.ndim == 0):
         return map_values(a, lambda v: apply(op, (v, b)), node, keep_uncoalesced=True)
+    flagged = a._sp_coalesced and getattr(b, "_sp_coalesced", False)  # as PyTorch flags the result
     a = coalesce(a)
     if isinstance(b, SparseTensor):
         if tuple(a.shape) != tuple(b.shape):
@@ -686,8 +693,8 @@ def _mul(op, a, b):
         keep = _host(both, a._sp_values)
         indices = a._sp_indices.index_select(1, keep)
         va = values_with_history(a).index_select(0, keep)
-        return sparse_from(indices, apply(op, (va, gather_at(b, indices, a._sp_size))), a._sp_size, True, node=node)
+        return sparse_from(indices, apply(op, (va, gather_at(b, indices, a._sp_size))), a._sp_size, flagged, node=node)
     if tuple(b.shape) != tuple(a.shape):
         b = b.expand(tuple(a.shape))  # PyTorch broadcasts the dense operand to the sparse one's size
     return sparse_from(a._sp_indices, apply(op, (values_with_history(a), gather_at(b, a._sp_indices, a._sp_size))),
-                       a._sp_size, True, node=node)
+                       a._sp_size, False, node=node)

@@ -14,7 +14,7 @@ from .. import _dtypes
 from .._dispatch import wrap
 from .._tensor import Tensor
 from ..autograd import grad_mode
-from ._coo import SparseTensor, coalesce, sparse_from, sparse_node, to_dense, to_sparse
+from ._coo import SparseTensor, coalesce, named, sparse_from, sparse_node, to_dense, to_sparse
 
 __all__ = ["mm", "sparse_mm", "matmul", "addmm"]
 
@@ -71,7 +71,7 @@ def _sparse_times_dense(s, dense, node, sparse_grad):
             c = coalesce(s.detach())
             rows, cols = c._sp_indices[0], c._sp_indices[1]
             grad_s = sparse_from(c._sp_indices, (g.index_select(0, rows) * dense.index_select(0, cols)).sum(-1),
-                                 s.shape, True)
+                                 s.shape)
         elif s._requires_grad:
             grad_s = g @ dense.mT
         if dense._requires_grad:
@@ -130,7 +130,7 @@ def matmul(input, other):
     """``torch.matmul`` with a sparse operand (2-D sparse; the dense one 1-D or 2-D)."""
     if isinstance(input, SparseTensor) and isinstance(other, Tensor) and not isinstance(other, SparseTensor) \
             and other.ndim == 1:
-        return mm(input, other.unsqueeze(1)).squeeze(1)
+        return named(mm(input, other.unsqueeze(1)).squeeze(1), "MvBackward0")
     if isinstance(other, SparseTensor) and isinstance(input, Tensor) and not isinstance(input, SparseTensor) \
             and input.ndim == 1:
         return mm(input.unsqueeze(0), other).squeeze(0)

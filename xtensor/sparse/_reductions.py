@@ -3,7 +3,7 @@ import numpy as np
 
 from .._tensor import _wrap_dim
 from ..autograd import grad_mode
-from ._coo import SparseTensor, _host, _linear_keys, _numpy_indices, coalesce, sparse_from, values_with_history
+from ._coo import SparseTensor, _host, named, _linear_keys, _numpy_indices, coalesce, sparse_from, values_with_history
 
 __all__ = ["sparse_sum", "softmax", "log_softmax"]
 
@@ -27,7 +27,7 @@ def sparse_sum(input, dim=None, *, dtype=None, plain_sum=False):
     if dense_axes:
         values = values.sum(dense_axes)
     if len(summed_sparse) == sparse_dim:
-        return values.sum(0)
+        return named(values.sum(0), "SparseSumBackward0")
     if not summed_sparse:
         sizes = [n for d, n in enumerate(input.shape) if d not in dims]
         return sparse_from(input._sp_indices, values, sizes, input.is_coalesced(), node="SparseSumBackward0")
