@@ -29,6 +29,7 @@ import numpy as np
 
 from .. import _dtypes
 from .._autograd import AccumulateGrad, Node, edge_of, freed_error
+from .._dispatch import apply
 from .._tensor import NotStrided, Size, Tensor
 from ..autograd import grad_mode
 
@@ -255,12 +256,30 @@ class SparseTensor(Tensor):
     def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
         _check_layout(layout)
         if sparse_dim is not None and sparse_dim != self.sparse_dim():
-            raise RuntimeError(f"to_sparse: conversion from Sparse to Sparse with sparse_dim argument !=self.sparse_dim()"
-                               f" is not supported")
+            raise RuntimeError("to_sparse: conversion from Sparse to Sparse with sparse_dim argument !=self.sparse_dim()"
+                               " is not supported")
         return self
 
     def to_sparse_coo(self):
         return self
+
+    def to(self, *args, **kwargs):
+        """Dtype, device and backend moves, as a dense tensor's ``to``: the values move (and cast), the indices
+        follow them to their backend and device."""
+        values = self._sp_values.to(*args, **kwargs)
+        if values is self._sp_values:
+            return self
+        indices = self._sp_indices
+        if indices._backend is not values._backend:
+            indices = indices.to(values.backend)
+        if indices.device != values.device:
+            indices = indices.to(values.device)
+        source = values_with_history(self)
+        moved = source.to(*args, **kwargs) if source is not self._sp_values else values
+        return sparse_from(indices, moved, self._sp_size, self._sp_coalesced, node="ToCopyBackward0")
+
+    def cpu(self):
+        return self.to("cpu")
 
     def detach(self):
         return from_parts(self._sp_indices, self._sp_values, self._sp_size, self._sp_coalesced)
@@ -310,13 +329,6 @@ class SparseTensor(Tensor):
     def mm(self, mat2):
         from ._products import mm
         return mm(self, mat2)
-
-    def sum(self, dim=None, keepdim=False, dtype=None):
-        from ._reductions import sparse_sum
-        if keepdim:
-            raise NotImplementedError("Could not run 'aten::sum.dim_IntList' with arguments from the 'SparseCPU' "
-                                      "backend.")
-        return sparse_sum(self, dim, dtype=dtype, plain_sum=True)
 
     def __repr__(self, *, tensor_contents=None):
         from .._printing import _add_suffixes, _tensor_str, dtype_shown
@@ -568,7 +580,7 @@ def to_sparse(x, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None
     if isinstance(x, SparseTensor):
         return x.to_sparse(sparse_dim)
     ndim = x.ndim
-    sparse_dim = ndim if sparse_dim is None else sparse_dim
+    given_dim, sparse_dim = sparse_dim, ndim if sparse_dim is None else sparse_dim
     if not 0 <= sparse_dim <= ndim:
         raise RuntimeError(f"sparse_dim argument must be in [0, {ndim}] range, but {sparse_dim} is given")
     with grad_mode.no_grad():
@@ -579,7 +591,8 @@ def to_sparse(x, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None
     indices = _host(idx, x).to(_dtypes.int64)
     values = x[tuple(indices[i] for i in range(sparse_dim))] if sparse_dim else x.unsqueeze(0)
     out = from_parts(indices, values, x.shape, True)
-    return sparse_node(out, "ToSparseBackward0", (x,), lambda g: (to_dense(g),))
+    node = "ToSparseBackward1" if given_dim is None else "ToSparseBackward0"  # PyTorch's overloads
+    return sparse_node(out, node, (x,), lambda g: (to_dense(g),))
 
 
 # --------------------------------------------------------------------------- ops on the values
@@ -624,16 +637,16 @@ def _not_run(name):
 def dispatch(op, tensors, params):
     """An op-table op called with a sparse operand (``_dispatch.apply``'s layout hook)."""
     name = op.name
-    sparse = [t for t in tensors if isinstance(t, SparseTensor)]
     if len(tensors) == 1 or name == "to_dtype":
         if name in ZERO_PRESERVING or name == "to_dtype":
-            from .._dispatch import apply
             return map_values(tensors[0], lambda v: apply(op, (v,), params), op.node_cls.__name__,
                               keep_uncoalesced=name in _LINEAR)
-        if name == "sum" and not params[0]:
+        if name == "_sum" and not params[1]:  # (dims, keepdim, dtype); ``sum()`` spells its dims as a plain tuple
             from ._reductions import sparse_sum
-            return sparse_sum(tensors[0], None, dtype=params[2] if len(params) > 2 else None, plain_sum=True)
-        raise _not_run(name)
+            dims, _, dtype = params
+            whole = getattr(dims, "overload", 0) == 0
+            return sparse_sum(tensors[0], None if whole else dims, dtype=dtype, node="SumBackward1")
+        raise _not_run(name.lstrip("_"))
     if name in ("add", "sub"):
         return _add(op, *tensors)
     if name == "mul":
@@ -644,14 +657,12 @@ def dispatch(op, tensors, params):
             shape = list(b.shape) if isinstance(b, Tensor) else []
             raise RuntimeError(f"Sparse division requires a scalar or zero-dim dense tensor divisor (got shape "
                                f"{shape} for divisor)")
-        from .._dispatch import apply
         return map_values(a, lambda v: apply(op, (v, b), params), op.node_cls.__name__,
                           keep_uncoalesced=True)
-    raise _not_run(name)
+    raise _not_run(name.lstrip("_"))
 
 
 def _add(op, a, b):
-    from .._dispatch import apply
     name = op.name
     if not isinstance(a, SparseTensor):  # dense + sparse: dense
         return apply(op, (a, to_dense(b)))
@@ -675,7 +686,6 @@ def _add(op, a, b):
 def _mul(op, a, b):
     """sparse * scalar (the pattern kept), sparse * dense (the dense read at the sparse positions), sparse * sparse
     (the positions both store)."""
-    from .._dispatch import apply
     node = op.node_cls.__name__
     if not isinstance(a, SparseTensor):
         a, b = b, a

@@ -8,9 +8,9 @@ from ._coo import SparseTensor, _host, named, _linear_keys, _numpy_indices, coal
 __all__ = ["sparse_sum", "softmax", "log_softmax"]
 
 
-def sparse_sum(input, dim=None, *, dtype=None, plain_sum=False):
-    """``torch.sparse.sum``: over every dim a dense 0-d tensor (``SumBackward0``); over some sparse dims a sparse
-    tensor of the others (``SparseSumBackward0``), or dense when every sparse dim is summed."""
+def sparse_sum(input, dim=None, *, dtype=None, node="SparseSumBackward0"):
+    """``torch.sparse.sum``: without ``dim`` a dense 0-d tensor (``SumBackward0``); over some dims a sparse tensor
+    of the others, or dense when every sparse dim is summed (``node``: ``Tensor.sum(dim)``'s is ``SumBackward1``)."""
     if not isinstance(input, SparseTensor):
         raise RuntimeError("coalesce expected sparse coordinate tensor layout but got Strided")
     values = values_with_history(input)
@@ -27,10 +27,10 @@ def sparse_sum(input, dim=None, *, dtype=None, plain_sum=False):
     if dense_axes:
         values = values.sum(dense_axes)
     if len(summed_sparse) == sparse_dim:
-        return named(values.sum(0), "SparseSumBackward0")
+        return named(values.sum(0), node)
     if not summed_sparse:
         sizes = [n for d, n in enumerate(input.shape) if d not in dims]
-        return sparse_from(input._sp_indices, values, sizes, input.is_coalesced(), node="SparseSumBackward0")
+        return sparse_from(input._sp_indices, values, sizes, input.is_coalesced(), node=node)
     kept = [d for d in range(sparse_dim) if d not in summed_sparse]
     size = [n for d, n in enumerate(input.shape) if d not in dims]
     idx = _numpy_indices(input._sp_indices)[kept]
@@ -40,7 +40,7 @@ def sparse_sum(input, dim=None, *, dtype=None, plain_sum=False):
                     input._sp_indices)
     total = values.new_zeros((unique.size,) + tuple(values.shape[1:])).index_add(0, _host(inverse.reshape(-1), values),
                                                                                  values)
-    return sparse_from(indices, total, size, True, node="SparseSumBackward0")
+    return sparse_from(indices, total, size, True, node=node)
 
 
 def _groups(s, dim):
