@@ -54,6 +54,9 @@ from .amp.autocast_mode import (clear_autocast_cache, get_autocast_cpu_dtype, ge
                                 get_autocast_gpu_dtype, is_autocast_cpu_enabled, is_autocast_enabled,
                                 set_autocast_dtype, set_autocast_enabled)
 from .cuda import OutOfMemoryError  # noqa: E402
+from . import sparse  # noqa: E402  (torch.sparse: sparse COO tensors)
+from .sparse import sparse_coo, sparse_coo_tensor, spmm  # noqa: E402
+mm, matmul = sparse.layout_aware(mm, sparse.spmm), sparse.layout_aware(matmul, sparse.matmul)  # noqa: F821
 
 float = float32
 double = float64

@@ -19,7 +19,7 @@ import numpy as np
 from . import _autocast, _dtypes
 from ._autograd import SCALAR_EDGE, Node, edge_of, freed_error
 from ._ns import TENSOR_NS, raw_ns
-from ._tensor import Tensor, ViewMeta
+from ._tensor import NotStrided, Tensor, ViewMeta
 from .autograd import grad_mode
 from ._autocast import state as _autocast_state
 
@@ -643,7 +643,10 @@ def apply(op, tensors, params=()):
         dtype = _promote(tensors)
         if op.cast is not None:
             dtype = op.cast(dtype)
-        arrays = [_native(t, backend, dtype) for t in tensors]
+        try:
+            arrays = [_native(t, backend, dtype) for t in tensors]
+        except NotStrided as e:  # a sparse operand: its layout computes the op (or refuses it, as PyTorch)
+            return type(e.tensor).dispatch(op, tensors, params)
     fwd = op.bool_fwd if op.bool_fwd is not None and dtype is _dtypes.bool else op.fwd
     try:
         out = fwd(backend.xp, *arrays, *params)

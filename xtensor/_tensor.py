@@ -61,7 +61,17 @@ import numpy as np
 from . import _dtypes
 
 __all__ = ["Tensor", "Size", "device", "Storage", "DataStorage", "OVERLAP_ERROR", "PARTIAL_OVERLAP_ERROR",
-           "overlap"]
+           "overlap", "NotStrided"]
+
+
+class NotStrided(NotImplementedError):
+    """Raised when a strided value is read from a tensor of another layout (a sparse COO tensor): ``_dispatch.apply``
+    catches it and hands the op to ``type(tensor).dispatch``, the layout's own implementation."""
+
+    def __init__(self, tensor):
+        super().__init__(f"this operation needs a strided tensor, and a {tensor.layout} tensor has no strided "
+                         "memory: call .to_dense() first")
+        self.tensor = tensor
 
 
 class Size(tuple):
@@ -360,6 +370,7 @@ class Tensor:
     _names = None
     _creation = None  # why in-place writes into this view are refused: (kind,) -- see view_rebase_error
     _attr_version = 0  # the storage version when this view's grad_fn was last derived from its base
+    is_sparse = False  # (xtensor.sparse.SparseTensor: True)
     __array_priority__ = 1000  # numpy defers to our reflected operators
 
     def __new__(cls, *args, **kwargs):
@@ -681,6 +692,17 @@ class Tensor:
     def __reduce_ex__(self, protocol):
         from ._creation import _rebuild
         return (_rebuild, (self._backend.name, np.asarray(self.detach()), self.requires_grad))
+
+    # ------------------------------------------------------------------------ layouts (xtensor.sparse)
+    def to_dense(self, dtype=None, *, masked_grad=None):
+        return self if dtype is None else self.to(dtype)
+
+    def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
+        from .sparse import to_sparse
+        return to_sparse(self, sparse_dim, layout=layout)
+
+    def to_sparse_coo(self):
+        return self.to_sparse()
 
     # ------------------------------------------------------------------------ printing
     def __repr__(self, *, tensor_contents=None):
