@@ -37,6 +37,7 @@ for _name, _value in _api_extras.METHODS.items():
     setattr(Tensor, _name, _value)
 globals().update(_api_extras.FUNCTIONS)
 from ._api_extras import layout, strided  # noqa: E402
+from ._settings import *  # noqa: E402,F401,F403  (deterministic algorithms, warn-always, default device...)
 from . import fft, linalg  # noqa: E402  (the torch.fft and torch.linalg namespaces)
 from .array_api import from_dlpack  # noqa: E402  (the same meaning in both namespaces)
 from ._compile import compile  # noqa: E402
@@ -48,6 +49,12 @@ from . import optim, utils  # noqa: E402
 from .serialization import load, save  # noqa: E402
 from . import special  # noqa: E402  (the torch.special namespace; after nn, whose logsigmoid it uses)
 from . import distributed  # noqa: E402  (torch.distributed over jax.sharding; imports jax only when used)
+from . import accelerator, amp, backends, compiler, cpu, cuda, mps  # noqa: E402  (the setup switches scripts set)
+from .amp import autocast  # noqa: E402
+from .amp.autocast_mode import (clear_autocast_cache, get_autocast_cpu_dtype, get_autocast_dtype,  # noqa: E402
+                                get_autocast_gpu_dtype, is_autocast_cpu_enabled, is_autocast_enabled,
+                                set_autocast_dtype, set_autocast_enabled)
+from .cuda import OutOfMemoryError  # noqa: E402
 from ._torch_alias import install_as_torch  # noqa: E402  (``import torch`` gives xtensor: ``xtensor run``)
 from . import _C  # noqa: E402  (torch._C: the few no-op entry points libraries call, a clear error for the rest)
 
@@ -105,23 +112,4 @@ def set_default_tensor_type(t):
     set_default_dtype(dtype)
 
 
-class _Cuda:
-    """``xtensor.cuda``: the CUDA devices of the default backend (jax on a GPU machine has them)."""
-
-    @staticmethod
-    def device_count():
-        return [kind for kind, _ in get_default_backend().devices()].count("cuda")
-
-    @staticmethod
-    def is_available():
-        return _Cuda.device_count() > 0
-
-    @staticmethod
-    def current_device():
-        if not _Cuda.is_available():
-            raise AssertionError("Torch not compiled with CUDA enabled")
-        return 0
-
-
-cuda = _Cuda()
 del _name, _ctor

@@ -14,11 +14,12 @@ in-place, ``out=``, operator and array-API variants are all generated from the e
 import dis
 import re
 
-from . import _dtypes
+from . import _autocast, _dtypes
 from ._autograd import SCALAR_EDGE, Node, edge_of, freed_error
 from ._ns import TENSOR_NS, raw_ns
 from ._tensor import Tensor, ViewMeta
 from .autograd import grad_mode
+from ._autocast import state as _autocast_state
 
 __all__ = ["Op", "apply", "wrap", "make_view", "detached", "history_alias", "unbroadcast", "Dims", "Dims2", "overload_name"]
 
@@ -620,6 +621,8 @@ def _scalar_as(value, dtype):
 
 def apply(op, tensors, params=()):
     """Run ``op`` on ``tensors`` (Tensors or, for elementwise ops, Python scalars) and ``params``."""
+    if _autocast_state.active:  # an autocast region: listed ops cast their inputs first (xtensor/_autocast.py)
+        tensors = _autocast.cast_inputs(op.name, tensors)
     if len(tensors) == 1 and type(tensors[0]) is Tensor:  # the common single-input case, kept short
         x = tensors[0]
         backend = x._backend
