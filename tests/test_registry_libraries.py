@@ -283,11 +283,10 @@ def _assert_same_trace(actual, expected, path="trace"):
 
 _REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # this checkout's xtensor, not another
 MISSING = {  # cases that stop today only on torch features xtensor lacks (the first one each meets; then the next)
-    "rotary_embedding_attention": "needs torch.amp.autocast, from switches",
-    "x_transformers_decoder_language_model": "needs torch.amp.autocast (switches), torch.nn.utils.rnn.pad_sequence and "
+    "x_transformers_decoder_language_model": "needs torch.nn.utils.rnn.pad_sequence and "
                                              "torch.utils._pytree (surface), and at import torch.func "
                                              "(grad_and_value, vmap) and torch.distributions.Normal (no helper yet)",
-    "vector_quantize_autoencoder": "needs torch.amp.autocast (switches), torch.jit.ignore (surface), and "
+    "vector_quantize_autoencoder": "needs torch.jit.ignore (surface) and "
                                    "torch.distributed.nn (no helper yet)",
     "torchmetrics_during_training": "needs torch.jit.unused (surface) and Tensor.is_mps (switches)",
     "skorch_classifier_fit": "needs torch.nn.utils.rnn and torch.utils.data.dataset (surface), "
