@@ -16,14 +16,13 @@ Versions: while installed, ``torch.__version__`` (that is, ``xtensor.__version__
 ``2.13.0+xtensor.<xtensor's version>``: the release of PyTorch whose API xtensor follows and is tested against
 (the ``torch`` extra's pin), with a local label saying it is xtensor. Libraries gate features on it
 (``version.parse(torch.__version__) >= version.parse("2.0")``), and xtensor has the 2.x API they would take.
-The value compares with strings and tuples by release number, as torch's ``TorchVersion`` does.
+The value compares with strings and tuples by PEP 440's rules, as torch's ``TorchVersion`` does.
 ``importlib.metadata.version("torch")`` is left alone: it reports what pip installed (a real torch, or
 ``PackageNotFoundError``); faking a distribution would mislead tools that install or inspect packages.
 """
 import importlib
 import importlib.abc
 import importlib.machinery
-import re
 import sys
 
 __all__ = ["install_as_torch", "TORCH_API_VERSION", "TorchVersion"]
@@ -32,28 +31,20 @@ TORCH_API_VERSION = "2.13.0"  # the PyTorch release xtensor's API follows (pypro
 
 
 class TorchVersion(str):
-    """A version string that also compares with version strings and tuples by release number
-    (``"2.13.0" > "2.2"``, ``>= (2, 0)``), as ``torch.torch_version.TorchVersion`` does; the local label (after
-    ``+``) takes no part. A comparison with something that is no version falls back to ``str``'s, as torch's."""
+    """A version string that also compares with version strings, tuples and ``packaging`` Versions by PEP 440's
+    rules (``"2.13.0" > "2.2"``, ``>= (2, 0)``), as ``torch.torch_version.TorchVersion`` does (over the same
+    ``packaging``); a comparison with something that is no version falls back to ``str``'s, as torch's."""
 
     __slots__ = ()
 
-    @staticmethod
-    def _release(version):
-        if isinstance(version, tuple):
-            version = ".".join(map(str, version))
-        numbers = re.fullmatch(r"v?(\d+(?:\.\d+)*)(?:[.+-]?\w[\w.+-]*)?", version) if isinstance(version, str) else None
-        if numbers is None:
-            raise ValueError(version)
-        parts = [int(part) for part in numbers.group(1).split(".")]
-        while len(parts) > 1 and parts[-1] == 0:  # 2.0 == 2.0.0
-            parts.pop()
-        return tuple(parts)
-
     def _compare(self, other, method):
+        from packaging.version import InvalidVersion, Version
+
         try:
-            return getattr(self._release(self), method)(self._release(other))
-        except ValueError:
+            if isinstance(other, tuple):
+                other = ".".join(map(str, other))
+            return getattr(Version(self), method)(other if isinstance(other, Version) else Version(other))
+        except (InvalidVersion, TypeError):
             return getattr(super(), method)(other)
 
     __hash__ = str.__hash__
