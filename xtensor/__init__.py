@@ -119,3 +119,6 @@ class _Cuda:
 
 cuda = _Cuda()
 del _name, _ctor
+
+from . import _table as _op_table  # noqa: E402
+_op_table.freeze()  # every op is registered: the table is read-only from here on
