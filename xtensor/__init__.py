@@ -116,3 +116,6 @@ def set_default_tensor_type(t):
 
 
 del _name, _ctor
+
+from . import _table as _op_table  # noqa: E402
+_op_table.freeze()  # every op is registered: the table is read-only from here on

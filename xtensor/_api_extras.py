@@ -202,8 +202,8 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
 
 
 def _wrap(dim, ndim):
-    from ._tensor import _wrap_dim
-    return _wrap_dim(dim, ndim)
+    from ._tensor import check_dim
+    return check_dim(dim, ndim)
 
 
 def nonzero_static(input, *, size, fill_value=-1):

@@ -18,7 +18,8 @@ import numbers
 import warnings
 
 from .. import _dtypes
-from .._dispatch import OpNode, _unify, apply, node_class
+from .._dispatch import OpNode, _unify, apply
+from .._table import renamed
 from .._index import is_traced
 from ..autograd import is_grad_enabled, no_grad
 from ..ops.nn import NLL_LOSS, convolution
@@ -1400,7 +1401,7 @@ def _named(loss, node):
     (``MseLossBackward0``, ``NllLossBackward0``), xtensor as a composite whose gradient is its ops' own -- only the
     name changes, so ``loss.grad_fn.name()`` reads as in PyTorch."""
     if isinstance(loss._grad_fn, OpNode):
-        loss._grad_fn.__class__ = node_class(node)
+        renamed(loss, node)
     return loss
 
 
