@@ -20,6 +20,7 @@ from ._ns import TENSOR_NS, raw_ns
 from ._tensor import Tensor, ViewMeta
 from .autograd import grad_mode
 from ._autocast import state as _autocast_state
+from ._quiet import quiet, restore
 
 __all__ = ["Op", "apply", "wrap", "make_view", "detached", "history_alias", "unbroadcast", "Dims", "Dims2", "overload_name"]
 
@@ -642,10 +643,13 @@ def apply(op, tensors, params=()):
             dtype = op.cast(dtype)
         arrays = [_native(t, backend, dtype) for t in tensors]
     fwd = op.bool_fwd if op.bool_fwd is not None and dtype is _dtypes.bool else op.fwd
+    errors = quiet()  # PyTorch computes inf/nan silently: numpy's floating-point warnings stay off (_quiet.py)
     try:
         out = fwd(backend.xp, *arrays, *params)
     except (TypeError, ValueError, IndexError, RuntimeError) as e:
         raise _backend_error(op, tensors, e) from None
+    finally:
+        restore(errors)
     if op.view is not None:
         x = tensors[0]
         meta = ViewMeta(x, op.view, params)

@@ -10,6 +10,7 @@ import numbers
 
 from . import _autocast, _dtypes
 from ._autocast import state as _autocast_state
+from ._quiet import quiet, restore
 from ._autograd import edge_of, move_retained_grad, view_rebase_message
 from ._dispatch import _backend_error, _record, apply, detached, history_alias, node_class
 from ._ns import raw_ns
@@ -167,7 +168,11 @@ def _fast_unary(op):
         if a is None or (floats_only and self._dtype.kind not in "fc") or (own_bools and self._dtype.kind == "b"):
             return apply(op, (self,))
         backend = self._backend
-        out = fwd(backend.xp, a)
+        errors = quiet()  # numpy's floating-point warnings off, as in apply
+        try:
+            out = fwd(backend.xp, a)
+        finally:
+            restore(errors)
         r = _new(Tensor)
         r._arr, r._backend, r._dtype, r._requires_grad, r._grad_fn = out, backend, backend.dtypes[out.dtype], \
             False, None
@@ -204,12 +209,15 @@ def _fast_binary(op, reflected=False, check=None):
             if check is not None:
                 check(self, other)
             return apply(op, (other, self) if reflected else (self, other))
+        errors = quiet()  # numpy's floating-point warnings off, as in apply
         try:
             out = fwd(backend.xp, b, a) if reflected else fwd(backend.xp, a, b)
         except OverflowError:  # a Python int out of the dtype's range: the general path wraps it
             return apply(op, (other, self) if reflected else (self, other))
         except (TypeError, ValueError) as e:
             raise _backend_error(op, (other, self) if reflected else (self, other), e) from None
+        finally:
+            restore(errors)
         r = _new(Tensor)
         r._arr, r._backend, r._dtype, r._requires_grad, r._grad_fn = out, backend, backend.dtypes[out.dtype], \
             False, None
