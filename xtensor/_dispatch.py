@@ -21,6 +21,7 @@ from ._ns import TENSOR_NS, raw_ns
 from ._tensor import NotStrided, Tensor, ViewMeta
 from .autograd import grad_mode
 from ._autocast import state as _autocast_state
+from ._quiet import quiet, restore
 
 __all__ = ["Op", "apply", "wrap", "make_view", "detached", "history_alias", "unbroadcast", "Dims", "Dims2", "overload_name"]
 
@@ -660,10 +661,13 @@ def apply(op, tensors, params=()):
         except NotStrided as e:  # a sparse operand: its layout computes the op (or refuses it, as PyTorch)
             return type(e.tensor).dispatch(op, tensors, params)
     fwd = op.bool_fwd if op.bool_fwd is not None and dtype is _dtypes.bool else op.fwd
+    errors = quiet()  # PyTorch computes inf/nan silently: numpy's floating-point warnings stay off (_quiet.py)
     try:
         out = fwd(backend.xp, *arrays, *params)
     except (TypeError, ValueError, IndexError, RuntimeError) as e:
         raise _backend_error(op, tensors, e) from None
+    finally:
+        restore(errors)
     if op.view is not None:
         x = tensors[0]
         meta = ViewMeta(x, op.view, params)

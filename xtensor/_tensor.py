@@ -728,9 +728,11 @@ class Tensor:
     __str__ = __repr__
 
     def __format__(self, spec):
-        if self.ndim == 0 and spec:
-            return format(self.item(), spec)
-        return object.__format__(self, spec) if spec else repr(self)
+        """As PyTorch: a 0-d tensor formats as its number (``f"{loss}"`` is ``17.0``, ``f"{loss:.3f}"``); any
+        other formats as ``str`` and refuses a format spec."""
+        if self.ndim == 0:
+            return format(self.detach().item(), spec)
+        return object.__format__(self, spec)
 
 
 class _SizeAttr(int):

@@ -12,6 +12,7 @@ from numpy import asarray as _np_asarray
 
 from . import _autocast, _dtypes
 from ._autocast import state as _autocast_state
+from ._quiet import quiet, restore
 from ._autograd import edge_of, move_retained_grad, view_rebase_message
 from ._dispatch import _backend_error, _record, apply, detached, history_alias, node_class
 from ._ns import raw_ns
@@ -169,7 +170,11 @@ def _fast_unary(op):
         if a is None or (floats_only and self._dtype.kind not in "fc") or (own_bools and self._dtype.kind == "b"):
             return apply(op, (self,))
         backend = self._backend
-        out = fwd(backend.xp, a)
+        errors = quiet()  # numpy's floating-point warnings off, as in apply
+        try:
+            out = fwd(backend.xp, a)
+        finally:
+            restore(errors)
         if out.__class__ in _NUMPY_SCALARS:
             out = _np_asarray(out)
         r = _new(Tensor)
@@ -208,12 +213,15 @@ def _fast_binary(op, reflected=False, check=None):
             if check is not None:
                 check(self, other)
             return apply(op, (other, self) if reflected else (self, other))
+        errors = quiet()  # numpy's floating-point warnings off, as in apply
         try:
             out = fwd(backend.xp, b, a) if reflected else fwd(backend.xp, a, b)
         except OverflowError:  # a Python int out of the dtype's range: the general path wraps it
             return apply(op, (other, self) if reflected else (self, other))
         except (TypeError, ValueError) as e:
             raise _backend_error(op, (other, self) if reflected else (self, other), e) from None
+        finally:
+            restore(errors)
         if out.__class__ in _NUMPY_SCALARS:
             out = _np_asarray(out)
         r = _new(Tensor)
