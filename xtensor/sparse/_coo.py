@@ -169,8 +169,8 @@ class SparseTensor(Tensor):
         ndim = len(self._sp_size)
         if dim is None:
             return (0,) * ndim
-        from .._tensor import _wrap_dim
-        _wrap_dim(dim, ndim)
+        from .._tensor import check_dim
+        check_dim(dim, ndim)
         return 0
 
     def is_contiguous(self, memory_format=None):
@@ -295,8 +295,8 @@ class SparseTensor(Tensor):
         return _transposed(self, 0, 1, "TBackward0") if self.ndim == 2 else self
 
     def transpose(self, dim0, dim1):
-        from .._tensor import _wrap_dim
-        d0, d1 = _wrap_dim(dim0, self.ndim), _wrap_dim(dim1, self.ndim)
+        from .._tensor import check_dim
+        d0, d1 = check_dim(dim0, self.ndim), check_dim(dim1, self.ndim)
         sd = self.sparse_dim()
         if (d0 < sd) != (d1 < sd):
             raise RuntimeError("transpose(): can't transpose a sparse dimension with a dense dimension")
