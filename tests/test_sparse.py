@@ -140,6 +140,24 @@ def test_to_sparse_gradient_is_the_dense_gradient_at_its_positions(backend):
     np.testing.assert_array_equal(_np(grad_x), _np(grad_t))
 
 
+def test_sparse_mask_reads_a_dense_tensor_at_the_stored_positions(backend):
+    def case(lib):
+        x = lib.arange(6.0, dtype=lib.float64).reshape(2, 3).requires_grad_()
+        out = x.sparse_mask(_uncoalesced(lib)[0])
+        (out.to_dense() * lib.arange(6.0, dtype=lib.float64).reshape(2, 3)).sum().backward()
+        return out, x.grad
+    (out_t, grad_t), (out_x, grad_x) = _both(case)
+    _same_sparse(out_t, out_x)
+    assert out_x.grad_fn.name() == out_t.grad_fn.name()
+    np.testing.assert_array_equal(_np(grad_x), _np(grad_t))
+
+
+@pytest.mark.parametrize("method", ["coalesce", "is_coalesced", "indices", "values", "_indices", "_values", "_nnz"])
+def test_sparse_accessors_of_a_strided_tensor_raise_pytorchs_error(method):
+    _same_error(lambda lib: getattr(lib.ones(2, 3), method)())
+    assert (xt.ones(2, 3).sparse_dim(), xt.ones(2, 3).dense_dim()) == (0, 2)
+
+
 def test_is_coalesced_keyword_is_trusted_and_detach_drops_history():
     s = xt.sparse_coo_tensor(xt.tensor([[0, 1], [1, 0]]), xt.ones(2, requires_grad=True), (2, 2), is_coalesced=True)
     t = torch.sparse_coo_tensor(torch.tensor([[0, 1], [1, 0]]), torch.ones(2), (2, 2), is_coalesced=True)

@@ -1,6 +1,6 @@
 """``xtensor.sparse``: sparse COO tensors and the ``torch.sparse`` namespace (``mm``, ``addmm``, ``sum``, ``softmax``,
 ``log_softmax``). See ``_coo`` for the tensor type and ``_products`` for the per-backend products."""
-from ._coo import SparseTensor, coalesce, sparse_coo, sparse_coo_tensor, to_dense, to_sparse
+from ._coo import SparseTensor, coalesce, sparse_coo, sparse_coo_tensor, sparse_mask, to_dense, to_sparse
 from ._products import addmm, matmul, mm as spmm, sparse_mm as mm
 from ._reductions import log_softmax, softmax, sparse_sum as sum  # noqa: A001  (torch.sparse.sum)
 
@@ -20,5 +20,5 @@ def layout_aware(dense_fn, sparse_fn):
     return function
 
 
-__all__ = ["layout_aware", "SparseTensor", "sparse_coo", "sparse_coo_tensor", "mm", "addmm", "sum", "softmax", "log_softmax",
+__all__ = ["layout_aware", "SparseTensor", "sparse_coo", "sparse_coo_tensor", "sparse_mask", "mm", "addmm", "sum", "softmax", "log_softmax",
            "spmm", "matmul", "coalesce", "to_dense", "to_sparse"]
