@@ -243,9 +243,24 @@ def test_bad_products_raise_pytorchs_error(case):
 
 
 def test_addmm_adds_the_scaled_product(backend):
-    expected, got = _both(lambda lib: lib.sparse.addmm(lib.ones(2, 2, dtype=lib.float64), _uncoalesced(lib)[0],
-                                                        lib.ones(3, 2, dtype=lib.float64), beta=2, alpha=3))
-    np.testing.assert_allclose(_np(got), _np(expected))
+    def case(lib):
+        s, values = _uncoalesced(lib, requires_grad=True)
+        out = lib.sparse.addmm(lib.ones(2, 2, dtype=lib.float64), s, lib.ones(3, 2, dtype=lib.float64), beta=2, alpha=3)
+        (out * lib.arange(4.0, dtype=lib.float64).reshape(2, 2)).sum().backward()
+        return out, values.grad
+    (out_t, grad_t), (out_x, grad_x) = _both(case)
+    assert out_x.grad_fn.name() == out_t.grad_fn.name()
+    np.testing.assert_allclose(_np(out_x), _np(out_t))
+    np.testing.assert_allclose(_np(grad_x), _np(grad_t))
+
+
+@pytest.mark.parametrize("args", [("indices", "values", (2, 3)), ("indices", "values"), (2, 3)])
+def test_legacy_sparse_constructors_build_coo_tensors(args):
+    def case(lib):
+        parts = {"indices": lib.tensor(INDICES), "values": lib.tensor(VALUES)}
+        return lib.sparse.FloatTensor(*[parts.get(a, a) if isinstance(a, str) else a for a in args])
+    expected, got = _both(case)
+    _same_sparse(expected, got)
 
 
 # --------------------------------------------------------------------------- gradients
@@ -401,10 +416,15 @@ def test_tensor_sum_of_sparse_matches_pytorch(backend, dim):
 @pytest.mark.parametrize("name", ["softmax", "log_softmax"])
 def test_sparse_softmax_runs_over_stored_values(backend, name):
     def case(lib):
-        s = _uncoalesced(lib)[0].coalesce()
-        return getattr(lib.sparse, name)(s, 1)
-    expected, got = _both(case)
-    _same_sparse(expected, got)
+        values = lib.tensor([3.0, 4.0, 5.0, 1.0], dtype=lib.float64, requires_grad=True)
+        s = lib.sparse_coo_tensor(lib.tensor([[0, 1, 1, 1], [2, 0, 2, 1]]), values, (2, 3)).coalesce()
+        out = getattr(lib.sparse, name)(s, 1)
+        (out.to_dense() * lib.arange(6.0, dtype=lib.float64).reshape(2, 3)).sum().backward()
+        return out, values.grad
+    (out_t, grad_t), (out_x, grad_x) = _both(case)
+    _same_sparse(out_t, out_x)
+    assert out_x.grad_fn.name() == out_t.grad_fn.name()
+    np.testing.assert_allclose(_np(grad_x), _np(grad_t))
 
 
 # --------------------------------------------------------------------------- refusals
