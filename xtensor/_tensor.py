@@ -612,10 +612,29 @@ class Tensor:
         return self._backend.to_numpy(self._value)
 
     def __array__(self, dtype=None, copy=None):
-        a = np.asarray(self.numpy())  # as PyTorch: a tensor that requires grad must be detached first
-        if dtype is not None:
-            a = a.astype(dtype, copy=False)
-        return a.copy() if copy else a
+        """NumPy's conversion (``np.asarray``, ``np.array``; NumPy 2's ``copy=`` protocol). As PyTorch's, a tensor
+        that requires grad must be detached first, and on numpy the array shares the tensor's memory. On an
+        immutable backend (jax), whose buffer NumPy may only read, ``copy=None`` gives a writable copy -- what NumPy
+        code writing into its input (scikit-learn's Cython) needs -- and ``copy=False`` the read-only buffer."""
+        a = np.asarray(self.numpy())
+        if copy is False:
+            if dtype is not None and np.dtype(dtype) != a.dtype:
+                raise ValueError(f"Unable to avoid copy while creating an array as requested: casting {self.dtype} "
+                                 f"to {np.dtype(dtype)} needs a copy")
+            return a
+        if copy or not self._backend.mutable:
+            return np.array(a, dtype=dtype, copy=True)
+        return a if dtype is None else a.astype(dtype, copy=False)
+
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        """A NumPy ufunc's result on tensors comes back as a tensor, as PyTorch's ``__array_wrap__`` gives it
+        (``np.sin(t)`` is a tensor; bools become uint8, as PyTorch's do): a host tensor over the result. Like
+        PyTorch, no ``__array_ufunc__``/``__array_function__``: other NumPy functions (``np.concatenate``) see the
+        tensors as arrays through ``__array__`` and return NumPy arrays."""
+        from ._creation import from_numpy
+        if array.dtype == np.bool_:
+            array = array.astype(np.uint8)
+        return from_numpy(np.asarray(array))
 
     def tolist(self):
         return self._backend.to_numpy(self._value).tolist()

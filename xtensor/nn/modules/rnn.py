@@ -75,6 +75,9 @@ class _RNNBase(Module):
         names = self._flat_weights_names
         return [[getattr(self, n) for n in names[i:i + per]] for i in range(0, len(names), per)]
 
+    def flatten_parameters(self):
+        """PyTorch packs the weights into one cuDNN buffer here; xtensor has no such buffer, so nothing to do."""
+
     def extra_repr(self):
         s = f"{self.input_size}, {self.hidden_size}"
         if self.proj_size != 0:
