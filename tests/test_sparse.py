@@ -41,6 +41,24 @@ def _same_sparse(expected, got, flag=True):
     np.testing.assert_allclose(np.asarray(got._values().detach()), expected._values().detach().numpy(), rtol=1e-6)
 
 
+def _weighted_sum(lib, out):
+    """A loss that gives each element of ``out`` (dense or sparse) a gradient of its own."""
+    dense = out.to_dense() if out.is_sparse else out
+    return (dense * lib.arange(float(dense.numel()), dtype=dense.dtype).reshape(dense.shape)).sum()
+
+
+def _same_output_and_gradient(case, sparse_exactly=False):
+    """``case(lib)`` returns ``(output, gradient)``: same values, layout and node name, and (where PyTorch has
+    one) the same gradient; ``sparse_exactly``: the same stored indices and values too."""
+    (out_t, grad_t), (out_x, grad_x) = _both(case)
+    assert out_x.is_sparse == out_t.is_sparse and out_x.grad_fn.name() == out_t.grad_fn.name()
+    if sparse_exactly:
+        _same_sparse(out_t, out_x)
+    np.testing.assert_allclose(_np(out_x), _np(out_t), rtol=1e-6)
+    if grad_t is not None:
+        np.testing.assert_allclose(_np(grad_x), _np(grad_t), rtol=1e-6)
+
+
 def _same_error(case):
     """xtensor raises PyTorch's exception type with PyTorch's message (its first sentence)."""
     with pytest.raises(Exception) as expected:
@@ -140,6 +158,21 @@ def test_to_sparse_gradient_is_the_dense_gradient_at_its_positions(backend):
     np.testing.assert_array_equal(_np(grad_x), _np(grad_t))
 
 
+def test_sparse_mask_reads_a_dense_tensor_at_the_stored_positions(backend):
+    def case(lib):
+        x = lib.arange(6.0, dtype=lib.float64).reshape(2, 3).requires_grad_()
+        out = x.sparse_mask(_uncoalesced(lib)[0])
+        _weighted_sum(lib, out).backward()
+        return out, x.grad
+    _same_output_and_gradient(case, sparse_exactly=True)
+
+
+@pytest.mark.parametrize("method", ["coalesce", "is_coalesced", "indices", "values", "_indices", "_values", "_nnz"])
+def test_sparse_accessors_of_a_strided_tensor_raise_pytorchs_error(method):
+    _same_error(lambda lib: getattr(lib.ones(2, 3), method)())
+    assert (xt.ones(2, 3).sparse_dim(), xt.ones(2, 3).dense_dim()) == (0, 2)
+
+
 def test_is_coalesced_keyword_is_trusted_and_detach_drops_history():
     s = xt.sparse_coo_tensor(xt.tensor([[0, 1], [1, 0]]), xt.ones(2, requires_grad=True), (2, 2), is_coalesced=True)
     t = torch.sparse_coo_tensor(torch.tensor([[0, 1], [1, 0]]), torch.ones(2), (2, 2), is_coalesced=True)
@@ -225,9 +258,21 @@ def test_bad_products_raise_pytorchs_error(case):
 
 
 def test_addmm_adds_the_scaled_product(backend):
-    expected, got = _both(lambda lib: lib.sparse.addmm(lib.ones(2, 2, dtype=lib.float64), _uncoalesced(lib)[0],
-                                                        lib.ones(3, 2, dtype=lib.float64), beta=2, alpha=3))
-    np.testing.assert_allclose(_np(got), _np(expected))
+    def case(lib):
+        s, values = _uncoalesced(lib, requires_grad=True)
+        out = lib.sparse.addmm(lib.ones(2, 2, dtype=lib.float64), s, lib.ones(3, 2, dtype=lib.float64), beta=2, alpha=3)
+        _weighted_sum(lib, out).backward()
+        return out, values.grad
+    _same_output_and_gradient(case)
+
+
+@pytest.mark.parametrize("args", [("indices", "values", (2, 3)), ("indices", "values"), (2, 3)])
+def test_legacy_sparse_constructors_build_coo_tensors(args):
+    def case(lib):
+        parts = {"indices": lib.tensor(INDICES), "values": lib.tensor(VALUES)}
+        return lib.sparse.FloatTensor(*[parts.get(a, a) if isinstance(a, str) else a for a in args])
+    expected, got = _both(case)
+    _same_sparse(expected, got)
 
 
 # --------------------------------------------------------------------------- gradients
@@ -240,8 +285,7 @@ def _grads(lib, product, sparse_leaf=False):
         s, values = _uncoalesced(lib, requires_grad=True)
     d = lib.arange(12.0, dtype=lib.float64).reshape(3, 4).requires_grad_()
     out = product(lib, s, d)
-    weights = lib.arange(float(out.numel()), dtype=lib.float64).reshape(out.shape)
-    (out * weights).sum().backward()
+    _weighted_sum(lib, out).backward()
     return out.grad_fn.name(), s.grad if sparse_leaf else values.grad, d.grad
 
 
@@ -280,7 +324,7 @@ def test_to_dense_gradient_reaches_values_and_sparse_leaves(backend):
         leaf = _uncoalesced(lib)[0].requires_grad_()
         dense = s.to_dense()
         assert dense.grad_fn.name() == "ToDenseBackward0"
-        (dense * lib.arange(6.0, dtype=lib.float64).reshape(2, 3)).sum().backward()
+        _weighted_sum(lib, dense).backward()
         (leaf.to_dense() ** 2).sum().backward()
         return values.grad, leaf.grad
     (gv_t, gl_t), (gv_x, gl_x) = _both(case)
@@ -337,13 +381,11 @@ def test_elementwise_op_on_sparse_matches_pytorch(backend, name):
     def case(lib):
         s, values = _uncoalesced(lib, requires_grad=True)
         out = _ELEMENTWISE[name](lib, s)
-        (out.to_dense() * lib.arange(6.0, dtype=out.dtype).reshape(out.shape)).sum().backward()
+        _weighted_sum(lib, out).backward()
         return out, values.grad
-    (out_t, grad_t), (out_x, grad_x) = _both(case)
-    assert out_x.grad_fn.name() == out_t.grad_fn.name()
-    assert out_x.is_sparse and out_x.is_coalesced() == out_t.is_coalesced()
-    np.testing.assert_allclose(_np(out_x), _np(out_t), rtol=1e-6)
-    np.testing.assert_allclose(_np(grad_x), _np(grad_t), rtol=1e-6)
+    _same_output_and_gradient(case)
+    assert _ELEMENTWISE[name](xt, _uncoalesced(xt)[0]).is_coalesced() == \
+        _ELEMENTWISE[name](torch, _uncoalesced(torch)[0]).is_coalesced()
 
 
 def test_dense_plus_sparse_is_dense(backend):
@@ -357,12 +399,9 @@ def test_sparse_sum_matches_pytorch(backend, dim):
     def case(lib):
         s, values = _uncoalesced(lib, requires_grad=True)
         out = lib.sparse.sum(s) if dim is None else lib.sparse.sum(s, dim)
-        (out.to_dense() if out.is_sparse else out).sum().backward()
+        _weighted_sum(lib, out).backward()
         return out, values.grad
-    (out_t, grad_t), (out_x, grad_x) = _both(case)
-    assert out_x.is_sparse == out_t.is_sparse and out_x.grad_fn.name() == out_t.grad_fn.name()
-    np.testing.assert_allclose(_np(out_x), _np(out_t))
-    np.testing.assert_allclose(_np(grad_x), _np(grad_t))
+    _same_output_and_gradient(case)
 
 
 @pytest.mark.parametrize("dim", [None, 0, (0, 1)])
@@ -373,20 +412,18 @@ def test_tensor_sum_of_sparse_matches_pytorch(backend, dim):
         if not out.is_sparse:  # (PyTorch cannot differentiate a sparse result of sum(dim): "expand is unsupported")
             out.sum().backward()
         return out, values.grad
-    (out_t, grad_t), (out_x, grad_x) = _both(case)
-    assert out_x.is_sparse == out_t.is_sparse and out_x.grad_fn.name() == out_t.grad_fn.name()
-    np.testing.assert_allclose(_np(out_x), _np(out_t))
-    if grad_t is not None:
-        np.testing.assert_allclose(_np(grad_x), _np(grad_t))
+    _same_output_and_gradient(case)
 
 
 @pytest.mark.parametrize("name", ["softmax", "log_softmax"])
 def test_sparse_softmax_runs_over_stored_values(backend, name):
     def case(lib):
-        s = _uncoalesced(lib)[0].coalesce()
-        return getattr(lib.sparse, name)(s, 1)
-    expected, got = _both(case)
-    _same_sparse(expected, got)
+        values = lib.tensor([3.0, 4.0, 5.0, 1.0], dtype=lib.float64, requires_grad=True)
+        s = lib.sparse_coo_tensor(lib.tensor([[0, 1, 1, 1], [2, 0, 2, 1]]), values, (2, 3)).coalesce()
+        out = getattr(lib.sparse, name)(s, 1)
+        _weighted_sum(lib, out).backward()
+        return out, values.grad
+    _same_output_and_gradient(case, sparse_exactly=True)
 
 
 # --------------------------------------------------------------------------- refusals

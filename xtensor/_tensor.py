@@ -352,6 +352,14 @@ def elements_at(tensor, positions):
     return order[found].reshape(positions.shape)
 
 
+def _strided_refusal(name):
+    """A COO accessor PyTorch has no strided kernel for (``_indices``, ``_values``, ``_nnz``), refused as PyTorch."""
+    def refuse(self):
+        raise NotImplementedError(f"Could not run 'aten::{name}' with arguments from the 'CPU' backend.")
+    refuse.__name__ = refuse.__qualname__ = name
+    return refuse
+
+
 class Tensor:
     """An n-dimensional array on a backend, with PyTorch's API and autograd."""
 
@@ -703,6 +711,30 @@ class Tensor:
 
     def to_sparse_coo(self):
         return self.to_sparse()
+
+    def sparse_mask(self, mask):
+        from .sparse import sparse_mask
+        return sparse_mask(self, mask)
+
+    def sparse_dim(self):
+        return 0
+
+    def dense_dim(self):
+        return self.ndim
+
+    def coalesce(self):
+        raise RuntimeError("coalesce expected sparse coordinate tensor layout but got Strided")
+
+    def is_coalesced(self):
+        raise RuntimeError("is_coalesced expected sparse coordinate tensor layout but got Strided")
+
+    def indices(self):
+        raise RuntimeError("indices expected sparse coordinate tensor layout but got Strided")
+
+    def values(self):
+        raise RuntimeError("values expected sparse tensor layout but got Strided")
+
+    _indices, _values, _nnz = (_strided_refusal(name) for name in ("_indices", "_values", "_nnz"))
 
     # ------------------------------------------------------------------------ printing
     def __repr__(self, *, tensor_contents=None):

@@ -1,6 +1,9 @@
 """``xtensor.sparse``: sparse COO tensors and the ``torch.sparse`` namespace (``mm``, ``addmm``, ``sum``, ``softmax``,
-``log_softmax``). See ``_coo`` for the tensor type and ``_products`` for the per-backend products."""
-from ._coo import SparseTensor, coalesce, sparse_coo, sparse_coo_tensor, to_dense, to_sparse
+``log_softmax``, the legacy ``FloatTensor(indices, values, size)`` constructors). See ``_coo`` for the tensor type
+and ``_products`` for the per-backend products."""
+from .. import _dtypes
+from .._tensor import Tensor
+from ._coo import SparseTensor, coalesce, sparse_coo, sparse_coo_tensor, sparse_mask, to_dense, to_sparse
 from ._products import addmm, matmul, mm as spmm, sparse_mm as mm
 from ._reductions import log_softmax, softmax, sparse_sum as sum  # noqa: A001  (torch.sparse.sum)
 
@@ -20,5 +23,24 @@ def layout_aware(dense_fn, sparse_fn):
     return function
 
 
-__all__ = ["layout_aware", "SparseTensor", "sparse_coo", "sparse_coo_tensor", "mm", "addmm", "sum", "softmax", "log_softmax",
-           "spmm", "matmul", "coalesce", "to_dense", "to_sparse"]
+
+
+def _legacy_constructor(dtype):
+    """``torch.sparse.FloatTensor(indices, values[, size])`` (the values kept as given, as PyTorch 2.13 keeps them)
+    and ``torch.sparse.FloatTensor(*size)`` (an empty COO tensor of ``dtype``)."""
+    def constructor(*args):
+        if args and isinstance(args[0], Tensor):
+            return sparse_coo_tensor(*args)
+        size = tuple(args[0]) if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
+        from .._creation import zeros
+        return sparse_coo_tensor(zeros((len(size), 0), dtype=_dtypes.int64), zeros((0,), dtype=dtype), size)
+    return constructor
+
+
+_LEGACY = {"FloatTensor": "float32", "DoubleTensor": "float64", "HalfTensor": "float16", "BFloat16Tensor": "bfloat16",
+           "LongTensor": "int64", "IntTensor": "int32", "ShortTensor": "int16", "CharTensor": "int8",
+           "ByteTensor": "uint8"}
+globals().update({name: _legacy_constructor(_dtypes.by_name(dtype)) for name, dtype in _LEGACY.items()})
+
+__all__ = ["layout_aware", "SparseTensor", "sparse_coo", "sparse_coo_tensor", "sparse_mask", "mm", "addmm", "sum",
+           "softmax", "log_softmax", "spmm", "matmul", "coalesce", "to_dense", "to_sparse", *_LEGACY]

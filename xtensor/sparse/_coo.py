@@ -33,7 +33,7 @@ from .._dispatch import apply
 from .._tensor import NotStrided, Size, Tensor
 from ..autograd import grad_mode
 
-__all__ = ["named", "SparseTensor", "sparse_coo", "sparse_coo_tensor", "from_parts", "to_dense", "to_sparse", "coalesce",
+__all__ = ["named", "sparse_mask", "SparseTensor", "sparse_coo", "sparse_coo_tensor", "from_parts", "to_dense", "to_sparse", "coalesce",
            "values_with_history", "sparse_node", "dispatch", "coalesced_indices"]
 
 _grad_state = grad_mode.state
@@ -593,6 +593,18 @@ def to_sparse(x, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None
     out = from_parts(indices, values, x.shape, True)
     node = "ToSparseBackward1" if given_dim is None else "ToSparseBackward0"  # PyTorch's overloads
     return sparse_node(out, node, (x,), lambda g: (to_dense(g),))
+
+
+def sparse_mask(x, mask):
+    """``Tensor.sparse_mask``: ``x`` (strided) read at the stored positions of the sparse ``mask`` (duplicates too)."""
+    if not isinstance(mask, SparseTensor):
+        raise RuntimeError("sparse_mask expects mask to be sparse")
+    if tuple(x.shape) != tuple(mask.shape):
+        raise RuntimeError(f"sparse_mask(): operands have incompatible sizes; self has size {list(x.shape)} but mask "
+                           f"has size {list(mask.shape)}")
+    indices = mask._sp_indices
+    return named(sparse_from(indices, gather_at(x, indices, mask.shape), mask.shape, mask._sp_coalesced),
+                 "SparseMaskBackward0")
 
 
 # --------------------------------------------------------------------------- ops on the values

@@ -139,5 +139,4 @@ def matmul(input, other):
 
 def addmm(input, mat1, mat2, *, beta=1.0, alpha=1.0):
     """``torch.sparse.addmm``: ``beta * input + alpha * (mat1 @ mat2)``, mat1 sparse."""
-    product = sparse_mm(mat1, mat2)
-    return input * beta + product * alpha
+    return named(input * beta + sparse_mm(mat1, mat2) * alpha, "SparseAddmmBackward0")

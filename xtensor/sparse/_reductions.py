@@ -74,10 +74,10 @@ def _shifted_and_sums(s, dim, name):
 def softmax(input, dim, *, dtype=None):
     """``torch.sparse.softmax``: softmax over the values stored along ``dim`` (absent ones count as -inf)."""
     s, shifted, sums = _shifted_and_sums(input if dtype is None else input.to(dtype), dim, "softmax")
-    return sparse_from(s._sp_indices, shifted.exp() / sums, s.shape, True, node="SoftmaxBackward0")
+    return sparse_from(s._sp_indices, shifted.exp() / sums, s.shape, True, node="SparseSoftmaxBackward0")
 
 
 def log_softmax(input, dim, *, dtype=None):
     """``torch.sparse.log_softmax``: log of ``softmax``, computed stably."""
     s, shifted, sums = _shifted_and_sums(input if dtype is None else input.to(dtype), dim, "log_softmax")
-    return sparse_from(s._sp_indices, shifted - sums.log(), s.shape, True, node="LogSoftmaxBackward0")
+    return sparse_from(s._sp_indices, shifted - sums.log(), s.shape, True, node="SparseLogSoftmaxBackward0")
