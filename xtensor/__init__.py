@@ -3,6 +3,7 @@
 ``import xtensor as torch`` gives the PyTorch-style namespace; ``xtensor.array_api`` is the
 array-API standard namespace over the same Tensor.
 """
+import math as _math
 from . import _dtypes
 from ._backend import available_backends, get_backend, get_default_backend, set_default_backend, use_backend
 from ._dtypes import (bfloat16, bool, can_cast, complex64, complex128, finfo, float16, float32, float64,
@@ -54,7 +55,15 @@ from .amp.autocast_mode import (clear_autocast_cache, get_autocast_cpu_dtype, ge
                                 get_autocast_gpu_dtype, is_autocast_cpu_enabled, is_autocast_enabled,
                                 set_autocast_dtype, set_autocast_enabled)
 from .cuda import OutOfMemoryError  # noqa: E402
+from . import sparse  # noqa: E402  (torch.sparse: sparse COO tensors)
+from .sparse import sparse_coo, sparse_coo_tensor, spmm  # noqa: E402
+mm, matmul = sparse.layout_aware(mm, sparse.spmm), sparse.layout_aware(matmul, sparse.matmul)  # noqa: F821
+from ._torch_alias import install_as_torch  # noqa: E402  (``import torch`` gives xtensor: ``xtensor run``)
+from . import _C  # noqa: E402  (torch._C: the few no-op entry points libraries call, a clear error for the rest)
 
+pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan  # torch.pi, torch.e, torch.inf, torch.nan
+newaxis = None
+dtype = _dtypes.DType  # the type of every dtype, as ``torch.dtype`` (annotations and isinstance checks name it)
 float = float32
 double = float64
 half = float16
@@ -107,3 +116,6 @@ def set_default_tensor_type(t):
 
 
 del _name, _ctor
+
+from . import _table as _op_table  # noqa: E402
+_op_table.freeze()  # every op is registered: the table is read-only from here on
