@@ -229,3 +229,11 @@ def test_a_parameter_replaced_between_calls_is_read_as_the_eager_call_reads_it(o
     np.testing.assert_allclose(compiled(t.tensor(X))[0].detach().numpy(), model(t.tensor(X))[0].detach().numpy(),
                                rtol=1e-5, atol=1e-6)
     assert compiled.compilations == 1  # same shapes: the new tensor is an input of the same program
+
+
+def test_autocast_is_part_of_the_signature(on_jax):
+    compiled = t.compile(t.nn.Linear(4, 3))
+    assert compiled(t.tensor(X)).dtype == t.float32
+    with t.autocast("cpu", dtype=t.bfloat16):
+        assert compiled(t.tensor(X)).dtype == t.bfloat16
+    assert compiled(t.tensor(X)).dtype == t.float32 and compiled.compilations == 2

@@ -39,7 +39,7 @@ from .._ns import raw_ns
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..nn.modules.module import Module
-from .gather import _SCALARS
+from .gather import _SCALARS, _environment
 from .state import _host_read_error, _invalidate, _restore, _snapshot
 
 __all__ = ["CompiledModule", "CompiledFunctionBackward"]
@@ -152,8 +152,7 @@ class _Call:
         state = tuple((owner, None if t._view is None else t._view.resolve(), t._dtype, t._requires_grad)
                       for t, owner in zip(self.tensors, self.owners))
         storages = tuple((st.array.shape, st.array.dtype) for st in self.storages)
-        return (self.structure, leaves, state, storages, self.attributes, self.records, grad_mode.state.inference,
-                _dtypes.get_default_dtype())
+        return (self.structure, leaves, state, storages, self.attributes, self.records, *_environment())
 
 
 def _static(leaf):
