@@ -260,3 +260,14 @@ def test_a_compiled_optimizer_step_stays_compiled_under_a_learning_rate_schedule
             s.step()
     np.testing.assert_allclose(w.detach().numpy(), eager_w.detach().numpy(), rtol=1e-6)
     assert compiled_step.compilations >= 1  # the steps ran compiled, not around it
+
+
+def test_past_the_cache_size_limit_new_signatures_run_eagerly_with_a_warning(on_jax, monkeypatch):
+    from xtensor._compile import module
+
+    monkeypatch.setattr(module, "CACHE_SIZE_LIMIT", 2)  # torch's 8, made small to keep the test cheap
+    identity = t.compile(t.nn.Identity())
+    identity(t.ones(1)), identity(t.ones(2))
+    with pytest.warns(UserWarning, match="recompiled 2 times"):
+        assert identity(t.ones(3)).tolist() == [1.0, 1.0, 1.0]
+    assert identity.compilations == 2

@@ -22,7 +22,9 @@ stays the one source of gradients.
   read on the host: ``.item()``, ``bool(t)``, a boolean mask, a data-dependent shape), one that writes in place to
   a tensor that requires grad or to its own arguments, a parameter that requires grad and is a view, random numbers
   drawn other than as a whole array the tensor is made from (``normal`` with tensor arguments, ``multinomial``).
-  Such a signature stays eager; other signatures still compile.
+  Such a signature stays eager; other signatures still compile. After ``CACHE_SIZE_LIMIT`` (8) signatures, new ones
+  run eagerly, as torch.compile's ``cache_size_limit`` (generation feeding ever longer sequences would otherwise
+  compile once per length).
 * On a backend that cannot compile (numpy, array-API namespaces) the module runs eagerly: the same results. Inside
   an outer trace (``jax.jit``, a compiled step) it runs inline.
 * Known limit: tensors the forward reads through globals or closures (not attributes of the module tree) are
@@ -44,6 +46,7 @@ from .state import _host_read_error, _invalidate, _restore, _snapshot
 
 __all__ = ["CompiledModule", "CompiledFunctionBackward"]
 
+CACHE_SIZE_LIMIT = 8  # signatures compiled per module before new ones run eagerly (torch._dynamo's default)
 _HOOKS = ("_forward_pre_hooks", "_forward_hooks", "_backward_hooks", "_backward_pre_hooks")
 
 
@@ -78,6 +81,10 @@ class CompiledModule(Module):
         key = call.signature()
         program = self._programs.get(key)
         if program is None:
+            if len(self._programs) >= CACHE_SIZE_LIMIT:
+                return self._eager(f"it was recompiled {CACHE_SIZE_LIMIT} times (torch.compile's cache_size_limit): "
+                                   "new signatures run eagerly (the input shapes keep changing: a growing sequence in "
+                                   "generation, a last batch of another size...)", module, args, kwargs)
             program = self._programs[key] = _ModuleProgram.trace(call)
             self.compilations += 1
         if isinstance(program, str):  # why this signature runs eagerly
