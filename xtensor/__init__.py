@@ -47,6 +47,7 @@ from . import optim, utils  # noqa: E402
 from .serialization import load, save  # noqa: E402
 from . import special  # noqa: E402  (the torch.special namespace; after nn, whose logsigmoid it uses)
 from . import distributed  # noqa: E402  (torch.distributed over jax.sharding; imports jax only when used)
+from . import jit, onnx, testing  # noqa: E402  (torch.jit/onnx stand-ins, torch.testing.assert_close)
 
 float = float32
 double = float64
