@@ -7,8 +7,8 @@ and keep PyTorch's attributes (``.module``; ``module.``-prefixed ``state_dict`` 
 DDP would have to all-reduce gradients, which xtensor does not do: it refuses, naming
 ``xtensor.distributed.data_parallel`` (one compiled step over a device mesh) instead.
 """
-from . import data_parallel, distributed  # noqa: F401
-from .data_parallel import DataParallel
+from . import distributed  # noqa: F401
+from .data_parallel import DataParallel, data_parallel  # the function shadows its module, as in PyTorch
 from .distributed import DistributedDataParallel
 
-__all__ = ["DataParallel", "DistributedDataParallel"]
+__all__ = ["DataParallel", "DistributedDataParallel", "data_parallel"]

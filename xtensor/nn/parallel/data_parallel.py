@@ -1,7 +1,7 @@
 """``DataParallel``: PyTorch's single-machine data parallelism, here the CPU case (the wrapped module, called)."""
 from ..modules.module import Module
 
-__all__ = ["DataParallel"]
+__all__ = ["DataParallel", "data_parallel"]
 
 
 class DataParallel(Module):
@@ -15,3 +15,10 @@ class DataParallel(Module):
 
     def forward(self, *inputs, **kwargs):
         return self.module(*inputs, **kwargs)
+
+
+def data_parallel(module, inputs, device_ids=None, output_device=None, dim=0, module_kwargs=None):
+    """``module(*inputs, **module_kwargs)``: PyTorch's functional ``DataParallel`` without CUDA devices."""
+    if not isinstance(inputs, tuple):
+        inputs = (inputs,) if inputs is not None else ()
+    return module(*inputs, **(module_kwargs or {}))
