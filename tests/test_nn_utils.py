@@ -147,9 +147,3 @@ def test_recurrent_layers_over_a_packed_sequence_match_torch(backend, kind, opti
     for got, want in zip(*outputs):
         np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-10, atol=1e-12)
 
-
-def test_flatten_parameters_is_a_no_op_as_scripts_call_it():
-    lstm = xt.nn.LSTM(2, 3)
-    before = {k: v.numpy().copy() for k, v in lstm.state_dict().items()}
-    assert lstm.flatten_parameters() is None
-    assert all(np.array_equal(before[k], v.numpy()) for k, v in lstm.state_dict().items())

@@ -1,7 +1,8 @@
 """Helpers the chapters of ``nn.functional`` share: the lazily imported top-level package (``nn`` loads
 while ``xtensor`` still imports), jax-trace detection and PyTorch's node names for composite ops."""
-from ..._dispatch import OpNode, node_class
+from ..._dispatch import OpNode
 from ..._index import is_traced
+from ..._table import renamed
 
 
 def _xt():
@@ -19,5 +20,5 @@ def _named(loss, node):
     (``MseLossBackward0``, ``NllLossBackward0``), xtensor as a composite whose gradient is its ops' own -- only the
     name changes, so ``loss.grad_fn.name()`` reads as in PyTorch."""
     if isinstance(loss._grad_fn, OpNode):
-        loss._grad_fn.__class__ = node_class(node)
+        renamed(loss, node)
     return loss

@@ -77,6 +77,9 @@ class _RNNBase(Module):
         names = self._flat_weights_names
         return [[getattr(self, n) for n in names[i:i + per]] for i in range(0, len(names), per)]
 
+    def flatten_parameters(self):
+        """PyTorch packs the weights into one cuDNN buffer here; xtensor has no such buffer, so nothing to do."""
+
     def extra_repr(self):
         s = f"{self.input_size}, {self.hidden_size}"
         if self.proj_size != 0:
@@ -214,10 +217,6 @@ class _RNNBase(Module):
                 label = "hidden size" if self.states == 1 else f"hidden[{i}] size"
                 raise RuntimeError(f"Expected {label} {(layers, batch, size)}, got {list(h.shape)}")
         return data, tuple(_permuted(h, input.sorted_indices) for h in hx)
-
-    def flatten_parameters(self):
-        """A no-op: PyTorch packs cuDNN's weights into one buffer here; xtensor's layers read each parameter as
-        it is, so there is nothing to pack (scripts call it after ``.to(device)`` or loading a checkpoint)."""
 
 
 def _permuted(state, indices):
