@@ -55,6 +55,9 @@ from .amp.autocast_mode import (clear_autocast_cache, get_autocast_cpu_dtype, ge
                                 get_autocast_gpu_dtype, is_autocast_cpu_enabled, is_autocast_enabled,
                                 set_autocast_dtype, set_autocast_enabled)
 from .cuda import OutOfMemoryError  # noqa: E402
+from . import sparse  # noqa: E402  (torch.sparse: sparse COO tensors)
+from .sparse import sparse_coo, sparse_coo_tensor, spmm  # noqa: E402
+mm, matmul = sparse.layout_aware(mm, sparse.spmm), sparse.layout_aware(matmul, sparse.matmul)  # noqa: F821
 from ._torch_alias import install_as_torch  # noqa: E402  (``import torch`` gives xtensor: ``xtensor run``)
 from . import _C  # noqa: E402  (torch._C: the few no-op entry points libraries call, a clear error for the rest)
 
@@ -113,3 +116,6 @@ def set_default_tensor_type(t):
 
 
 del _name, _ctor
+
+from . import _table as _op_table  # noqa: E402
+_op_table.freeze()  # every op is registered: the table is read-only from here on

@@ -1,8 +1,10 @@
 """Autocast's op policy (``xtensor.autocast`` / ``xtensor.amp.autocast``): which ops run in the lower
 precision and which in float32, as PyTorch's CPU autocast lists them (``aten/src/ATen/autocast_mode.cpp``).
 
-``_dispatch.apply`` asks ``cast_inputs`` about each op while a region is active; the casts are ordinary
-``Tensor.to`` calls, so they join the tape as PyTorch's ``ToCopyBackward0`` nodes do. Only ops of the op table
+``_dispatch.apply`` asks ``cast_inputs`` about each op while a region is active, and so does the function the
+op table generates (``_variants._make_function``), before its signature compares dtypes (``addmm`` of a
+bfloat16 activation and a float32 weight); the casts are ordinary ``Tensor.to`` calls, so they join the tape
+as PyTorch's ``ToCopyBackward0`` nodes do. Only ops of the op table
 are seen: a composite (``mse_loss``, ``cross_entropy``...) is cast where its parts are listed (its ``nll_loss``
 runs in float32, its matmuls in the lower precision), not as one op.
 The state is thread-local, as PyTorch's.
@@ -16,12 +18,12 @@ __all__ = ["LOWER_PRECISION", "FLOAT32", "state", "cast_inputs"]
 # PyTorch's CPU "lower_precision_fp" list, spelled as the op table names them (conv and linear reach these)
 LOWER_PRECISION = frozenset({
     "mm", "bmm", "baddbmm", "addmm", "addbmm", "matmul", "mv", "tensordot", "einsum", "vecdot", "linalg_vecdot",
-    "inner", "chain_matmul", "linalg_multi_dot", "multi_dot", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
+    "inner", "chain_matmul", "linalg_multi_dot", "multi_dot", "convolution", "_convolution", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
     "conv_transpose2d", "conv_transpose3d", "linear", "prelu", "scaled_dot_product_attention",
 })
-# PyTorch's CPU "fp32" list, likewise
+# PyTorch's CPU "fp32" list, likewise (``_prod``: the op table's name for prod)
 FLOAT32 = frozenset({
-    "avg_pool3d", "binary_cross_entropy", "grid_sampler", "polar", "prod", "quantile", "nanquantile", "stft",
+    "avg_pool3d", "binary_cross_entropy", "grid_sampler", "polar", "prod", "_prod", "quantile", "nanquantile", "stft",
     "cdist", "trace", "view_as_complex", "cholesky", "cholesky_inverse", "cholesky_solve", "inverse",
     "lu_solve", "orgqr", "ormqr", "pinverse", "max_pool3d", "max_unpool2d", "max_unpool3d",
     "adaptive_avg_pool3d", "reflection_pad1d", "reflection_pad2d", "replication_pad1d", "replication_pad2d",

@@ -12,13 +12,27 @@ __all__ = ["compile"]
 
 
 def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=None, options=None, disable=False):
-    """Compile a function or module (PyTorch's ``torch.compile`` spelling); as a decorator too.
+    """Compile a module, a function or an optimizer (PyTorch's ``torch.compile`` spelling); as a decorator too.
 
-    ``fullgraph``, ``dynamic``, ``backend``, ``mode`` and ``options`` are accepted for PyTorch code and
-    have no effect: the whole step is always one XLA program, recompiled per shape signature.
-    ``disable=True`` runs it eagerly.
+    * an ``nn.Module``: a ``CompiledModule`` whose call is one tape node, forward and backward one program each
+      (``module.py``), so the ordinary eager loop around it (``loss.backward()``, ``optimizer.step()``) runs the
+      model compiled;
+    * a function (a whole training step: forward, ``backward()``, ``optimizer.step()``): one program (``step.py``);
+    * an optimizer: its ``step`` becomes one program updating every parameter (the optimizer is returned, its
+      ``step`` replaced); ``compile(optimizer.step)`` is the same program as a separate callable.
+
+    ``fullgraph``, ``dynamic``, ``backend``, ``mode`` and ``options`` are accepted for PyTorch code and have no
+    effect: programs are recompiled per shape signature. ``disable=True`` runs eagerly. On a backend that cannot
+    compile (numpy, array-API namespaces) everything runs eagerly, with the same results.
     """
     if model is None:
         return functools.partial(compile, disable=disable)
+    from ..nn.modules.module import Module
+    if isinstance(model, Module):
+        from .module import CompiledModule
+        return CompiledModule(model, disable=disable)
+    if hasattr(model, "param_groups") and callable(getattr(model, "step", None)):
+        model.step = CompiledStep(model.step, disable=disable)
+        return model
     return CompiledStep(model, disable=disable)
 

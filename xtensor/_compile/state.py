@@ -54,12 +54,9 @@ _CALL_NAMES = {"__bool__": "bool(tensor)", "__float__": "float(tensor)", "__int_
                "__format__": "formatting a tensor", "__repr__": "printing a tensor"}
 
 
-def _host_read_error(error):
-    """The error for a step that reads a traced value on the host, or None for other errors."""
-    import jax
-
-    host_reads = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
-                  jax.errors.TracerBoolConversionError, jax.errors.TracerIntegerConversionError)
+def _host_read_error(error, host_reads):
+    """The error for a step that reads a traced value on the host (``host_reads``: the backend's error types for
+    it), or None for other errors."""
     cause = error
     while cause is not None and not isinstance(cause, host_reads):
         cause = cause.__cause__ or cause.__context__

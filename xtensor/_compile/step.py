@@ -152,7 +152,7 @@ class _Program:
         try:
             closed = jax.make_jaxpr(step)([st.array for st in storages], list(gathered.arrays))
         except Exception as e:
-            host_read = _host_read_error(e)
+            host_read = _host_read_error(e, backend.host_read_errors)
             if host_read is not None:
                 raise host_read from e
             raise

@@ -23,7 +23,7 @@ from ._creation import (arange, asarray, empty, empty_like, eye, from_dlpack, fu
                         linspace, meshgrid, ones, ones_like, zeros, zeros_like)
 from ._data_types import (astype, broadcast_shapes, can_cast, finfo, iinfo, isdtype,  # noqa: E402
                           result_type)
-from ._info import Info as _Info  # noqa: E402
+from ._info import Info as _Info, with_standard_defaults as _with_standard_defaults  # noqa: E402
 
 
 def __array_namespace_info__():
@@ -36,6 +36,8 @@ def reshape(x, /, shape, *, copy=None):
 
 
 from . import fft, linalg, special  # noqa: E402,F401  (the standard's linalg and fft extensions; SciPy's special)
+
+_with_standard_defaults(globals(), [*_api_functions, "result_type", "reshape"])
 
 
 def nonzero(x, /):

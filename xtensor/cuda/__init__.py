@@ -111,7 +111,14 @@ def manual_seed(seed):
     """Nothing to seed: every device draws from the host generator ``xtensor.manual_seed`` seeds."""
 
 
-manual_seed_all = seed = seed_all = manual_seed
+manual_seed_all = manual_seed
+
+
+def seed():
+    """Nothing to seed: every device draws from the host generator ``xtensor.seed`` seeds."""
+
+
+seed_all = seed
 
 
 def initial_seed():
