@@ -336,8 +336,8 @@ def _diagonal_fwd(xp, x, offset, dim1, dim2):
 
 
 defop("diagonal", _diagonal_fwd,
-      (lambda g, ans, x, offset, dim1, dim2: _scatter_by_rule(g, x, _diagonal_meta, offset, dim1, dim2),),
-      sig=_diagonal_sig, view=_diagonal_meta, saves=("meta0",))
+      (lambda ns, g, ans, x, offset, dim1, dim2: _scatter_by_rule(g, x, _diagonal_meta, offset, dim1, dim2),),
+      sig=_diagonal_sig, view=_diagonal_meta, saves=("meta0",), raw=False)
 
 
 def _unfold_meta(shape, stride, offset, dim, size, step):
@@ -370,8 +370,8 @@ def _unfold_fwd(xp, x, dim, size, step):
 
 
 defop("unfold", _unfold_fwd,
-      (lambda g, ans, x, dim, size, step: _scatter_by_rule(g, x, _unfold_meta, dim, size, step),),
-      sig=_unfold_sig, view=_unfold_meta, saves=("meta0",), function=False)
+      (lambda ns, g, ans, x, dim, size, step: _scatter_by_rule(g, x, _unfold_meta, dim, size, step),),
+      sig=_unfold_sig, view=_unfold_meta, saves=("meta0",), function=False, raw=False)
 
 
 def _as_strided_meta(shape, stride, offset, size, new_stride, storage_offset, index, root):
@@ -585,7 +585,7 @@ def _roll_fwd(xp, x, shifts, dims):
     return xp.roll(x, shifts, axis=dims)
 
 
-defop("roll", _roll_fwd, (lambda g, ans, x, shifts, dims: g.roll(tuple(-s for s in shifts), dims),),
+defop("roll", _roll_fwd, (lambda ns, g, ans, x, shifts, dims: ns.apply("roll", (g,), (tuple(-s for s in shifts), dims)),),
       sig=_roll_sig, saves=(), api=True,
       api_sig=lambda x, /, shift, *, axis=None: _roll_sig(x, shift, axis))
 
@@ -605,14 +605,14 @@ def _repeat_fwd(xp, x, sizes):
     return _owned(xp.tile(x, sizes)) if sizes else xp.asarray(x, copy=True)
 
 
-def _repeat_vjp(g, ans, x, sizes):
+def _repeat_vjp(ns, g, ans, x, sizes):
     """Each input element's gradient sums its copies: view ``g`` as (repeat, size) pairs and sum the repeats."""
     shape = (1,) * (len(sizes) - x.ndim) + tuple(x.shape)
     pairs = tuple(n for r, s in zip(sizes, shape) for n in (r, s))
     return g.reshape(pairs).sum(tuple(range(0, len(pairs), 2))).reshape(x.shape) if sizes else g
 
 
-defop("repeat", _repeat_fwd, (_repeat_vjp,), sig=_repeat_sig, saves=("meta0",), function=False)
+defop("repeat", _repeat_fwd, (_repeat_vjp,), sig=_repeat_sig, saves=("meta0",), function=False, raw=False)
 
 
 def tile(input, dims):
