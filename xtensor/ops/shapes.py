@@ -590,6 +590,45 @@ defop("roll", _roll_fwd, (lambda ns, g, ans, x, shifts, dims: ns.apply("roll", (
       api_sig=lambda x, /, shift, *, axis=None: _roll_sig(x, shift, axis))
 
 
+# ------------------------------------------------------------------ constant_pad_nd
+def _constant_pad_sig(input, pad, value=0):
+    """``pad``: (before, after) pairs from the last dim backwards, as ``F.pad``; negative ones crop."""
+    pad = tuple(pad)
+    for i, p in enumerate(pad):
+        if not isinstance(p, int):
+            raise TypeError(f"constant_pad_nd(): argument 'pad' (position 2) must be tuple of ints, but found element "
+                            f"of type {type(p).__name__} at pos {i}")
+    if len(pad) % 2:
+        raise RuntimeError(f"Length of pad must be even but instead it equals {len(pad)}")
+    if len(pad) > 2 * input.ndim:
+        raise RuntimeError("Length of pad should be no more than twice the number of dimensions of the input. Pad "
+                           f"length is {len(pad)} while the input has {input.ndim} dimensions.")
+    for i in range(len(pad) // 2):
+        if input.shape[input.ndim - 1 - i] + min(pad[2 * i], 0) + min(pad[2 * i + 1], 0) < 0:
+            raise RuntimeError("narrow(): length must be non-negative.")
+    kind = {"b": bool, "i": int, "u": int, "f": float, "c": complex}[input.dtype.kind]
+    return (input,), (pad, kind(value))  # the value in the input's kind, as PyTorch casts it (2.7 -> 2 for ints)
+
+
+def _constant_pad_fwd(xp, x, pad, value):
+    if not pad:
+        return xp.asarray(x, copy=True)  # a new tensor, never the input's array
+    for i in range(len(pad) // 2):
+        dim, before, after = x.ndim - 1 - i, pad[2 * i], pad[2 * i + 1]
+        x = x[(slice(None),) * dim + (slice(max(-before, 0), x.shape[dim] - max(-after, 0)), ...)]  # the crops
+
+        def side(n):
+            return [xp.full(x.shape[:dim] + (n,) + x.shape[dim + 1:], value, dtype=x.dtype)] if n > 0 else []
+        x = xp.concat(side(before) + [x] + side(after), axis=dim)
+    return x
+
+
+# its gradient crops what it padded and pads what it cropped: itself, with the pads negated
+defop("constant_pad_nd", _constant_pad_fwd,
+      (lambda ns, g, ans, x, pad, value: ns.apply("constant_pad_nd", (g,), (tuple(-p for p in pad), 0)),),
+      sig=_constant_pad_sig, method=False, saves=())
+
+
 def _repeat_sig(input, *sizes):
     sizes = tuple(int(s) for s in (sizes[0] if len(sizes) == 1 and not isinstance(sizes[0], int) else sizes))
     if len(sizes) < input.ndim:
