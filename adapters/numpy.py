@@ -81,6 +81,7 @@ class NumpyAdapter(ArrayAPIAdapter):
             self.unsupported[_dtypes.bfloat16] = str(e)
         else:
             self._bfloat16 = self.native[_dtypes.bfloat16] = bf16.type  # a scalar type, as numpy's own in native
+            _dtypes.NUMPY_SCALARS.add(bf16.type)
             self.dtypes[bf16] = _dtypes.bfloat16
 
     def scalar(self, value, dtype):

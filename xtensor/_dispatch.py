@@ -13,16 +13,21 @@ in-place, ``out=``, operator and array-API variants are all generated from the e
 """
 import re
 
-from . import _dtypes
+import numpy as np
+
+from . import _autocast, _dtypes
 from ._autograd import SCALAR_EDGE, Node, edge_of, freed_error
 from ._ns import TENSOR_NS, raw_ns
-from ._tensor import Tensor, ViewMeta
+from ._tensor import NotStrided, Tensor, ViewMeta
 from .autograd import grad_mode
+from ._autocast import state as _autocast_state
+from ._quiet import quiet, restore
 
 __all__ = ["Op", "apply", "wrap", "make_view", "detached", "history_alias", "unbroadcast", "Dims", "Dims2", "overload_name"]
 
 _grad_state = grad_mode.state
 _new = object.__new__
+_NUMPY_SCALARS = _dtypes.NUMPY_SCALARS  # a result never holds one (``_dtypes.NUMPY_SCALARS``): a 0-d array instead
 
 
 def _camel(name):
@@ -330,7 +335,7 @@ def _modified_error(dtype, shape, current, version, producer, nr):
 def wrap(arr, backend, dtype=None):
     """A new root tensor over backend array ``arr``."""
     t = _new(Tensor)
-    t._arr = arr
+    t._arr = np.asarray(arr) if arr.__class__ in _NUMPY_SCALARS else arr
     t._backend = backend
     t._dtype = dtype if dtype is not None else backend.dtypes[arr.dtype]
     t._requires_grad = False
@@ -611,6 +616,8 @@ def _scalar_as(value, dtype):
 
 def apply(op, tensors, params=()):
     """Run ``op`` on ``tensors`` (Tensors or, for elementwise ops, Python scalars) and ``params``."""
+    if _autocast_state.active:  # an autocast region: listed ops cast their inputs first (xtensor/_autocast.py)
+        tensors = _autocast.cast_inputs(op.name, tensors)
     if len(tensors) == 1 and type(tensors[0]) is Tensor:  # the common single-input case, kept short
         x = tensors[0]
         backend = x._backend
@@ -628,12 +635,18 @@ def apply(op, tensors, params=()):
         dtype = _promote(tensors)
         if op.cast is not None:
             dtype = op.cast(dtype)
-        arrays = [_native(t, backend, dtype) for t in tensors]
+        try:
+            arrays = [_native(t, backend, dtype) for t in tensors]
+        except NotStrided as e:  # a sparse operand: its layout computes the op (or refuses it, as PyTorch)
+            return type(e.tensor).dispatch(op, tensors, params)
     fwd = op.bool_fwd if op.bool_fwd is not None and dtype is _dtypes.bool else op.fwd
+    errors = quiet()  # PyTorch computes inf/nan silently: numpy's floating-point warnings stay off (_quiet.py)
     try:
         out = fwd(backend.xp, *arrays, *params)
     except (TypeError, ValueError, IndexError, RuntimeError) as e:
         raise _backend_error(op, tensors, e) from None
+    finally:
+        restore(errors)
     if op.view is not None:
         x = tensors[0]
         meta = ViewMeta(x, op.view, params)
@@ -643,6 +656,8 @@ def apply(op, tensors, params=()):
     elif op.nout > 1:
         result = tuple(wrap(o, backend) for o in out)
     else:
+        if out.__class__ in _NUMPY_SCALARS:
+            out = np.asarray(out)
         result = _new(Tensor)
         result._arr, result._backend, result._dtype, result._requires_grad, result._grad_fn = \
             out, backend, backend.dtypes[out.dtype], False, None

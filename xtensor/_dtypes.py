@@ -7,6 +7,7 @@ kinds, and PyTorch's three-tier rule for 0-dim tensors and Python scalars
 outrank Python scalars, unless a lower tier is of a higher category).
 """
 import builtins
+import functools
 import math
 import numbers
 import threading
@@ -19,7 +20,7 @@ __all__ = [
     "DType", "bool", "uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64",
     "float16", "bfloat16", "float32", "float64", "complex64", "complex128", "ALL_DTYPES", "by_name",
     "promote_types", "result_type", "can_cast", "get_default_dtype", "set_default_dtype",
-    "default_dtype_for", "scalar_dtype", "numpy_dtype",
+    "default_dtype_for", "scalar_dtype", "numpy_dtype", "with_default_float",
 ]
 
 _builtin_bool = __builtins__["bool"] if isinstance(__builtins__, dict) else __builtins__.bool
@@ -32,6 +33,13 @@ class DType:
 
     def __init__(self, name, kind, itemsize):
         self.name, self.kind, self.itemsize = name, kind, itemsize
+
+    @property
+    def dtype(self):
+        """The numpy dtype: what NumPy reads when handed an object with a ``dtype`` (``np.dtype(xtensor.float64)``,
+        ``np.zeros(2).astype(xp.float64)``), so array-API code that mixes in NumPy calls on our dtypes works;
+        xtensor's dtypes look like NumPy's (``kind``, ``itemsize``) and now are understood by it as such."""
+        return numpy_dtype(self)
 
     @property
     def is_floating_point(self):
@@ -106,6 +114,12 @@ ALIASES = {"float": float32, "double": float64, "half": float16, "long": int64, 
            "short": int16, "cfloat": complex64, "cdouble": complex128}
 
 
+# NumPy's scalar types, what numpy returns for 0-d results (``add`` of 0-d arrays, a full reduction): a tensor never
+# holds one -- its value is a 0-d array, writable, sharing memory, exported through DLPack -- so each place that makes
+# a result from a backend array checks against this set (the numpy adapter adds ml_dtypes' bfloat16 when it loads).
+NUMPY_SCALARS = set(np.sctypeDict.values())
+
+
 def by_name(name):
     """The dtype called ``name`` ('float32', or a PyTorch alias such as 'long')."""
     try:
@@ -154,6 +168,8 @@ def promote_types(a, b):
     if ca == cb:
         raise TypeError(f"promotion of {a} and {b} is not defined (the array API leaves uint64/int64 open)")
     hi, lo = (a, b) if ca > cb else (b, a)
+    if lo.kind in "iu" and _defaults.integers_as_default_float:  # (see ``with_default_float``)
+        return promote_types(hi, _defaults.float_dtype)
     if hi.kind == "c" and lo.kind == "f":
         return _SAME_KIND[hi, lo.to_complex()]
     return hi
@@ -161,6 +177,7 @@ def promote_types(a, b):
 
 class _Defaults(threading.local):
     float_dtype = float32
+    integers_as_default_float = False  # an integer array meeting a floating one counts as the default float
 
 
 _defaults = _Defaults()
@@ -174,6 +191,26 @@ def set_default_dtype(d):
     if not isinstance(d, DType) or d.kind != "f":
         raise TypeError(f"set_default_dtype: only floating-point types are supported as the default type, got {d}")
     _defaults.float_dtype = d
+
+
+def with_default_float(fn, default):
+    """``fn`` run with ``default()`` as the default float dtype (and its complex): how a namespace with defaults
+    of its own (the array API's float64) runs code it shares with ``xtensor``'s (PyTorch's float32). Integer and
+    bool inputs that an op computes in floating point, Python floats and new float tensors then get that dtype, and
+    an integer array meeting a floating one counts as one of that dtype (``int64`` with ``float32`` gives
+    ``float64``, as NumPy gives and SciPy's rule for the promotions the standard leaves open); a Python int keeps
+    the array's dtype (``float32`` with ``2`` stays ``float32``, as the standard asks)."""
+    defaults = _defaults
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        saved, saved_ints = defaults.float_dtype, defaults.integers_as_default_float
+        defaults.float_dtype, defaults.integers_as_default_float = default(), True
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            defaults.float_dtype, defaults.integers_as_default_float = saved, saved_ints
+    return run
 
 
 def default_dtype_for(kind):
@@ -293,7 +330,7 @@ def numpy_dtype(d):
 
 def _dtype_of(type):
     """A DType from a DType or anything with a ``.dtype`` (a tensor)."""
-    d = getattr(type, "dtype", type)
+    d = type if isinstance(type, DType) else getattr(type, "dtype", type)
     if not isinstance(d, DType):
         raise TypeError(f"expected a dtype or a tensor, got {type!r}")
     return d

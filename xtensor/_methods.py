@@ -9,7 +9,7 @@ import numpy as np
 
 from . import _dtypes, _creation
 from ._autograd import _RemovableHandle, view_grad_fn
-from ._backend import get_backend
+from ._backend import available_backends, get_backend
 from ._dispatch import apply, detached, history_alias, wrap
 from ._index import basic_meta, normalize_index
 from ._table import TABLE, renamed
@@ -356,7 +356,7 @@ def to(self, *args, **kwargs):
         elif isinstance(a, Tensor):
             dtype, target_backend = a.dtype, a._backend
         elif isinstance(a, str) and a.split(":")[0] not in ("cpu", "cuda", "xla", "mps", "meta"):
-            target_backend = a
+            target_backend = _backend_named(a)
         elif a is not None:
             dev = a
     out = self
@@ -369,6 +369,15 @@ def to(self, *args, **kwargs):
     if copy and out is self:
         out = self.clone()
     return out
+
+
+def _backend_named(name):
+    """The backend a string names in ``to('jax')``; else PyTorch's error for a bad device string."""
+    try:
+        return get_backend(name)
+    except ValueError:
+        raise RuntimeError(f"Invalid device string: '{name}' (nor is it a backend: "
+                           f"{', '.join(available_backends())})") from None
 
 
 def _to_backend(self, adapter):
@@ -411,11 +420,21 @@ def cuda(self, device=None, non_blocking=False):
     return _creation.to_device(self, "cuda" if device is None else device)
 
 
+_FILL_PARAMETERS = {"uniform_": ("from", "to"), "normal_": ("mean", "std"), "exponential_": ("lambd",),
+                    "bernoulli_": ("p",), "random_": ("from", "to")}  # PyTorch's keyword names
+
+
 def _random_fill(kind, *defaults):
-    def fill(self, *params, generator=None):
-        params = params + defaults[len(params):]
+    names = _FILL_PARAMETERS[kind]
+
+    def fill(self, *params, generator=None, **named):
         if kind == "random_" and len(params) == 1:
             params = (0, params[0])
+        params = list(params + defaults[len(params):])
+        for name, value in named.items():
+            if name not in names:
+                raise TypeError(f"{kind}() got an unexpected keyword argument '{name}'")
+            params[names.index(name)] = value
         return copy_(self, _creation.fill_random(self, kind, *params, generator=generator))
     fill.__name__ = kind
     return fill

@@ -61,7 +61,17 @@ import numpy as np
 from . import _dtypes
 
 __all__ = ["Tensor", "Size", "device", "Storage", "DataStorage", "OVERLAP_ERROR", "PARTIAL_OVERLAP_ERROR",
-           "overlap"]
+           "overlap", "NotStrided"]
+
+
+class NotStrided(NotImplementedError):
+    """Raised when a strided value is read from a tensor of another layout (a sparse COO tensor): ``_dispatch.apply``
+    catches it and hands the op to ``type(tensor).dispatch``, the layout's own implementation."""
+
+    def __init__(self, tensor):
+        super().__init__(f"this operation needs a strided tensor, and a {tensor.layout} tensor has no strided "
+                         "memory: call .to_dense() first")
+        self.tensor = tensor
 
 
 class Size(tuple):
@@ -342,6 +352,14 @@ def elements_at(tensor, positions):
     return order[found].reshape(positions.shape)
 
 
+def _strided_refusal(name):
+    """A COO accessor PyTorch has no strided kernel for (``_indices``, ``_values``, ``_nnz``), refused as PyTorch."""
+    def refuse(self):
+        raise NotImplementedError(f"Could not run 'aten::{name}' with arguments from the 'CPU' backend.")
+    refuse.__name__ = refuse.__qualname__ = name
+    return refuse
+
+
 class Tensor:
     """An n-dimensional array on a backend, with PyTorch's API and autograd."""
 
@@ -360,6 +378,7 @@ class Tensor:
     _names = None
     _creation = None  # why in-place writes into this view are refused: (kind,) -- see view_rebase_error
     _attr_version = 0  # the storage version when this view's grad_fn was last derived from its base
+    is_sparse = False  # (xtensor.sparse.SparseTensor: True)
     __array_priority__ = 1000  # numpy defers to our reflected operators
 
     def __new__(cls, *args, **kwargs):
@@ -593,10 +612,29 @@ class Tensor:
         return self._backend.to_numpy(self._value)
 
     def __array__(self, dtype=None, copy=None):
-        a = np.asarray(self.numpy())  # as PyTorch: a tensor that requires grad must be detached first
-        if dtype is not None:
-            a = a.astype(dtype, copy=False)
-        return a.copy() if copy else a
+        """NumPy's conversion (``np.asarray``, ``np.array``; NumPy 2's ``copy=`` protocol). As PyTorch's, a tensor
+        that requires grad must be detached first, and on numpy the array shares the tensor's memory. On an
+        immutable backend (jax), whose buffer NumPy may only read, ``copy=None`` gives a writable copy -- what NumPy
+        code writing into its input (scikit-learn's Cython) needs -- and ``copy=False`` the read-only buffer."""
+        a = np.asarray(self.numpy())
+        if copy is False:
+            if dtype is not None and np.dtype(dtype) != a.dtype:
+                raise ValueError(f"Unable to avoid copy while creating an array as requested: casting {self.dtype} "
+                                 f"to {np.dtype(dtype)} needs a copy")
+            return a
+        if copy or not self._backend.mutable:
+            return np.array(a, dtype=dtype, copy=True)
+        return a if dtype is None else a.astype(dtype, copy=False)
+
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        """A NumPy ufunc's result on tensors comes back as a tensor, as PyTorch's ``__array_wrap__`` gives it
+        (``np.sin(t)`` is a tensor; bools become uint8, as PyTorch's do): a host tensor over the result. Like
+        PyTorch, no ``__array_ufunc__``/``__array_function__``: other NumPy functions (``np.concatenate``) see the
+        tensors as arrays through ``__array__`` and return NumPy arrays."""
+        from ._creation import from_numpy
+        if array.dtype == np.bool_:
+            array = array.astype(np.uint8)
+        return from_numpy(np.asarray(array))
 
     def tolist(self):
         return self._backend.to_numpy(self._value).tolist()
@@ -663,6 +701,41 @@ class Tensor:
         from ._creation import _rebuild
         return (_rebuild, (self._backend.name, np.asarray(self.detach()), self.requires_grad))
 
+    # ------------------------------------------------------------------------ layouts (xtensor.sparse)
+    def to_dense(self, dtype=None, *, masked_grad=None):
+        return self if dtype is None else self.to(dtype)
+
+    def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
+        from .sparse import to_sparse
+        return to_sparse(self, sparse_dim, layout=layout)
+
+    def to_sparse_coo(self):
+        return self.to_sparse()
+
+    def sparse_mask(self, mask):
+        from .sparse import sparse_mask
+        return sparse_mask(self, mask)
+
+    def sparse_dim(self):
+        return 0
+
+    def dense_dim(self):
+        return self.ndim
+
+    def coalesce(self):
+        raise RuntimeError("coalesce expected sparse coordinate tensor layout but got Strided")
+
+    def is_coalesced(self):
+        raise RuntimeError("is_coalesced expected sparse coordinate tensor layout but got Strided")
+
+    def indices(self):
+        raise RuntimeError("indices expected sparse coordinate tensor layout but got Strided")
+
+    def values(self):
+        raise RuntimeError("values expected sparse tensor layout but got Strided")
+
+    _indices, _values, _nnz = (_strided_refusal(name) for name in ("_indices", "_values", "_nnz"))
+
     # ------------------------------------------------------------------------ printing
     def __repr__(self, *, tensor_contents=None):
         from ._printing import dtype_shown, format_tensor
@@ -687,9 +760,11 @@ class Tensor:
     __str__ = __repr__
 
     def __format__(self, spec):
-        if self.ndim == 0 and spec:
-            return format(self.item(), spec)
-        return object.__format__(self, spec) if spec else repr(self)
+        """As PyTorch: a 0-d tensor formats as its number (``f"{loss}"`` is ``17.0``, ``f"{loss:.3f}"``); any
+        other formats as ``str`` and refuses a format spec."""
+        if self.ndim == 0:
+            return format(self.detach().item(), spec)
+        return object.__format__(self, spec)
 
 
 class _SizeAttr(int):

@@ -8,7 +8,11 @@ node, a view rewrites its base's history through a ``CopySlices`` node).
 import inspect
 import numbers
 
-from . import _dtypes
+from numpy import asarray as _np_asarray
+
+from . import _autocast, _dtypes
+from ._autocast import state as _autocast_state
+from ._quiet import quiet, restore
 from ._autograd import edge_of, move_retained_grad, view_rebase_message
 from ._dispatch import _backend_error, _record, apply, detached, history_alias, node_class
 from ._ns import raw_ns
@@ -153,6 +157,7 @@ def _as_operand(other, like):
 # The common case -- tensors of one backend and dtype, or a tensor and a Python scalar of its
 # kind -- skips promotion and backend unification; everything else goes through ``apply``.
 _new = object.__new__
+_NUMPY_SCALARS = _dtypes.NUMPY_SCALARS  # numpy's 0-d results: a tensor holds a 0-d array instead
 _SCALAR_KINDS = {float: "fc", int: "iufc"}
 
 
@@ -165,7 +170,13 @@ def _fast_unary(op):
         if a is None or (floats_only and self._dtype.kind not in "fc") or (own_bools and self._dtype.kind == "b"):
             return apply(op, (self,))
         backend = self._backend
-        out = fwd(backend.xp, a)
+        errors = quiet()  # numpy's floating-point warnings off, as in apply
+        try:
+            out = fwd(backend.xp, a)
+        finally:
+            restore(errors)
+        if out.__class__ in _NUMPY_SCALARS:
+            out = _np_asarray(out)
         r = _new(Tensor)
         r._arr, r._backend, r._dtype, r._requires_grad, r._grad_fn = out, backend, backend.dtypes[out.dtype], \
             False, None
@@ -202,12 +213,17 @@ def _fast_binary(op, reflected=False, check=None):
             if check is not None:
                 check(self, other)
             return apply(op, (other, self) if reflected else (self, other))
+        errors = quiet()  # numpy's floating-point warnings off, as in apply
         try:
             out = fwd(backend.xp, b, a) if reflected else fwd(backend.xp, a, b)
         except OverflowError:  # a Python int out of the dtype's range: the general path wraps it
             return apply(op, (other, self) if reflected else (self, other))
         except (TypeError, ValueError) as e:
             raise _backend_error(op, (other, self) if reflected else (self, other), e) from None
+        finally:
+            restore(errors)
+        if out.__class__ in _NUMPY_SCALARS:
+            out = _np_asarray(out)
         r = _new(Tensor)
         r._arr, r._backend, r._dtype, r._requires_grad, r._grad_fn = out, backend, backend.dtypes[out.dtype], \
             False, None
@@ -268,6 +284,8 @@ def _make_function(entry, name):
             return r if out is None else assign_out(out, r, name, (input, other))
     else:
         def function(*args, out=None, **kwargs):
+            if _autocast_state.active:  # cast before the signature checks dtypes, as PyTorch's autocast does
+                args = _autocast.cast_inputs(name, args)
             tensors, params = sig(*args, **numpy_names(kwargs, name)) if kwargs else sig(*args)
             r = apply(op, tensors, params)
             return r if out is None else assign_out(out, r, name, tensors if entry.overlap == "elementwise" else ())

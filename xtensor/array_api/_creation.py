@@ -225,9 +225,11 @@ def from_dlpack(x, /, *, device=None, copy=None):
     kwargs = {} if copy is None else {"copy": copy}
     try:
         arr = adapter.xp.from_dlpack(x, **kwargs)
-    except TypeError:  # a namespace without the 2023.12 keywords: go through the host
+    except (TypeError, BufferError, RuntimeError) as e:
+        # a namespace without the 2023.12 keywords, or one that refuses the producer's layout (jax takes compact
+        # strides only: a column slice of a numpy array): a copy through the host, as the standard allows
         if copy is False:
-            raise BufferError(f"from_dlpack(copy=False): backend {adapter.name!r} cannot import without a copy") \
-                from None
-        arr = adapter.from_numpy(np.array(np.from_dlpack(x)))
+            raise BufferError(f"from_dlpack(copy=False): backend {adapter.name!r} cannot import this "
+                              f"{type(x).__name__} without a copy ({e})") from None
+        arr = adapter.from_numpy(np.array(np.from_dlpack(x), order="C"))
     return _made(arr, adapter, device)

@@ -4,7 +4,7 @@
 Promotion is the standard's: arrays and dtypes promote by the table whatever their rank (PyTorch's
 rule that 0-d tensors promote weaker belongs to the ``xtensor`` namespace), and a Python scalar
 takes the dtype of the arrays it meets when its kind fits (an int with any number, a float with a
-floating dtype, a complex with a complex one).
+floating dtype, a complex with a complex one); a scalar of a higher kind promotes as the operators do.
 """
 import builtins
 
@@ -45,11 +45,10 @@ def isdtype(dtype, kind):
     return builtins.any(is_kind(dtype, k) for k in kinds)
 
 
-_SCALAR_FITS = {builtins.bool: "b", int: "iufc", float: "fc", complex: "c"}
-
-
 def result_type(*arrays_and_dtypes):
-    """The standard's promotion of arrays, dtypes and (2024.12) Python scalars."""
+    """The standard's promotion of arrays, dtypes and (2024.12) Python scalars. A scalar of the arrays' kind or a
+    lower one takes their dtype; one of a higher kind (the standard leaves it to the library) promotes as the
+    operators do: ``float64`` and ``1j`` give ``complex128``, ``int64`` and ``1.5`` the default float."""
     result = None
     scalars = []
     for x in arrays_and_dtypes:
@@ -57,18 +56,15 @@ def result_type(*arrays_and_dtypes):
             d = x
         elif isinstance(x, Tensor) or hasattr(x, "dtype") and isinstance(x.dtype, _dtypes.DType):
             d = x.dtype
-        elif type(x) in _SCALAR_FITS:
+        elif type(x) in (builtins.bool, int, float, complex):
             scalars.append(x)
             continue
         else:
             raise TypeError(f"result_type(): expected arrays, dtypes or Python scalars, got {type(x).__name__}")
         result = d if result is None else _dtypes.promote_types(result, d)
     if result is None:
-        raise ValueError("result_type() needs at least one array or dtype (Python scalars alone have no dtype)")
-    for s in scalars:
-        if result.kind not in _SCALAR_FITS[type(s)]:
-            raise TypeError(f"result_type(): a Python {type(s).__name__} does not mix with {result} in the standard")
-    return result
+        raise ValueError("result_type: at least one array or dtype is needed, Python scalars alone have no dtype")
+    return _dtypes.result_type(result, *scalars) if scalars else result
 
 
 def broadcast_shapes(*shapes):

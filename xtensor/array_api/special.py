@@ -7,6 +7,8 @@ spells them: ``psi``, ``j0``/``k0e``..., ``multigammaln(a, d)``, ``zeta(x, q=Non
 ``logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False)``. Two-argument functions promote as the
 standard does and take a Python number for either argument.
 """
+from ._info import with_standard_defaults as _with_standard_defaults
+from .. import _dtypes
 from .. import special as _special
 from .._tensor import Tensor as _Tensor
 from ..ops.elementwise import api_promoted as _api_promoted
@@ -52,13 +54,15 @@ def zeta(x, q=None, /):
 
 
 def polygamma(n, x, /):
-    """The n-th derivative of digamma; ``n`` an int or an integer array (each distinct order computed once)."""
+    """The n-th derivative of digamma; ``n`` an int or an integer array (each distinct order computed once, the
+    result broadcast over ``n`` and ``x``). A negative order has no value: NaN, as SciPy gives."""
     if not isinstance(n, _Tensor) or n.ndim == 0:
-        return _special.polygamma(int(n), x)
-    orders = [int(k) for k in n.unique().tolist()]
-    result = _special.polygamma(orders[0], x) * (n == orders[0])
-    for k in orders[1:]:
-        result = result + _special.polygamma(k, x) * (n == k)
+        n = int(n)
+        return _special.polygamma(n, x) if n >= 0 else _floating(x) * float("nan")
+    x = x.to(_dtypes.promote_types(n.dtype, x.dtype))  # an integer order counts as the default float (float64)
+    result = x * n.new_full((), float("nan"), dtype=x.dtype)
+    for k in (k for k in n.unique().tolist() if k >= 0):
+        result = _special.polygamma(int(k), x).where(n == k, result)
     return result
 
 
@@ -73,17 +77,24 @@ def _over(x, axis, per_axis):
     return per_axis(x, axis)
 
 
+def _floating(x):
+    """``x`` in a floating dtype: integers and bools as the default float (this namespace's: float64), as SciPy
+    computes them."""
+    return x if x.dtype.kind in "fc" else x.to(_dtypes.get_default_dtype())
+
+
 def softmax(x, /, axis=None):
-    return _over(x, axis, _special.softmax)
+    return _over(_floating(x), axis, _special.softmax)
 
 
 def log_softmax(x, /, axis=None):
-    return _over(x, axis, _special.log_softmax)
+    return _over(_floating(x), axis, _special.log_softmax)
 
 
 def logsumexp(a, /, axis=None, b=None, keepdims=False, return_sign=False):
     """``log(sum(b * exp(a)))`` over ``axis`` (all axes for None); ``return_sign``: also the sum's sign, the log
     taken of its magnitude (otherwise a negative sum gives NaN, as SciPy's)."""
+    a = _floating(a)
     axes = tuple(range(a.ndim)) if axis is None else axis
     if b is None and not return_sign:
         return _special.logsumexp(a, axes, keepdims)
@@ -96,3 +107,5 @@ def logsumexp(a, /, axis=None, b=None, keepdims=False, return_sign=False):
     if return_sign:
         return out, total.sign()
     return out.where(total >= 0, float("nan"))
+
+_with_standard_defaults(globals(), __all__)

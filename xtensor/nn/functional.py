@@ -399,11 +399,18 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
             norms = _xt().linalg.vector_norm(rows, norm_type, -1, keepdim=True)
             scale = (max_norm / (norms + 1e-7)).clamp(max=1)
             weight[input.reshape(-1).unique()] = rows * scale
-    rows = weight.index_select(0, input.reshape(-1))
+    rows = _lookup(weight, input)
     if padding_idx is not None:  # the padding row is returned as it is but never receives a gradient
-        keep = (input.reshape(-1) != padding_idx).unsqueeze(-1)
-        rows = rows.where(keep, rows.detach())
-    return rows.reshape(*input.shape, weight.shape[1])
+        rows = rows.where((input != padding_idx).unsqueeze(-1), rows.detach())
+    return rows
+
+
+def _lookup(weight, indices):
+    """``weight``'s rows at ``indices``: the op table's ``embedding`` (one ``EmbeddingBackward0`` node)."""
+    from .._dispatch import apply
+    from .._table import TABLE
+    tensors, params = TABLE["embedding"].sig(weight, indices)
+    return apply(TABLE["embedding"].op, tensors, params)
 
 
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",

@@ -378,6 +378,20 @@ defop("index_select", _gather_fwd,
       sig=_index_select_sig, out=True, saves=(1, "meta0"))
 
 
+def _embedding_sig(weight, indices):
+    """``nn.functional.embedding``'s lookup: index_select's rows of ``weight``, shaped as ``indices`` + a row."""
+    (weight,), (index, dim, backend) = _index_select_sig(weight, 0, indices.reshape(-1))
+    return (weight,), (index, dim, backend, (*indices.shape, weight.shape[1]))
+
+
+# one node named as PyTorch's (EmbeddingBackward0) rather than an index_select and a view
+defop("embedding", lambda xp, x, index, dim, backend, shape: xp.reshape(_gather_fwd(xp, x, index, dim, backend),
+                                                                         shape),
+      (lambda ns, g, ans, x, index, dim, backend, shape:
+       ns.scatter_add(ns.zeros(x.shape, g), dim, index, ns.reshape(g, index.shape)),),
+      sig=_embedding_sig, method=False, function=False, saves=(1,))
+
+
 def _source_along(name, input, d, index, source):
     """Checks of an index_add/index_copy source against the index and input."""
     if not isinstance(source, Tensor):

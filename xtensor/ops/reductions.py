@@ -163,7 +163,7 @@ _ALL_DIMS = {}  # ndim -> (0, ..., ndim - 1): the whole-tensor reduction's dims,
 
 def _whole(input):
     """The params of ``sum()``/``mean()`` of every element (the common call: a dict lookup, no signature parsing)."""
-    ndim = len(input._value.shape)
+    ndim = input.ndim  # (not the array's: a sparse tensor has none, and its layout computes the sum)
     dims = _ALL_DIMS.get(ndim)
     if dims is None:
         dims = _ALL_DIMS[ndim] = tuple(range(ndim))

@@ -1,0 +1,188 @@
+"""pytest plugin (``-p consumer_suites_plugin``): the array-API tests that SciPy, scikit-learn and array-api-extra ship
+in their installed packages, run with ``xtensor.array_api`` as one more backend beside array_api_strict.
+
+Nothing installed is edited; each suite's own backend list is extended as it is built:
+- SciPy (``SCIPY_ARRAY_API=1``): the ``xp`` fixture of ``scipy/conftest.py`` gets an ``xtensor`` parameter, and
+  ``xtensor.array_api`` joins its known backends, so ``skip_xp_backends(np_only=True)`` skips it as any non-NumPy one.
+- scikit-learn: ``yield_namespaces`` and ``yield_namespace_device_dtype_combinations`` (read when its test modules are
+  imported, so patched when this plugin loads) also yield ``xtensor.array_api``, in float64 and float32 as
+  array_api_strict's two entries.
+- array-api-extra: the ``library`` fixture of its ``tests/main/conftest.py`` gets a stand-in for one more member of
+  its ``Backend`` enum.
+Tensors live on xtensor's default backend: ``XTENSOR_BACKEND=jax`` runs the same tests on jax.
+
+Only tests that run on both xtensor and array_api_strict are kept (the other backends are deselected), paired by the
+test and its other parameters. ``XTENSOR_CONSUMERS_SHARE=N`` keeps one pair in N, chosen by a hash of the pair and
+``XTENSOR_CONSUMERS_SEED`` (so a seed rotates the subset). ``XTENSOR_CONSUMERS_REPORT=path`` writes each pair's
+outcomes there as JSON: ``{pair: {"xtensor": outcome, "array_api_strict": outcome}}``.
+"""
+import enum
+import functools
+import hashlib
+import json
+import os
+import re
+import sys
+import types
+
+import pytest
+
+XTENSOR = "xtensor.array_api"
+STRICT = "array_api_strict"
+_SHARE = int(os.environ.get("XTENSOR_CONSUMERS_SHARE", "1"))
+_SEED = os.environ.get("XTENSOR_CONSUMERS_SEED", "0")
+_REPORT = os.environ.get("XTENSOR_CONSUMERS_REPORT")
+
+
+class XtensorBackend:
+    """What array-api-extra's tests read of a ``Backend`` member, for xtensor (its enum cannot take new members)."""
+
+    name = "XTENSOR"
+    value = modname = XTENSOR
+
+    def like(self, *others):
+        return self in others
+
+    def __repr__(self):
+        return "<Backend.XTENSOR: 'xtensor.array_api'>"
+
+    __str__ = __repr__
+
+
+XTENSOR_BACKEND = XtensorBackend()
+
+
+# ----------------------------------------------------------------------------------- adding the backend
+def _patch_sklearn():
+    """scikit-learn's test parametrizations, with xtensor after the backends it lists."""
+    from sklearn.utils import _array_api
+
+    namespaces, combinations = _array_api.yield_namespaces, _array_api.yield_namespace_device_dtype_combinations
+
+    def yield_namespaces(include_numpy_namespaces=True):
+        yield from namespaces(include_numpy_namespaces)
+        yield XTENSOR
+
+    def yield_namespace_device_dtype_combinations(include_numpy_namespaces=True):
+        yield from (c for c in combinations(include_numpy_namespaces) if c[0] != XTENSOR)
+        yield XTENSOR, None, "float64"
+        yield XTENSOR, None, "float32"
+
+    _array_api.yield_namespaces = yield_namespaces
+    _array_api.yield_namespace_device_dtype_combinations = yield_namespace_device_dtype_combinations
+
+
+if any("sklearn" in arg for arg in sys.argv):  # before sklearn's conftest and test modules import these
+    _patch_sklearn()
+
+
+def _with_more_params(module, name, params):
+    """Replace fixture ``name`` of conftest ``module`` by the same fixture with ``params`` appended."""
+    fixture = getattr(module, name)
+    marker = fixture._fixture_function_marker
+    setattr(module, name, pytest.fixture(fixture._get_wrapped_function(), scope=marker.scope, autouse=marker.autouse,
+                                         params=[*marker.params, *params], name=marker.name))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_plugin_registered(plugin, plugin_name, manager):
+    """Extend a suite's backend fixture when its conftest registers, before pytest reads its fixtures."""
+    path = getattr(plugin, "__file__", None) or ""
+    if path.endswith(os.path.join("scipy", "conftest.py")):
+        import xtensor.array_api
+        plugin.xp_known_backends.add(XTENSOR)
+        _with_more_params(plugin, "xp", [pytest.param(xtensor.array_api, id="xtensor",
+                                                      marks=pytest.mark.array_api_backends)])
+    elif path.endswith(os.path.join("array_api_extra", "tests", "main", "conftest.py")):
+        _with_more_params(plugin, "library", [pytest.param(XTENSOR_BACKEND, id="xtensor")])
+
+
+# ----------------------------------------------------------------------------------- pairing and selection
+def _backend_of(value):
+    """'xtensor', 'array_api_strict' or None for a parameter value: a module, a name, an array-api-extra Backend."""
+    if value is XTENSOR_BACKEND:
+        return "xtensor"
+    name = value if isinstance(value, str) else value.__name__ if isinstance(value, types.ModuleType) else \
+        value.value if isinstance(value, enum.Enum) else None
+    return {XTENSOR: "xtensor", STRICT: STRICT}.get(name)
+
+
+def _shown(value):
+    return re.sub(r" at 0x[0-9a-f]+", "", repr(value))
+
+
+def _without_backend(params):
+    """``(backend, the other parameters as text)`` of ``name -> value`` pairs; devices are the backend's too.
+    scikit-learn's estimator checks bind the namespace inside a ``functools.partial``: its keywords count."""
+    backend, rest = None, []
+    for name, value in sorted(params.items()):
+        which = _backend_of(value)
+        if isinstance(value, functools.partial):
+            which, inner = _without_backend(value.keywords)
+            value = f"{value.func.__name__}({inner})"
+        if which is not None:
+            backend = which
+        elif "device" not in name:
+            rest.append(f"{name}={value if isinstance(value, str) else _shown(value)}")
+    return backend, ", ".join(rest)
+
+
+def pair_of(item):
+    """``(backend, pair key)`` of a collected test: the key names the test (module, class, function) and its
+    parameters other than the backend and device, so the xtensor and array_api_strict runs of one check share it."""
+    backend, rest = _without_backend(getattr(getattr(item, "callspec", None), "params", {}))
+    module = getattr(getattr(item, "module", None), "__name__", "")
+    return backend, f"{module}::{item.nodeid.split('::', 1)[-1].split('[')[0]}[{rest}]"
+
+
+def _kept(key):
+    return _SHARE <= 1 or int(hashlib.sha1(f"{_SEED}:{key}".encode()).hexdigest(), 16) % _SHARE == 0
+
+
+def pytest_collection_modifyitems(config, items):
+    kept, dropped = [], []
+    for item in items:
+        backend, key = pair_of(item)
+        (kept if backend is not None and _kept(key) else dropped).append(item)
+        item.stash[_PAIR] = (backend, key)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+
+_PAIR = pytest.StashKey()
+_outcomes = {}
+
+
+def pytest_runtest_logreport(report):
+    """The worst phase's outcome per test: failed (or error) > xfailed/skipped > passed."""
+    item_pair = _pairs_by_nodeid.get(report.nodeid)
+    if item_pair is None:
+        return
+    backend, key = item_pair
+    if report.failed:
+        outcome = "failed"
+    elif hasattr(report, "wasxfail"):
+        outcome = "xfailed" if report.skipped else "xpassed"
+    elif report.skipped:
+        outcome = "skipped"
+    else:
+        outcome = "passed"
+    entry = _outcomes.setdefault(key, {})
+    if entry.get(backend) in (None, "passed") or outcome == "failed":
+        entry[backend] = outcome
+
+
+_pairs_by_nodeid = {}
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session):
+    for item in session.items:
+        _pairs_by_nodeid[item.nodeid] = item.stash[_PAIR]
+
+
+def pytest_sessionfinish(session):
+    if _REPORT:
+        with open(_REPORT, "w") as f:
+            json.dump(_outcomes, f, indent=0, sort_keys=True)
