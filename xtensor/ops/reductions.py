@@ -524,25 +524,25 @@ def _cumulative(xp, f, x, dim, dtype, include_initial, initial):
     return r
 
 
-def _reverse_cumsum(g, dim):
-    """sum_{k >= i} g_k along ``dim``, in xtensor ops (the transpose of cumsum). Summed from the end, not as
+def _reverse_cumsum(ns, g, dim):
+    """sum_{k >= i} g_k along ``dim`` (the transpose of cumsum). Summed from the end, not as
     ``total - cumsum + g``, which cancels catastrophically when early terms dwarf late ones."""
-    return g.flip(dim).cumsum(dim).flip(dim)
+    return ns.flip(ns.apply("cumsum", (ns.flip(g, (dim,)),), (dim, None, False)), (dim,))
 
 
-def _trim_initial(g, dim, include_initial):
-    return g.narrow(dim, 1, g.shape[dim] - 1) if include_initial and g.ndim else g
+def _trim_initial(ns, g, dim, include_initial):
+    return ns.narrow(g, dim, 1, g.shape[dim] - 1) if include_initial and g.ndim else g
 
 
 def _cumsum_vjp(ns, g, ans, x, dim, dtype, include_initial):
-    g = _trim_initial(g, dim, include_initial)
-    return _reverse_cumsum(g, dim) if x.ndim else g
+    g = _trim_initial(ns, g, dim, include_initial)
+    return _reverse_cumsum(ns, g, dim) if x.ndim else g
 
 
 def _cumprod_vjp(ns, g, ans, x, dim, dtype, include_initial):
     """Exact with zeros: before the first zero of a slice ``rev_cumsum(g * ans) / x``; at the first zero the
     product of the elements before it times ``rev_cumsum(g * cumprod(the elements after it))``; after it 0."""
-    g, ans = _trim_initial(g, dim, include_initial), _trim_initial(ans, dim, include_initial)
+    g, ans = _trim_initial(ns, g, dim, include_initial), _trim_initial(ns, ans, dim, include_initial)
     if x.ndim == 0 or x.shape[dim] <= 1:  # the gradient itself, as PyTorch's cumprod_backward (no graph of x)
         return g
     zero = x == 0
@@ -552,10 +552,10 @@ def _cumprod_vjp(ns, g, ans, x, dim, dtype, include_initial):
     one = x.new_ones(())
     nonzero = zero.logical_not()
     safe = x.where(nonzero, one)
-    regular = ns.where_zero(before & nonzero, _reverse_cumsum(g * ans, dim) / safe)
+    regular = ns.where_zero(before & nonzero, _reverse_cumsum(ns, g * ans, dim) / safe)
     head = one.where(first_zero | before.logical_not(), x).cumprod(dim)  # product of the elements before the first zero
     tail = one.where(before, x).cumprod(dim)  # product from after the first zero up to k
-    at_zero = head * _reverse_cumsum(g * tail, dim)
+    at_zero = head * _reverse_cumsum(ns, g * tail, dim)
     return ns.where_zero(first_zero, at_zero) + regular
 
 
@@ -578,7 +578,7 @@ def _cum_api_sig(name):
 
 defop("cumsum", lambda xp, x, dim, dtype, initial: _cumulative(xp, "cumulative_sum", x, dim, dtype, initial, 0),
       (_cumsum_vjp,), sig=_cum_sig("cumsum"), cast=sum_dtype, api="cumulative_sum",
-      api_sig=_cum_api_sig("cumulative_sum"), out=True, inplace=True, saves=("meta0",), overlap="elementwise", raw=False)
+      api_sig=_cum_api_sig("cumulative_sum"), out=True, inplace=True, saves=("meta0",), overlap="elementwise")
 defop("cumprod", lambda xp, x, dim, dtype, initial: _cumulative(xp, "cumulative_prod", x, dim, dtype, initial, 1),
       (_cumprod_vjp,), sig=_cum_sig("cumprod"), cast=sum_dtype, api="cumulative_prod",
       api_sig=_cum_api_sig("cumulative_prod"), out=True, inplace=True, overlap="elementwise", saves=(0, 1, 3, "result"), raw=False)

@@ -648,10 +648,10 @@ def _repeat_vjp(ns, g, ans, x, sizes):
     """Each input element's gradient sums its copies: view ``g`` as (repeat, size) pairs and sum the repeats."""
     shape = (1,) * (len(sizes) - x.ndim) + tuple(x.shape)
     pairs = tuple(n for r, s in zip(sizes, shape) for n in (r, s))
-    return g.reshape(pairs).sum(tuple(range(0, len(pairs), 2))).reshape(x.shape) if sizes else g
+    return ns.reshape(ns.sum(ns.reshape(g, pairs), tuple(range(0, len(pairs), 2))), x.shape) if sizes else g
 
 
-defop("repeat", _repeat_fwd, (_repeat_vjp,), sig=_repeat_sig, saves=("meta0",), function=False, raw=False)
+defop("repeat", _repeat_fwd, (_repeat_vjp,), sig=_repeat_sig, saves=("meta0",), function=False)
 
 
 def tile(input, dims):
