@@ -135,6 +135,36 @@ class JaxAdapter(ArrayAPIAdapter):
         result = jax.ShapeDtypeStruct(jnp.broadcast_shapes(*(a.shape for a in arrays)), arrays[-1].dtype)
         return jax.pure_callback(lambda *host: host_special(name, *host), result, *args, vmap_method="expand_dims")
 
+    # -- compiling: what xtensor.compile asks of a backend that compiles (xtensor/_compile) ----------------------
+    tracer_type = jax.core.Tracer
+    host_read_errors = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
+                        jax.errors.TracerBoolConversionError, jax.errors.TracerIntegerConversionError)
+
+    def trace(self, fn, *example):
+        """``fn`` run once on tracers shaped as ``example``: a program that ``program_function`` turns into a function
+        of flat arrays (the user's Python never runs again for it)."""
+        return jax.make_jaxpr(fn)(*example)
+
+    def program_function(self, traced):
+        import jax.extend.core
+        return jax.extend.core.jaxpr_as_fun(traced)
+
+    def differentiable_program(self, fn):
+        """Three jitted functions over ``fn(diff, other) -> (diff_outs, other_outs)`` (lists of arrays): ``forward``
+        (no gradient), ``forward_vjp`` returning ``(diff_outs, other_outs, residuals)`` -- the residuals are jax's
+        VJP closure, a pytree of device arrays -- and ``backward(residuals, cotangents) -> gradients of diff``."""
+        def forward_vjp(diff, other):
+            outs, pullback, aux = jax.vjp(lambda d: fn(d, other), diff, has_aux=True)
+            return outs, aux, pullback
+        return jax.jit(fn), jax.jit(forward_vjp), jax.jit(lambda pullback, cotangents: pullback(cotangents)[0])
+
+    def tree_flatten(self, tree, leaf_type):
+        """(leaves, structure) of nested containers, ``leaf_type`` instances kept whole."""
+        return jax.tree_util.tree_flatten(tree, is_leaf=lambda x: isinstance(x, leaf_type))
+
+    def tree_unflatten(self, structure, leaves):
+        return jax.tree_util.tree_unflatten(structure, leaves)
+
     # -- devices: PyTorch's names for jax's devices (gpu -> cuda, tpu -> xla) -------------------------
     def device_of(self, arr):
         try:

@@ -29,6 +29,13 @@ Every column starts from the same weights, and the first step's losses are check
 Timing reuses ``bench_overhead``'s auto-ranged rounds (median per step); the four jitted columns are
 interleaved round by round. As a program it runs single-threaded (as ``bench_overhead``).
 
+GPT loop (``gpt_rows``): the ordinary loop a PyTorch user writes around a small GPT (``GPT_SIZE``: embeddings, two
+pre-norm transformer blocks, a language-model head; AdamW) -- ``logits, loss = model(x, y); zero_grad();
+loss.backward(); optimizer.step()`` -- per iteration, waited for: with ``torch.compile(model)`` on jax (the model's
+call one node, forward and backward one program each; AdamW eager), the same with the optimizer passed to
+``xtensor.compile`` too (its step one program), xtensor eager on jax, PyTorch eager and xtensor eager on numpy,
+from the same weights (first losses checked equal). Target: ``torch.compile(model)`` <= 0.5x PyTorch eager.
+
 Scaling: ``data_parallel`` over meshes of 1, 2, 4 and 8 devices runs in a subprocess started with
 ``XLA_FLAGS=--xla_force_host_platform_device_count=8`` (jax fixes its devices at start-up), next to plain
 ``jax.jit`` of the step with the batch sharded the same way (both move each batch from one device onto the
@@ -284,6 +291,134 @@ def step_rows(repeat, target_time):
     return rows
 
 
+# --------------------------------------------------------------------------- a GPT loop around torch.compile(model)
+GPT_SIZE = {"vocab": 65, "block": 32, "width": 64, "heads": 4, "layers": 2, "batch": 8}
+GPT_COLUMNS = ("torch.compile(model)", "compiled model + optimizer", "xtensor[jax] eager", "torch",
+               "xtensor[numpy]")
+
+
+def _gpt_class(lib):
+    """A small GPT (token and position embeddings, pre-norm transformer blocks with causal self-attention, a
+    language-model head; the loss from ``forward(idx, targets)``, as nanoGPT's) written as PyTorch code for
+    ``lib`` (xtensor or torch)."""
+    nn, F = lib.nn, lib.nn.functional
+
+    class Block(nn.Module):
+        def __init__(self, width, heads, block):
+            super().__init__()
+            self.ln1, self.ln2 = nn.LayerNorm(width), nn.LayerNorm(width)
+            self.qkv, self.proj = nn.Linear(width, 3 * width), nn.Linear(width, width)
+            self.fc, self.out = nn.Linear(width, 4 * width), nn.Linear(4 * width, width)
+            self.heads = heads
+            self.register_buffer("mask", lib.tril(lib.ones(block, block)).view(1, 1, block, block))
+
+        def forward(self, x):
+            B, T, C = x.shape
+            q, k, v = self.qkv(self.ln1(x)).split(C, dim=2)
+            q, k, v = (a.view(B, T, self.heads, C // self.heads).transpose(1, 2) for a in (q, k, v))
+            att = (q @ k.transpose(-2, -1)) * (1.0 / (C // self.heads) ** 0.5)
+            att = F.softmax(att.masked_fill(self.mask[:, :, :T, :T] == 0, float("-inf")), dim=-1)
+            x = x + self.proj((att @ v).transpose(1, 2).contiguous().view(B, T, C))
+            return x + self.out(F.gelu(self.fc(self.ln2(x))))
+
+    class GPT(nn.Module):
+        def __init__(self, vocab, block, width, heads, layers):
+            super().__init__()
+            self.wte, self.wpe = nn.Embedding(vocab, width), nn.Embedding(block, width)
+            self.blocks = nn.ModuleList([Block(width, heads, block) for _ in range(layers)])
+            self.ln, self.head = nn.LayerNorm(width), nn.Linear(width, vocab, bias=False)
+
+        def forward(self, idx, targets=None):
+            B, T = idx.shape
+            x = self.wte(idx) + self.wpe(lib.arange(T))
+            for block in self.blocks:
+                x = block(x)
+            logits = self.head(self.ln(x))
+            loss = None if targets is None else F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1))
+            return logits, loss
+    return GPT
+
+
+def _gpt_loop(lib, model, compile_optimizer=False):
+    """One iteration of the ordinary training loop a PyTorch user writes, blocked on by the caller."""
+    optimizer = lib.optim.AdamW(model.parameters(), lr=1e-3)
+    if compile_optimizer:
+        optimizer = lib.compile(optimizer)
+
+    def iteration(x, y):
+        logits, loss = model(x, y)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+        return loss
+    return iteration
+
+
+def _gpt_columns():
+    """column -> a zero-argument callable running one loop iteration; and each column's first loss (same weights)."""
+    import xtensor
+
+    size = {k: v for k, v in GPT_SIZE.items() if k != "batch"}
+    rng = np.random.default_rng(0)
+    tokens = [rng.integers(0, GPT_SIZE["vocab"], (GPT_SIZE["batch"], GPT_SIZE["block"])) for _ in range(2)]
+    xtensor.manual_seed(0)
+    weights = {k: v.numpy().copy() for k, v in _gpt_class(xtensor)(**size).state_dict().items()}
+    builds = {}
+
+    def xtensor_column(backend, compiled, compile_optimizer=False):
+        def build():
+            with xtensor.use_backend(backend):
+                model = _gpt_class(xtensor)(**size)
+                model.load_state_dict({k: xtensor.tensor(v) for k, v in weights.items()})
+                if compiled:
+                    model = xtensor.compile(model)
+                x, y = (xtensor.tensor(a) for a in tokens)
+            iteration = _gpt_loop(xtensor, model, compile_optimizer)
+            first = next(iter(model.parameters()))
+            block = (lambda: first._value.block_until_ready()) if backend == "jax" else (lambda: None)
+            return iteration, x, y, block
+        return build
+    try:
+        import jax  # noqa: F401
+        builds.update({"torch.compile(model)": xtensor_column("jax", True),
+                       "compiled model + optimizer": xtensor_column("jax", True, True),
+                       "xtensor[jax] eager": xtensor_column("jax", False)})
+    except ImportError:
+        pass
+    try:
+        import torch
+
+        def torch_column():
+            model = _gpt_class(torch)(**size)
+            model.load_state_dict({k: torch.from_numpy(v) for k, v in weights.items()})
+            return _gpt_loop(torch, model), *(torch.from_numpy(a) for a in tokens), lambda: None
+        builds["torch"] = torch_column
+    except ImportError:
+        pass
+    builds["xtensor[numpy]"] = xtensor_column("numpy", False)
+    fns, first = {}, {}
+    for column, build in builds.items():
+        iteration, x, y, block = build()
+        first[column] = iteration(x, y).item()
+
+        def run(iteration=iteration, x=x, y=y, block=block):
+            iteration(x, y)
+            block()
+        fns[column] = run
+    return fns, first
+
+
+def gpt_rows(repeat, target_time):
+    """µs per iteration of the GPT loop in each column, and the ratios to PyTorch eager."""
+    fns, first = _gpt_columns()
+    losses = list(first.values())
+    if max(losses) - min(losses) > 1e-4 * abs(losses[0]):
+        raise RuntimeError(f"the GPT columns do not compute the same loss: {first}")
+    times, best = _time(fns, (GPT_COLUMNS,), repeat, target_time, warmup=3)  # interleaved: paired ratios
+    ratios = {c: best[c] / best["torch"] for c in best if "torch" in best}
+    return {"size": GPT_SIZE, "times_us": times, "min_us": best, "best_ratio_torch": ratios, "first_loss": first}
+
+
 # --------------------------------------------------------------------------- scaling (in a subprocess)
 def _scaling_child(repeat, target_time):
     """In a process with 8 simulated devices: µs per step of data_parallel and of the sharded jax.jit step."""
@@ -357,7 +492,7 @@ def _fmt(v):
     return "—" if v is None else f"{v:,.0f}" if v >= 100 else f"{v:.1f}"
 
 
-def markdown(steps, scaling, demo):
+def markdown(steps, scaling, demo, gpt=None):
     lines = ["| batch | xtensor.compile µs | jax.jit µs | jax.jit, PyTorch's Adam µs | xtensor program µs | "
              "torch µs | xtensor[numpy] µs | compile/jax.jit (target <= 1.1) | same, best rounds | "
              "program/jax.jit, best rounds | compile/torch |",
@@ -379,6 +514,11 @@ def markdown(steps, scaling, demo):
             lines.append(f"| {r['batch']} | {r['devices']} | {r['split']} | {_fmt(t['data_parallel'])} | "
                          f"{t['data_parallel'] / one['data_parallel']:.2f}x | {_fmt(t['jax.jit sharded'])} | "
                          f"{t['jax.jit sharded'] / one['jax.jit sharded']:.2f}x |")
+    if gpt:
+        lines += ["", "| GPT loop column | µs per iteration (best round) | median | x torch (target for torch.compile(model): "
+                  "<= 0.5) |", "|---|---:|---:|---:|"]
+        lines += [f"| {c} | {_fmt(gpt['min_us'][c])} | {_fmt(gpt['times_us'][c])} | "
+                  f"{gpt['best_ratio_torch'].get(c, 0):.2f}x |" for c in GPT_COLUMNS if c in gpt["min_us"]]
     if demo:
         lines += ["", "| `xtensor demo` | epoch 1 s | later epochs s (mean) | test accuracy |", "|---|---:|---:|---:|"]
         lines += [f"| {r['mode']} | {r['first_epoch_s']:.2f} | {r['later_epoch_s']:.2f} | {r['test_acc']:.4f} |"
@@ -392,6 +532,8 @@ def main(argv=None):
     parser.add_argument("--repeat", type=int, help=f"timed rounds (default {FULL['repeat']})")
     parser.add_argument("--target-time", type=float, help=f"seconds per round (default {FULL['target_time']})")
     parser.add_argument("--no-scaling", action="store_true", help="skip the data-parallel scaling subprocess")
+    parser.add_argument("--no-gpt", action="store_true", help="skip the GPT training loop around torch.compile(model)")
+    parser.add_argument("--only-gpt", action="store_true", help="time only the GPT training loop")
     parser.add_argument("--demo", action="store_true", help="also time `xtensor demo` per epoch in each mode")
     parser.add_argument("--demo-epochs", type=int, default=5, help="epochs per demo run (default 5)")
     parser.add_argument("--json", metavar="PATH", help="write the results as JSON to PATH")
@@ -403,20 +545,27 @@ def main(argv=None):
         _scaling_child(repeat, target_time)
         return 0
     meta = metadata(repeat, target_time, args.quick)
-    print("  timing the training step ...", file=sys.stderr, flush=True)
-    steps = step_rows(repeat, target_time)
+    steps, gpt = [], None
+    if not args.only_gpt:
+        print("  timing the training step ...", file=sys.stderr, flush=True)
+        steps = step_rows(repeat, target_time)
+    if not args.no_gpt:
+        print("  timing the GPT loop (the first eager jax iteration compiles each op: ~1 min) ...", file=sys.stderr,
+              flush=True)
+        gpt = gpt_rows(repeat, target_time)
     scaling = None
-    if not args.no_scaling:
+    if not args.no_scaling and not args.only_gpt:
         print("  timing data_parallel over 1/2/4/8 simulated devices (a subprocess) ...", file=sys.stderr, flush=True)
         scaling = scaling_rows(repeat, target_time)
     demo = None
     if args.demo:
         print(f"  running xtensor demo ({args.demo_epochs} epochs) in each mode ...", file=sys.stderr, flush=True)
         demo = demo_rows(args.demo_epochs)
-    print(markdown(steps, scaling, demo))
+    print(markdown(steps, scaling, demo, gpt))
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"meta": meta, "steps": steps, "scaling": scaling, "demo": demo}, f, indent=2, default=str)
+            json.dump({"meta": meta, "steps": steps, "gpt": gpt, "scaling": scaling, "demo": demo}, f, indent=2,
+                      default=str)
         print(f"wrote {args.json}", file=sys.stderr)
     return 0
 

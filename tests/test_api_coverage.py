@@ -23,9 +23,9 @@ NAMESPACES = (("torch", "xtensor"), ("torch.Tensor", "xtensor.Tensor"),
 
 # (regular expression on the qualified name, reason). Names starting with ``_`` are never listed.
 EXCLUDED = (
-    (r"sparse|coalesce|\.(ccol|crow|col|row)_indices$|\.(indices|values|dense_dim|to_dense)$|"
-     r"\.(dsmm|hsmm|smm|hspmm|spmm|saddmm|sspaddmm)$",
-     "sparse tensors (a layout xtensor does not have)"),
+    (r"sparse_(bsc|bsr|csc|csr|compressed)|is_sparse_csr|\.(ccol|crow|col|row)_indices$|sparse_resize|"
+     r"resize_as_sparse|\.(dsmm|hsmm|smm|hspmm|saddmm|sspaddmm)$",
+     "compressed sparse layouts (CSR/CSC/BSR/BSC) and PyTorch's legacy sparse kernels (xtensor.sparse has COO)"),
     (r"quantiz|(^|\.)q_|qscheme|int_repr|qparams|fake_quant|(^|\.)empty_quantized",
      "quantized tensors (a dtype family xtensor does not have)"),
     (r"cudnn|miopen|mkldnn|fbgemm|vulkan|(^|\.)(is_)?(xpu|ipu|mps|mtia|maia|xla|hpu)$|record_stream|cupti|"

@@ -155,8 +155,8 @@ def test_a_failed_save_leaves_the_old_file_and_no_temporary(tmp_path, monkeypatc
     path = tmp_path / "ckpt.pt"
     xt.save({"w": xt.ones(3)}, path)
     before = path.read_bytes()
-    with pytest.raises(pickle.PicklingError, match="save its state_dict"):
-        xt.save(xt.nn.Linear(2, 2), path)  # a whole module could not be loaded back with weights_only
+    with pytest.raises(pickle.PicklingError, match="lambda"):
+        xt.save({"w": xt.ones(3), "f": lambda: 0}, path)  # a lambda cannot be pickled
 
     def disk_full(fd):
         raise OSError(28, "No space left on device")
@@ -197,7 +197,7 @@ class _RunsCode:
 ])
 def test_a_file_that_asks_to_run_code_is_refused(tmp_path, payload):
     marker = tmp_path / "pwned"
-    with pytest.raises(pickle.UnpicklingError, match="is not an allowed global"):
+    with pytest.raises(pickle.UnpicklingError, match="was not an allowed global by default|whose module .* is blocked"):
         xt.load(_archive(payload(marker)))
     assert not marker.exists()
     with pytest.raises(pickle.UnpicklingError):
@@ -205,10 +205,12 @@ def test_a_file_that_asks_to_run_code_is_refused(tmp_path, payload):
     assert not marker.exists()
 
 
-def test_state_may_only_be_set_on_an_ordered_dict():
-    set_then_build = b"\x80\x02cbuiltins\nset\n)R}(X\x01\x00\x00\x00aK\x01ub."  # set(), then BUILD {'a': 1}
-    with pytest.raises(pickle.UnpicklingError, match="only OrderedDict state"):
-        xt.load(_archive(set_then_build))
+def test_state_may_only_be_set_on_an_ordered_dict_or_an_allowed_class():
+    dict_then_build = b"\x80\x02}}(X\x01\x00\x00\x00aK\x01ub."  # {}, then BUILD {'a': 1}
+    for load in (xt.load, lambda f: torch.load(f, weights_only=True)):
+        with pytest.raises(pickle.UnpicklingError, match="Can only build Tensor, Parameter, OrderedDict or types "
+                                                         "allowlisted via `add_safe_globals`, but got <class 'dict'>"):
+            load(_archive(dict_then_build))
 
 
 def test_a_tensor_reaching_past_its_storage_is_refused():
@@ -266,6 +268,197 @@ def test_a_dtype_the_backend_lacks_is_named_in_the_error():
         xt.load(io.BytesIO(_torch_bytes(torch.ones(2, dtype=torch.float16))), map_location="array_api_strict")
 
 
-def test_an_explicit_pickle_module_is_refused_as_by_pytorch():
-    with pytest.raises(RuntimeError, match="Can not safely load weights when explicit pickle_module is specified"):
-        xt.load(io.BytesIO(_torch_bytes(torch.ones(1))), pickle_module=pickle)
+def test_an_explicit_pickle_module_is_refused_with_weights_only_and_used_without_as_by_pytorch():
+    blob = _torch_bytes(torch.ones(1))
+    for lib in (xt, torch):
+        with pytest.raises(RuntimeError, match="Can not safely load weights when explicit pickle_module is specified"):
+            lib.load(io.BytesIO(blob), pickle_module=pickle, weights_only=True)
+        assert lib.load(io.BytesIO(blob), pickle_module=pickle).tolist() == [1.0]  # weights_only defaults to False
+
+
+# ------------------------------------------------------------------------- whole objects (weights_only=False)
+X_BATCH = np.linspace(-1.0, 1.0, 15, dtype=np.float32).reshape(5, 3)
+
+
+def _mlp(lib):
+    """A small model with fixed weights (the same in both libraries) and its Adam optimizer."""
+    model = lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.Tanh(), lib.nn.Linear(4, 2))
+    with lib.no_grad():
+        for i, p in enumerate(model.parameters()):
+            p.copy_(lib.tensor(np.cos(np.arange(p.numel()) + i).reshape(tuple(p.shape)), dtype=lib.float32))
+    return model, lib.optim.Adam(model.parameters(), lr=0.05)
+
+
+def _train(lib, model, optimizer, steps):
+    for _ in range(steps):
+        optimizer.zero_grad()
+        (model(lib.tensor(X_BATCH)) ** 2).mean().backward()
+        optimizer.step()
+
+
+def _numpy_parameters(model):
+    return [p.detach().numpy().copy() for p in model.parameters()]
+
+
+def test_a_whole_model_and_optimizer_saved_mid_training_resume_identically(backend, tmp_path):
+    model, optimizer = _mlp(xt)
+    _train(xt, model, optimizer, 2)
+    xt.save({"model": model, "optimizer": optimizer, "epoch": 2, "data": X_BATCH}, tmp_path / "whole.pt")
+    _train(xt, model, optimizer, 2)
+    checkpoint = xt.load(tmp_path / "whole.pt", weights_only=False)
+    restored, resumed = checkpoint["model"], checkpoint["optimizer"]
+    assert type(restored) is xt.nn.Sequential and type(resumed) is xt.optim.Adam
+    assert resumed.param_groups[0]["params"] == list(restored.parameters())  # the same Parameter objects
+    assert restored[0].weight.backend == backend and checkpoint["epoch"] == 2
+    np.testing.assert_array_equal(checkpoint["data"], X_BATCH)
+    _train(xt, restored, resumed, 2)
+    for ours, expected in zip(_numpy_parameters(restored), _numpy_parameters(model)):
+        np.testing.assert_array_equal(ours, expected)
+
+
+def test_a_whole_xtensor_model_and_optimizer_load_in_torch_and_train_on(backend):
+    model, optimizer = _mlp(xt)
+    _train(xt, model, optimizer, 2)
+    buffer = io.BytesIO()
+    xt.save({"model": model, "optimizer": optimizer}, buffer)
+    theirs = torch.load(io.BytesIO(buffer.getvalue()), weights_only=False)
+    assert type(theirs["model"]) is torch.nn.Sequential and type(theirs["model"][0]) is torch.nn.Linear
+    assert type(theirs["optimizer"]) is torch.optim.Adam
+    _train(xt, model, optimizer, 2)
+    _train(torch, theirs["model"], theirs["optimizer"], 2)
+    for ours, expected in zip(_numpy_parameters(model), _numpy_parameters(theirs["model"])):
+        np.testing.assert_allclose(ours, expected, rtol=1e-5, atol=1e-6)
+
+
+def test_a_whole_torch_model_and_optimizer_load_in_xtensor_and_train_on(backend):
+    model, optimizer = _mlp(torch)
+    _train(torch, model, optimizer, 2)
+    ours = xt.load(io.BytesIO(_torch_bytes({"model": model, "optimizer": optimizer})), weights_only=False)
+    assert type(ours["model"]) is xt.nn.Sequential and type(ours["model"][0]) is xt.nn.modules.linear.Linear
+    assert type(ours["optimizer"]) is xt.optim.Adam and ours["model"][0].weight.backend == backend
+    _train(torch, model, optimizer, 2)
+    _train(xt, ours["model"], ours["optimizer"], 2)
+    for mine, expected in zip(_numpy_parameters(ours["model"]), _numpy_parameters(model)):
+        np.testing.assert_allclose(mine, expected, rtol=1e-5, atol=1e-6)
+
+
+LAYOUT_XFAIL = pytest.mark.xfail(strict=True, reason="needs nn.modules layout, from surface")
+LAYERS = [
+    pytest.param(lambda lib: lib.nn.Conv2d(2, 3, 3, padding=1), (1, 2, 5, 5), id="Conv2d"),
+    pytest.param(lambda lib: lib.nn.LayerNorm(6), (2, 6), id="LayerNorm"),
+    pytest.param(lambda lib: lib.nn.GELU(), (2, 6), id="GELU"),
+    pytest.param(lambda lib: lib.nn.Dropout(0.3).eval(), (2, 6), id="Dropout", marks=LAYOUT_XFAIL),
+    pytest.param(lambda lib: lib.nn.BatchNorm1d(6).eval(), (2, 6), id="BatchNorm1d", marks=LAYOUT_XFAIL),
+    pytest.param(lambda lib: lib.nn.Flatten(), (2, 3, 2), id="Flatten", marks=LAYOUT_XFAIL),
+]
+
+
+@pytest.mark.parametrize("make, shape", LAYERS)
+def test_whole_layers_cross_between_torch_and_xtensor_in_both_directions(make, shape):
+    x = np.cos(np.arange(np.prod(shape))).reshape(shape).astype(np.float32)
+    theirs = make(torch)
+    ours = xt.load(io.BytesIO(_torch_bytes(theirs)), weights_only=False)
+    buffer = io.BytesIO()
+    xt.save(ours, buffer)
+    back = torch.load(io.BytesIO(buffer.getvalue()), weights_only=False)
+    assert type(ours).__name__ == type(theirs).__name__ and type(back) is type(theirs)
+    expected = theirs(torch.tensor(x)).detach().numpy()
+    np.testing.assert_allclose(ours(xt.tensor(x)).detach().numpy(), expected, rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(back(torch.tensor(x)).detach().numpy(), expected)
+
+
+def test_numpy_arrays_cross_both_ways_with_weights_only_false():
+    array = np.arange(6.0).reshape(2, 3)
+    np.testing.assert_array_equal(xt.load(io.BytesIO(_torch_bytes(array)), weights_only=False), array)
+    buffer = io.BytesIO()
+    xt.save({"array": array}, buffer)
+    np.testing.assert_array_equal(torch.load(io.BytesIO(buffer.getvalue()), weights_only=False)["array"], array)
+
+
+# ------------------------------------------------------------------------------ weights_only and safe globals
+def _refusal(load, blob):
+    with pytest.raises(pickle.UnpicklingError) as info:
+        load(io.BytesIO(blob))
+    return str(info.value)
+
+
+def test_weights_only_refuses_a_whole_module_naming_the_global_and_both_ways_to_allow_it():
+    blob = _torch_bytes(torch.nn.Linear(2, 2))
+    ours, theirs = _refusal(xt.load, blob), _refusal(lambda f: torch.load(f, weights_only=True), blob)
+    for message, lib in ((ours, "xtensor"), (theirs, "torch")):
+        assert "GLOBAL torch.nn.modules.linear.Linear was not an allowed global by default" in message
+        assert f"`{lib}.serialization.add_safe_globals([{lib}.nn.modules.linear.Linear])`" in message
+        assert f"`{lib}.serialization.safe_globals([{lib}.nn.modules.linear.Linear])` context manager" in message
+        assert "`weights_only` set to `False`" in message
+
+
+def test_safe_globals_admit_a_module_for_the_block_only_as_in_torch():
+    blob = _torch_bytes(torch.nn.Sequential(torch.nn.Linear(2, 3), torch.nn.ReLU()))
+    weight = torch.load(io.BytesIO(blob), weights_only=False)[0].weight.detach().numpy()
+    for lib in (xt, torch):
+        before = lib.serialization.get_safe_globals()  # torch registers some of its own
+        with lib.serialization.safe_globals([lib.nn.Sequential, lib.nn.Linear, lib.nn.ReLU]):
+            loaded = lib.load(io.BytesIO(blob), weights_only=True)
+        assert type(loaded) is lib.nn.Sequential and type(loaded[0]) is lib.nn.Linear
+        np.testing.assert_array_equal(loaded[0].weight.detach().numpy(), weight)
+        assert set(lib.serialization.get_safe_globals()) == set(before)
+        with pytest.raises(pickle.UnpicklingError, match="GLOBAL torch.nn.modules.container.Sequential"):
+            lib.load(io.BytesIO(blob), weights_only=True)
+
+
+def test_add_get_and_clear_safe_globals_as_in_torch():
+    blob = _torch_bytes(torch.nn.ReLU())
+    for lib in (xt, torch):
+        before = lib.serialization.get_safe_globals()  # torch registers some of its own
+        lib.serialization.clear_safe_globals()
+        try:
+            lib.serialization.add_safe_globals([(lib.nn.ReLU, "torch.nn.modules.activation.ReLU")])
+            assert lib.serialization.get_safe_globals() == [(lib.nn.ReLU, "torch.nn.modules.activation.ReLU")]
+            assert type(lib.load(io.BytesIO(blob))) is lib.nn.ReLU
+            lib.serialization.add_safe_globals([(lib.nn.ReLU,)])
+            with pytest.raises(ValueError, match="Expected tuple of length 2"):
+                lib.load(io.BytesIO(blob))
+        finally:
+            lib.serialization.clear_safe_globals()
+            assert lib.serialization.get_safe_globals() == []
+            lib.serialization.add_safe_globals(before)
+
+
+class _CallsIt:
+    """Pickles as a call of ``function`` (an object the file builds) on ``1``."""
+
+    def __init__(self, function):
+        self.function = function
+
+    def __reduce__(self):
+        return self.function, (1,)
+
+
+def test_an_allowed_class_is_built_but_its_instances_are_not_called():
+    """PyTorch's rule: REDUCE may call only an allow-listed global, never an object the file built."""
+    calls_a_module = pickle.dumps(_CallsIt(torch.nn.ReLU()), protocol=2)
+    for lib in (xt, torch):
+        with lib.serialization.safe_globals([lib.nn.ReLU]):
+            with pytest.raises(pickle.UnpicklingError, match="Trying to call reduce for unrecognized function ReLU"):
+                lib.load(_archive(calls_a_module), weights_only=True)
+
+
+# ------------------------------------------------------------------------------------------------ plain pickle
+def test_tensors_parameters_and_modules_pickle_with_the_standard_pickle(backend):
+    t = xt.tensor([[1.5, -2.0]], dtype=xt.float64, requires_grad=True)
+    p = xt.nn.Parameter(xt.ones(2))
+    model, _ = _mlp(xt)
+    loaded_t, loaded_p, loaded_model = pickle.loads(pickle.dumps((t, p, model)))
+    assert loaded_t.dtype == xt.float64 and loaded_t.requires_grad and loaded_t.backend == backend
+    assert loaded_t.tolist() == [[1.5, -2.0]] and type(loaded_p) is xt.nn.Parameter
+    x = xt.tensor(X_BATCH)
+    np.testing.assert_array_equal(loaded_model(x).detach().numpy(), model(x).detach().numpy())
+
+
+def test_a_whole_lstm_loads_back_and_takes_flatten_parameters_as_scripts_call_it(tmp_path):
+    lstm = xt.nn.LSTM(3, 4, num_layers=2)
+    xt.save(lstm, tmp_path / "lstm.pt")
+    loaded = xt.load(tmp_path / "lstm.pt", weights_only=False)
+    assert loaded.flatten_parameters() is None  # PyTorch packs cuDNN weights here; nothing to do in xtensor
+    x = xt.tensor(X_BATCH).reshape(5, 1, 3)
+    np.testing.assert_array_equal(loaded(x)[0].detach().numpy(), lstm(x)[0].detach().numpy())

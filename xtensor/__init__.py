@@ -3,6 +3,7 @@
 ``import xtensor as torch`` gives the PyTorch-style namespace; ``xtensor.array_api`` is the
 array-API standard namespace over the same Tensor.
 """
+import math as _math
 from . import _dtypes
 from ._backend import available_backends, get_backend, get_default_backend, set_default_backend, use_backend
 from ._dtypes import (bfloat16, bool, can_cast, complex64, complex128, finfo, float16, float32, float64,
@@ -36,6 +37,7 @@ for _name, _value in _api_extras.METHODS.items():
     setattr(Tensor, _name, _value)
 globals().update(_api_extras.FUNCTIONS)
 from ._api_extras import layout, strided  # noqa: E402
+from ._settings import *  # noqa: E402,F401,F403  (deterministic algorithms, warn-always, default device...)
 from . import fft, linalg  # noqa: E402  (the torch.fft and torch.linalg namespaces)
 from .array_api import from_dlpack  # noqa: E402  (the same meaning in both namespaces)
 from ._compile import compile  # noqa: E402
@@ -47,7 +49,22 @@ from . import optim, utils  # noqa: E402
 from .serialization import load, save  # noqa: E402
 from . import special  # noqa: E402  (the torch.special namespace; after nn, whose logsigmoid it uses)
 from . import distributed  # noqa: E402  (torch.distributed over jax.sharding; imports jax only when used)
+from . import jit, onnx, testing  # noqa: E402  (torch.jit/onnx stand-ins, torch.testing.assert_close)
+from . import accelerator, amp, backends, compiler, cpu, cuda, mps  # noqa: E402  (the setup switches scripts set)
+from .amp import autocast  # noqa: E402
+from .amp.autocast_mode import (clear_autocast_cache, get_autocast_cpu_dtype, get_autocast_dtype,  # noqa: E402
+                                get_autocast_gpu_dtype, is_autocast_cpu_enabled, is_autocast_enabled,
+                                set_autocast_dtype, set_autocast_enabled)
+from .cuda import OutOfMemoryError  # noqa: E402
+from . import sparse  # noqa: E402  (torch.sparse: sparse COO tensors)
+from .sparse import sparse_coo, sparse_coo_tensor, spmm  # noqa: E402
+mm, matmul = sparse.layout_aware(mm, sparse.spmm), sparse.layout_aware(matmul, sparse.matmul)  # noqa: F821
+from ._torch_alias import install_as_torch  # noqa: E402  (``import torch`` gives xtensor: ``xtensor run``)
+from . import _C  # noqa: E402  (torch._C: the few no-op entry points libraries call, a clear error for the rest)
 
+pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan  # torch.pi, torch.e, torch.inf, torch.nan
+newaxis = None
+dtype = _dtypes.DType  # the type of every dtype, as ``torch.dtype`` (annotations and isinstance checks name it)
 float = float32
 double = float64
 half = float16
@@ -99,23 +116,7 @@ def set_default_tensor_type(t):
     set_default_dtype(dtype)
 
 
-class _Cuda:
-    """``xtensor.cuda``: the CUDA devices of the default backend (jax on a GPU machine has them)."""
-
-    @staticmethod
-    def device_count():
-        return [kind for kind, _ in get_default_backend().devices()].count("cuda")
-
-    @staticmethod
-    def is_available():
-        return _Cuda.device_count() > 0
-
-    @staticmethod
-    def current_device():
-        if not _Cuda.is_available():
-            raise AssertionError("Torch not compiled with CUDA enabled")
-        return 0
-
-
-cuda = _Cuda()
 del _name, _ctor
+
+from . import _table as _op_table  # noqa: E402
+_op_table.freeze()  # every op is registered: the table is read-only from here on

@@ -2,15 +2,14 @@
 ``nbytes``, ``layout``...), conversions and predicates (``type_as``, ``cfloat``, ``is_signed``...),
 ``detach_``, more in-place random fills, torch functions that are methods of another name (``concat``,
 ``fill``, ``rsub``...), factories (``scalar_tensor``, ``range``, ``empty_strided``, window functions...) and
-global settings PyTorch has (deterministic algorithms, warn-always, anomaly mode).
+anomaly mode's torch-namespace spellings (the other global settings live in ``_settings.py``).
 
 Everything here composes existing ops, so gradients come free; each is checked against PyTorch in
 ``tests/test_api_additions.py``.
 
 xtensor has no lazy conjugate or negative bits: ``conj()`` computes, so ``is_conj``/``is_neg`` are always
 False and ``resolve_conj``/``resolve_neg`` return the tensor itself, as PyTorch does for a tensor without
-those bits. Its ops are deterministic on every backend, so ``use_deterministic_algorithms`` only records
-the setting that ``are_deterministic_algorithms_enabled`` reports.
+those bits.
 """
 import math
 import warnings
@@ -122,9 +121,9 @@ def narrow_copy(self, dim, start, length):
 
 def _transformed_fill(name, draw, transform):
     """An in-place random fill made from standard uniform or normal draws (``draw``) by ``transform``."""
-    def fill(self, *params, generator=None):
+    def fill(self, *params, generator=None, **named):  # PyTorch's keywords are the transform's (median=, std=...)
         values = _creation.fill_random(self.detach().to(_dtypes.float64), draw, 0.0, 1.0, generator=generator)
-        return self.copy_(transform(values, *params))
+        return self.copy_(transform(values, *params, **named))
     fill.__name__ = name
     return fill
 
@@ -203,8 +202,8 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
 
 
 def _wrap(dim, ndim):
-    from ._tensor import _wrap_dim
-    return _wrap_dim(dim, ndim)
+    from ._tensor import check_dim
+    return check_dim(dim, ndim)
 
 
 def nonzero_static(input, *, size, fill_value=-1):
@@ -491,57 +490,6 @@ def _bartlett(n):
     return 1 - np.abs(2 * k / (n - 1) - 1)
 
 
-class _Settings:
-    deterministic = False
-    warn_only = False
-    warn_always = False
-
-
-def use_deterministic_algorithms(mode, *, warn_only=False):
-    """Recorded only: every xtensor op is deterministic on every backend."""
-    _Settings.deterministic, _Settings.warn_only = bool(mode), bool(warn_only)
-
-
-def are_deterministic_algorithms_enabled():
-    return _Settings.deterministic
-
-
-def is_deterministic_algorithms_warn_only_enabled():
-    return _Settings.warn_only
-
-
-_DEBUG_MODES = {"default": 0, "warn": 1, "error": 2}
-
-
-def set_deterministic_debug_mode(debug_mode):
-    if isinstance(debug_mode, str):
-        if debug_mode not in _DEBUG_MODES:
-            raise RuntimeError(f"invalid value of debug_mode, expected one of `default`, `warn`, `error`, but got "
-                               f"{debug_mode}")
-        debug_mode = _DEBUG_MODES[debug_mode]
-    if debug_mode not in (0, 1, 2):
-        raise RuntimeError(f"invalid value of debug_mode, expected 0, 1, or 2, but got {debug_mode}")
-    use_deterministic_algorithms(debug_mode > 0, warn_only=debug_mode == 1)
-
-
-def get_deterministic_debug_mode():
-    return 0 if not _Settings.deterministic else 1 if _Settings.warn_only else 2
-
-
-def set_warn_always(b):
-    """Recorded only: xtensor has no warn-once warnings for it to turn into warn-always."""
-    _Settings.warn_always = bool(b)
-
-
-def is_warn_always_enabled():
-    return _Settings.warn_always
-
-
-def get_default_device():
-    """Where factories put new tensors: the default backend's default device."""
-    return _creation.zeros(()).device
-
-
 def typename(obj):
     """``'xtensor.FloatTensor'`` for a tensor, else the object's qualified type name."""
     if isinstance(obj, Tensor):
@@ -638,14 +586,9 @@ def _functions():
         "range": range_, "asarray": asarray, "frombuffer": frombuffer, "rsub": rsub, "complex": complex,
         "polar": polar, "unravel_index": unravel_index, "unique_consecutive": unique_consecutive,
         "nonzero_static": nonzero_static, "typename": typename, "is_storage": is_storage,
-        "use_deterministic_algorithms": use_deterministic_algorithms,
-        "are_deterministic_algorithms_enabled": are_deterministic_algorithms_enabled,
-        "is_deterministic_algorithms_warn_only_enabled": is_deterministic_algorithms_warn_only_enabled,
-        "set_deterministic_debug_mode": set_deterministic_debug_mode,
-        "get_deterministic_debug_mode": get_deterministic_debug_mode, "set_warn_always": set_warn_always,
-        "is_warn_always_enabled": is_warn_always_enabled, "is_anomaly_enabled": is_anomaly_enabled,
+        "is_anomaly_enabled": is_anomaly_enabled,
         "is_anomaly_check_nan_enabled": is_anomaly_check_nan_enabled, "set_anomaly_enabled": set_anomaly_enabled,
-        "to_dlpack": lambda tensor: tensor.__dlpack__(), "vmap": vmap, "get_default_device": get_default_device,
+        "to_dlpack": lambda tensor: tensor.__dlpack__(), "vmap": vmap,
         "hann_window": _window("hann_window", _cosine_sum(0.5, 0.5)),
         "hamming_window": _window("hamming_window", _hamming),
         "blackman_window": _window("blackman_window", _cosine_sum(0.42, 0.5, 0.08)),

@@ -61,7 +61,17 @@ import numpy as np
 from . import _dtypes
 
 __all__ = ["Tensor", "Size", "device", "Storage", "DataStorage", "OVERLAP_ERROR", "PARTIAL_OVERLAP_ERROR",
-           "overlap"]
+           "overlap", "NotStrided"]
+
+
+class NotStrided(NotImplementedError):
+    """Raised when a strided value is read from a tensor of another layout (a sparse COO tensor): ``_dispatch.apply``
+    catches it and hands the op to ``type(tensor).dispatch``, the layout's own implementation."""
+
+    def __init__(self, tensor):
+        super().__init__(f"this operation needs a strided tensor, and a {tensor.layout} tensor has no strided "
+                         "memory: call .to_dense() first")
+        self.tensor = tensor
 
 
 class Size(tuple):
@@ -342,6 +352,14 @@ def elements_at(tensor, positions):
     return order[found].reshape(positions.shape)
 
 
+def _strided_refusal(name):
+    """A COO accessor PyTorch has no strided kernel for (``_indices``, ``_values``, ``_nnz``), refused as PyTorch."""
+    def refuse(self):
+        raise NotImplementedError(f"Could not run 'aten::{name}' with arguments from the 'CPU' backend.")
+    refuse.__name__ = refuse.__qualname__ = name
+    return refuse
+
+
 class Tensor:
     """An n-dimensional array on a backend, with PyTorch's API and autograd."""
 
@@ -360,6 +378,7 @@ class Tensor:
     _names = None
     _creation = None  # why in-place writes into this view are refused: (kind,) -- see view_rebase_error
     _attr_version = 0  # the storage version when this view's grad_fn was last derived from its base
+    is_sparse = False  # (xtensor.sparse.SparseTensor: True)
     __array_priority__ = 1000  # numpy defers to our reflected operators
 
     def __new__(cls, *args, **kwargs):
@@ -539,7 +558,7 @@ class Tensor:
         st = self._meta()[1]
         if dim is None:
             return st
-        return st[_wrap_dim(dim, len(st))]
+        return st[check_dim(dim, len(st))]
 
     def storage_offset(self):
         return self._meta()[2]
@@ -682,6 +701,41 @@ class Tensor:
         from ._creation import _rebuild
         return (_rebuild, (self._backend.name, np.asarray(self.detach()), self.requires_grad))
 
+    # ------------------------------------------------------------------------ layouts (xtensor.sparse)
+    def to_dense(self, dtype=None, *, masked_grad=None):
+        return self if dtype is None else self.to(dtype)
+
+    def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
+        from .sparse import to_sparse
+        return to_sparse(self, sparse_dim, layout=layout)
+
+    def to_sparse_coo(self):
+        return self.to_sparse()
+
+    def sparse_mask(self, mask):
+        from .sparse import sparse_mask
+        return sparse_mask(self, mask)
+
+    def sparse_dim(self):
+        return 0
+
+    def dense_dim(self):
+        return self.ndim
+
+    def coalesce(self):
+        raise RuntimeError("coalesce expected sparse coordinate tensor layout but got Strided")
+
+    def is_coalesced(self):
+        raise RuntimeError("is_coalesced expected sparse coordinate tensor layout but got Strided")
+
+    def indices(self):
+        raise RuntimeError("indices expected sparse coordinate tensor layout but got Strided")
+
+    def values(self):
+        raise RuntimeError("values expected sparse tensor layout but got Strided")
+
+    _indices, _values, _nnz = (_strided_refusal(name) for name in ("_indices", "_values", "_nnz"))
+
     # ------------------------------------------------------------------------ printing
     def __repr__(self, *, tensor_contents=None):
         from ._printing import dtype_shown, format_tensor
@@ -706,9 +760,11 @@ class Tensor:
     __str__ = __repr__
 
     def __format__(self, spec):
-        if self.ndim == 0 and spec:
-            return format(self.item(), spec)
-        return object.__format__(self, spec) if spec else repr(self)
+        """As PyTorch: a 0-d tensor formats as its number (``f"{loss}"`` is ``17.0``, ``f"{loss:.3f}"``); any
+        other formats as ``str`` and refuses a format spec."""
+        if self.ndim == 0:
+            return format(self.detach().item(), spec)
+        return object.__format__(self, spec)
 
 
 class _SizeAttr(int):
@@ -722,7 +778,7 @@ class _SizeAttr(int):
     def __call__(self, dim=None):
         if dim is None:
             return self._shape
-        return self._shape[_wrap_dim(dim, len(self._shape))]
+        return self._shape[check_dim(dim, len(self._shape))]
 
 
 class _StorageView:
@@ -759,7 +815,9 @@ class _StorageView:
         return f"{body}\n[xtensor.storage.TypedStorage(dtype={t.dtype}, device={t.device}) of size {len(self)}]"
 
 
-def _wrap_dim(dim, ndim):
+def check_dim(dim, ndim):
+    """``dim`` of a tensor of ``ndim`` dimensions, normalized to ``0..ndim-1`` (a 0-d tensor takes 0 and -1), or
+    PyTorch's IndexError: the one "Dimension out of range" check."""
     n = max(ndim, 1)
     if not -n <= dim < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")

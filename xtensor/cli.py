@@ -5,7 +5,8 @@ on scikit-learn's bundled 8x8 digits with ``nn``, ``optim`` and ``DataLoader`` w
 user writes them, on any backend. ``xtensor linreg`` is the tutorials' autograd linear regression (seed
 004, section 3.4.4). For backend authors: ``xtensor conformance`` runs the official array-API suite
 against a backend, ``xtensor gradcheck`` cross-checks every differentiable function's VJPs with jax
-(both live in ``xtensor.conformance``). User errors (an unknown backend, a missing library, bad
+(both live in ``xtensor.conformance``). ``xtensor run SCRIPT [ARGS]`` runs a PyTorch program unchanged, xtensor standing
+in for ``torch`` (``xtensor.install_as_torch``). User errors (an unknown backend, a missing library, bad
 arguments) print one line and exit with status 2.
 """
 import argparse
@@ -302,6 +303,30 @@ def _demo_step(args, backend):
                               "data_parallel: compiled, the batch split over the devices, the weights replicated)"
 
 
+def _cmd_run(args):
+    """Run a PyTorch program as ``python SCRIPT ARGS`` (or ``python -m MODULE ARGS``) would, with ``import torch``
+    giving xtensor: the program runs as ``__main__`` with its own argv, its folder first on sys.path."""
+    import os
+    import runpy
+
+    import xtensor
+    from ._torch_alias import install_as_torch
+
+    if args.backend:
+        xtensor.set_default_backend(args.backend)
+    install_as_torch()
+    if args.module:
+        sys.argv = [args.target, *args.args]  # run_module puts the module's file in argv[0], as python -m does
+        runpy.run_module(args.target, run_name="__main__", alter_sys=True)
+        return 0
+    if not os.path.isfile(args.target):
+        raise _UserError(f"can't open file {args.target!r}: no such file")
+    sys.argv = [args.target, *args.args]
+    sys.path[0] = os.path.dirname(os.path.realpath(args.target))  # python's rule for a script's sys.path[0]
+    runpy.run_path(args.target, run_name="__main__")
+    return 0
+
+
 class _UserError(Exception):
     """A mistake in how the command was called: printed as one line, exit status 2."""
 
@@ -362,6 +387,15 @@ def main(argv=None):
     linreg.add_argument("--steps", type=_positive_int, default=500)
     linreg.add_argument("--plot", default="linreg.png", help="PNG path for the fit and loss plot ('' to skip)")
     linreg.set_defaults(run=_cmd_linreg)
+    run = commands.add_parser("run", help="run a PyTorch program unchanged, xtensor standing in for torch",
+                              description="Run SCRIPT as python would (as __main__, with ARGS as its sys.argv[1:]), "
+                                          "`import torch` and every torch.X import giving xtensor's modules; a "
+                                          "torch.X that xtensor lacks stops the program with an ImportError naming it.")
+    run.add_argument("--backend", help="numpy (default), jax, or any array-API module name (or XTENSOR_BACKEND)")
+    run.add_argument("-m", dest="module", action="store_true", help="TARGET is a module, as python -m runs it")
+    run.add_argument("target", metavar="SCRIPT", help="the program's .py file (or, with -m, its module name)")
+    run.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="the program's own arguments")
+    run.set_defaults(run=_cmd_run)
     from .conformance import gradcheck, runner
 
     for name, module, summary in (("conformance", runner, "run the array-API conformance suite on a backend"),

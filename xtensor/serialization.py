@@ -5,11 +5,18 @@ folder (``archive/``): ``data.pkl`` is a protocol-2 pickle of the object in whic
 of ``torch._utils._rebuild_tensor_v2`` on a persistent ``('storage', torch.FloatStorage, key, 'cpu',
 numel)`` reference, and ``data/<key>`` holds that storage's raw little-endian bytes.
 
-Safety, as PyTorch's ``weights_only=True``: ``load`` unpickles with an allow-list -- tensors, parameters,
-storages, dtypes, ``Size``, ``device``, ``OrderedDict``/``Counter``/``set``/``complex``/``bytes`` and plain
-Python values -- and refuses anything else the file names with ``pickle.UnpicklingError`` before it is
-looked up, so no code from a file ever runs. ``save`` refuses, symmetrically, what ``load`` (and
-``torch.load(weights_only=True)``) could not read back, such as a whole module: save its ``state_dict()``.
+``save`` pickles any picklable object -- tensors, state dicts, a whole ``nn.Module``, an optimizer, numpy
+arrays. Classes and functions of xtensor are written under PyTorch's name (``xtensor.nn.modules.linear.Linear``
+as ``torch.nn.modules.linear.Linear``, modules' state in PyTorch's layout), so ``torch.load`` builds PyTorch's
+objects; ``load`` maps every ``torch.X`` in a file back to ``xtensor.X``, so files written by ``torch.save``
+build xtensor's objects.
+
+Safety, as PyTorch's ``weights_only=True`` (the default): ``load`` unpickles with an allow-list -- tensors,
+parameters, storages, dtypes, ``Size``, ``device``, ``OrderedDict``/``Counter``/``set``/``complex``/``bytes``,
+plain Python values, and what ``add_safe_globals``/``safe_globals`` add -- and refuses anything else the file
+names with ``pickle.UnpicklingError`` (naming the global and how to allow it) before it is looked up, so no
+code from a file runs unless you allowed it. ``weights_only=False`` unpickles anything: the file can run any
+code, so use it only for files you trust (as PyTorch says).
 
 Writing to a path goes through a temporary file in the same folder that replaces the target only once
 complete, so a failed save leaves the previous file intact. Each tensor is saved as its own contiguous
@@ -18,10 +25,13 @@ storage: tensors that shared memory when saved load as separate tensors (PyTorch
 import _compat_pickle
 import codecs
 import collections
+import functools
+import importlib
 import io
 import os
 import pickle
 import struct
+import sys
 import zipfile
 
 import numpy as np
@@ -32,7 +42,7 @@ from ._creation import from_numpy
 from ._tensor import Size, Tensor, device
 from .nn.parameter import Parameter
 
-__all__ = ["save", "load"]
+__all__ = ["save", "load", "add_safe_globals", "clear_safe_globals", "get_safe_globals", "safe_globals"]
 
 _STORAGE_OF = {  # xtensor dtype name -> PyTorch's legacy typed storage class (what torch.save writes)
     "float64": "DoubleStorage", "float32": "FloatStorage", "float16": "HalfStorage", "int64": "LongStorage",
@@ -72,17 +82,30 @@ _REBUILD_TENSOR = _TorchGlobal("torch._utils", "_rebuild_tensor_v2")
 _REBUILD_TENSOR_V3 = _TorchGlobal("torch._utils", "_rebuild_tensor_v3")
 _REBUILD_PARAMETER = _TorchGlobal("torch._utils", "_rebuild_parameter")
 _TORCH_DTYPES = {name: _TorchGlobal("torch", name) for name in _DTYPES}
-_SAVEABLE_GLOBALS = {("collections", "OrderedDict"), ("collections", "Counter"), ("builtins", "set"),
-                     ("builtins", "complex"), ("builtins", "bytearray"), ("_codecs", "encode")}
+
+
+def _torch_module_name(module):
+    """``xtensor.nn.modules.linear`` -> ``torch.nn.modules.linear``; other modules unchanged."""
+    if module == "xtensor" or module.startswith("xtensor."):
+        return "torch" + module[len("xtensor"):]
+    return module
+
+
+def _xtensor_module_name(module):
+    """``torch.nn.modules.linear`` -> ``xtensor.nn.modules.linear``; other modules unchanged."""
+    if module == "torch" or module.startswith("torch."):
+        return "xtensor" + module[len("torch"):]
+    return module
 
 
 class _TorchPickler(pickle._Pickler):
-    """Pickles xtensor objects as their PyTorch counterparts, and nothing that ``load`` would refuse."""
+    """Pickles xtensor objects as their PyTorch counterparts: tensors as storages, xtensor's classes and
+    functions under PyTorch's names."""
 
     dispatch = dict(pickle._Pickler.dispatch)
 
-    def __init__(self, file):
-        super().__init__(file, protocol=2)
+    def __init__(self, file, protocol=2):
+        super().__init__(file, protocol=protocol)
         self.storages = []
 
     def persistent_id(self, obj):
@@ -116,22 +139,26 @@ class _TorchPickler(pickle._Pickler):
 
     def save_global(self, obj, name=None):
         if isinstance(obj, _TorchGlobal):
-            self.write(pickle.GLOBAL + f"{obj.module}\n{obj.name}\n".encode("utf-8"))
-            self.memoize(obj)
-            return
-        module, name = getattr(obj, "__module__", None), name or getattr(obj, "__qualname__", repr(obj))
-        if (module, name) not in _SAVEABLE_GLOBALS:
-            raise pickle.PicklingError(
-                f"xtensor.save writes only what xtensor.load and torch.load(weights_only=True) can read back "
-                f"(tensors, numbers, strings, dtypes, devices and containers of them); {module}.{name} is not one "
-                f"of them (to save a model, save its state_dict())")
-        super().save_global(obj, name)
+            module, name = obj.module, obj.name
+        else:
+            module, name = getattr(obj, "__module__", None) or "", name or getattr(obj, "__qualname__", "")
+            torch_module = _torch_module_name(module)
+            if torch_module == module or "." in name or _lookup(module, name) is not obj:
+                return super().save_global(obj, name)  # not xtensor's, or not reachable by its name: pickle decides
+            module = torch_module
+        self.write(pickle.GLOBAL + f"{module}\n{name}\n".encode("utf-8"))
+        self.memoize(obj)
 
     def save_dtype(self, dtype):
         self.save(_TORCH_DTYPES[dtype.name])
 
     dispatch[_TorchGlobal] = save_global
     dispatch[_dtypes.DType] = save_dtype
+
+
+def _lookup(module, name):
+    """``module.name`` if that module is imported and has it, else ``None``."""
+    return getattr(sys.modules.get(module), name, None)
 
 
 def _aligned_entry(archive, name, data):
@@ -144,9 +171,9 @@ def _aligned_entry(archive, name, data):
     archive.writestr(info, data)
 
 
-def _archive_bytes(obj):
+def _archive_bytes(obj, protocol):
     buffer = io.BytesIO()
-    pickler = _TorchPickler(buffer)
+    pickler = _TorchPickler(buffer, protocol)
     pickler.dump(obj)
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as archive:
@@ -160,14 +187,15 @@ def _archive_bytes(obj):
     return out.getvalue()
 
 
-def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True):
-    """Save tensors, parameters, state dicts, optimizer states and nested containers of them to a path or a
-    binary file object, in PyTorch's format (``torch.load(..., weights_only=True)`` reads it).
+def save(obj, f, pickle_module=pickle, pickle_protocol=2, _use_new_zipfile_serialization=True):
+    """Save any picklable object -- tensors, state dicts, a whole module, an optimizer, numpy arrays -- to a
+    path or a binary file object, in PyTorch's format (``torch.load`` reads it; tensors and state dicts
+    with ``weights_only=True``).
 
     A path is written through a temporary file in the same folder, renamed over the target when complete."""
-    if pickle_module is not None or pickle_protocol != 2 or not _use_new_zipfile_serialization:
-        raise ValueError("xtensor.save writes PyTorch's zip format with pickle protocol 2 only")
-    blob = _archive_bytes(obj)
+    if pickle_module not in (None, pickle) or not _use_new_zipfile_serialization:
+        raise ValueError("xtensor.save writes PyTorch's zip format with the standard pickle module only")
+    blob = _archive_bytes(obj, pickle_protocol)
     if hasattr(f, "write"):
         f.write(blob)
         return
@@ -205,7 +233,7 @@ class _StorageType:
 def _checked_encode(text, encoding="latin1"):
     """``_codecs.encode`` as protocol 2 uses it for ``bytes`` (latin-1 only)."""
     if encoding != "latin1" or not isinstance(text, str):
-        raise pickle.UnpicklingError("Weights only load failed: _codecs.encode is allowed only for bytes (latin1)")
+        raise pickle.UnpicklingError("_codecs.encode is allowed only for bytes (latin1)")
     return codecs.encode(text, "latin1")
 
 
@@ -213,50 +241,98 @@ def _torch_device(kind, index=None):
     return device(kind if index is None else f"{kind}:{index}")
 
 
-class _TorchUnpickler(pickle._Unpickler):
-    """An unpickler that knows only the allow-listed names (PyTorch's ``weights_only`` set, on xtensor)."""
+# ----------------------------------------------------------------------------------- safe globals (torch's API)
+_BLOCKED_MODULES = ("sys", "os", "posix", "nt")  # never allowed, even when a user allow-lists something from them
+_marked_safe_globals = set()
 
-    dispatch = dict(pickle._Unpickler.dispatch)
 
-    def __init__(self, file, read_storage, place):
-        super().__init__(file)
+def add_safe_globals(safe_globals):
+    """Allow ``load(weights_only=True)`` to look up these globals: classes may then be built and have their
+    state set, functions called. Each item is a class/function, named in the file as
+    ``{__module__}.{__qualname__}``, or a ``(class_or_function, "full.dotted.name")`` pair. A ``torch.X`` name
+    in a file stands for ``xtensor.X``, so ``add_safe_globals([xtensor.nn.Linear])`` admits PyTorch's
+    ``torch.nn.modules.linear.Linear``."""
+    global _marked_safe_globals
+    _marked_safe_globals = _marked_safe_globals.union(safe_globals)
+
+
+def get_safe_globals():
+    """The globals ``add_safe_globals``/``safe_globals`` have added."""
+    return list(_marked_safe_globals)
+
+
+def clear_safe_globals():
+    """Forget every global ``add_safe_globals`` added."""
+    global _marked_safe_globals
+    _marked_safe_globals = set()
+
+
+class safe_globals:
+    """``with safe_globals([...]):`` -- ``add_safe_globals`` for the block only."""
+
+    def __init__(self, safe_globals):
+        self.safe_globals = safe_globals
+
+    def __enter__(self):
+        add_safe_globals(self.safe_globals)
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        global _marked_safe_globals
+        _marked_safe_globals = _marked_safe_globals - set(self.safe_globals)
+
+
+def _user_allowed_globals():
+    allowed = {}
+    for entry in _marked_safe_globals:
+        if isinstance(entry, tuple):
+            if len(entry) != 2:
+                raise ValueError("Expected tuple of length 2 (global, str of callable full path), but got tuple of "
+                                 f"length: {len(entry)}")
+            if type(entry[1]) is not str:
+                raise TypeError(f"Expected second item in tuple to be str of callable full path, but got: "
+                                f"{type(entry[1])}")
+            allowed[entry[1]] = entry[0]
+        else:
+            allowed[f"{entry.__module__}.{entry.__qualname__}"] = entry
+    return allowed
+
+
+# ------------------------------------------------------------------------------------------------ unpicklers
+def _python3_name(module, name):
+    """Protocol 2 writes Python 2 names (``__builtin__.set``); PyTorch reads them as Python 3's."""
+    if (module, name) in _compat_pickle.NAME_MAPPING:
+        return _compat_pickle.NAME_MAPPING[(module, name)]
+    return _compat_pickle.IMPORT_MAPPING.get(module, module), name
+
+
+class _Loading:
+    """What both unpicklers share: PyTorch's tensor, storage, dtype, ``Size`` and ``device`` globals read as
+    xtensor's, and storages read from the archive."""
+
+    def _setup(self, read_storage, place):
         self._read_storage, self._place = read_storage, place
-        self._allowed = {
-            ("collections", "OrderedDict"): collections.OrderedDict,
-            ("collections", "Counter"): collections.Counter,
-            ("builtins", "set"): set, ("builtins", "complex"): complex, ("builtins", "bytearray"): bytearray,
-            ("_codecs", "encode"): _checked_encode,
-            ("torch", "Size"): Size, ("torch", "device"): _torch_device,
-            ("torch", "Tensor"): Tensor, ("torch.nn.parameter", "Parameter"): Parameter,
-            ("torch._utils", "_rebuild_tensor"): self._rebuild_tensor,
-            ("torch._utils", "_rebuild_tensor_v2"): self._rebuild_tensor,
-            ("torch._utils", "_rebuild_tensor_v3"): self._rebuild_tensor_v3,
-            ("torch._utils", "_rebuild_parameter"): _rebuild_parameter,
-            ("torch._utils", "_rebuild_parameter_with_state"): _rebuild_parameter,
-            ("torch._tensor", "_rebuild_from_type_v2"): _rebuild_from_type,
-            _UNTYPED: _StorageType(None),
+        self._user_globals = _user_allowed_globals()
+        self._builtin_globals = {
+            "collections.OrderedDict": collections.OrderedDict, "collections.Counter": collections.Counter,
+            "builtins.set": set, "builtins.complex": complex, "builtins.bytearray": bytearray,
+            "_codecs.encode": _checked_encode, "torch.Size": Size, "torch.device": _torch_device,
+            "torch.Tensor": Tensor, "torch.nn.parameter.Parameter": Parameter,
+            "torch._utils._rebuild_tensor": self._rebuild_tensor,
+            "torch._utils._rebuild_tensor_v2": self._rebuild_tensor,
+            "torch._utils._rebuild_tensor_v3": self._rebuild_tensor_v3,
+            "torch._utils._rebuild_parameter": _rebuild_parameter,
+            "torch._utils._rebuild_parameter_with_state": _rebuild_parameter,
+            "torch._tensor._rebuild_from_type_v2": _rebuild_from_type,
+            ".".join(_UNTYPED): _StorageType(None),
         }
-        self._allowed.update({("torch", storage): _StorageType(_dtypes.by_name(name))
-                              for name, storage in _STORAGE_OF.items()})
-        self._allowed.update({("torch", name): _dtypes.by_name(name) for name in _DTYPES})
-
-    def find_class(self, module, name):
-        if self.proto < 3:  # protocol 2 writes Python 2 names (__builtin__.set)
-            module, name = _compat_pickle.NAME_MAPPING.get((module, name), (module, name))
-            module = _compat_pickle.IMPORT_MAPPING.get(module, module)
-        found = self._allowed.get((module, name))
-        if found is None:
-            raise pickle.UnpicklingError(
-                f"Weights only load failed: the file asks for GLOBAL {module}.{name}, which is not an allowed global. "
-                "xtensor.load reads tensors, parameters, dtypes, devices, numbers, strings and containers of them, "
-                "and never runs code from a file; a whole pickled object (a module, an optimizer) cannot be loaded: "
-                "save and load its state_dict() instead.")
-        return found
+        self._builtin_globals.update({f"torch.{storage}": _StorageType(_dtypes.by_name(name))
+                                      for name, storage in _STORAGE_OF.items()})
+        self._builtin_globals.update({f"torch.{name}": _dtypes.by_name(name) for name in _DTYPES})
 
     def persistent_load(self, pid):
         if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] == "storage" and isinstance(pid[1], _StorageType)
                 and isinstance(pid[2], str) and isinstance(pid[4], int)):
-            raise pickle.UnpicklingError(f"Weights only load failed: unknown persistent id {pid!r}")
+            raise pickle.UnpicklingError(f"unknown persistent id {pid!r}")
         return self._read_storage(pid[1].dtype, pid[2], pid[3], pid[4])
 
     def _rebuild_tensor(self, storage, storage_offset, size, stride, requires_grad=False, backward_hooks=None,
@@ -268,26 +344,141 @@ class _TorchUnpickler(pickle._Unpickler):
                            metadata=None):
         array, location = storage
         if not isinstance(dtype, _dtypes.DType):
-            raise pickle.UnpicklingError(f"Weights only load failed: {dtype!r} is not a dtype")
+            raise pickle.UnpicklingError(f"{dtype!r} is not a dtype")
         return self._rebuild_tensor((array.view(_dtypes.numpy_dtype(dtype)), location), storage_offset, size, stride,
                                     requires_grad)
 
-    def load_build(self):
-        state, target = self.stack[-1], self.stack[-2]
-        if not isinstance(target, (collections.OrderedDict, collections.Counter)) or not isinstance(state, dict):
-            raise pickle.UnpicklingError(f"Weights only load failed: the file sets the state of a "
-                                         f"{type(target).__name__}; only OrderedDict state (a state dict's "
-                                         "_metadata) can be set")
-        super().load_build()
 
+class _FullUnpickler(_Loading, pickle.Unpickler):
+    """``weights_only=False``: any global the file names is imported (``torch.X`` as ``xtensor.X``)."""
+
+    def find_class(self, module, name):
+        module, name = _python3_name(module, name)
+        found = self._builtin_globals.get(f"{module}.{name}")
+        if found is not None:
+            return found
+        ours = _xtensor_module_name(module)
+        if ours == module:
+            return super().find_class(module, name)
+        try:
+            return functools.reduce(getattr, name.split("."), importlib.import_module(ours))
+        except (ImportError, AttributeError):
+            raise pickle.UnpicklingError(f"xtensor.load: the file holds {module}.{name}, which xtensor does not have "
+                                         f"(there is no {ours}.{name})") from None
+
+
+def _unsupported_global(full_path):
+    if full_path.startswith("builtins."):
+        full_path = full_path[len("builtins."):]
+    allow = _xtensor_module_name(full_path)
+    return pickle.UnpicklingError(
+        f"Unsupported global: GLOBAL {full_path} was not an allowed global by default. Please use "
+        f"`xtensor.serialization.add_safe_globals([{allow}])` or the `xtensor.serialization.safe_globals([{allow}])` "
+        "context manager to allowlist this global if you trust this class/function.")
+
+
+class _WeightsOnlyUnpickler(_Loading, pickle._Unpickler):
+    """``weights_only=True``: only the allow-listed globals (PyTorch's set, on xtensor, plus the user's safe
+    globals) are looked up, called, built and have state set, under PyTorch's rules for each opcode."""
+
+    dispatch = dict(pickle._Unpickler.dispatch)
+
+    def find_class(self, module, name):
+        module, name = _python3_name(module, name)
+        full_path = f"{module}.{name}"
+        if module in _BLOCKED_MODULES:
+            raise pickle.UnpicklingError(f"Trying to load unsupported GLOBAL {full_path} whose module {module} is "
+                                         "blocked.")
+        if full_path in self._builtin_globals:
+            return self._builtin_globals[full_path]
+        for candidate in (full_path, _xtensor_module_name(module) + "." + name):
+            if candidate in self._user_globals:
+                return self._user_globals[candidate]
+        raise _unsupported_global(full_path)
+
+    def _allowed(self, obj):
+        return any(obj is v for table in (self._builtin_globals, self._user_globals) for v in table.values())
+
+    def load_reduce(self):
+        func = self.stack[-2]
+        if not self._allowed(func):
+            raise pickle.UnpicklingError(f"Trying to call reduce for unrecognized function {func}")
+        pickle._Unpickler.load_reduce(self)
+
+    def load_newobj(self):
+        cls = self.stack[-2]
+        if not self._allowed(cls):
+            raise pickle.UnpicklingError("Can only create new object for nn.Parameter or classes allowlisted via "
+                                         f"`add_safe_globals` but got {cls}")
+        pickle._Unpickler.load_newobj(self)
+
+    def load_build(self):
+        target = self.stack[-2]
+        if type(target) not in (collections.OrderedDict, collections.Counter) and not self._allowed(type(target)):
+            raise pickle.UnpicklingError("Can only build Tensor, Parameter, OrderedDict or types allowlisted via "
+                                         f"`add_safe_globals`, but got {type(target)}")
+        pickle._Unpickler.load_build(self)
+
+    def load_append(self):
+        self._check_target(self.stack[-2], (list,), "append to lists")
+        pickle._Unpickler.load_append(self)
+
+    def load_appends(self):
+        items = self.pop_mark()
+        self._check_target(self.stack[-1], (list,), "extend lists")
+        self.stack[-1].extend(items)
+
+    def load_setitem(self):
+        self._check_target(self.stack[-3], _DICTS, "SETITEM for dict, collections.OrderedDict, collections.Counter")
+        pickle._Unpickler.load_setitem(self)
+
+    def load_setitems(self):
+        items = self.pop_mark()
+        self._check_target(self.stack[-1], _DICTS, "SETITEMS for dict, collections.OrderedDict, collections.Counter")
+        for i in range(0, len(items), 2):
+            self.stack[-1][items[i]] = items[i + 1]
+
+    def load_additems(self):
+        items = self.pop_mark()
+        self._check_target(self.stack[-1], (set,), "add items to sets")
+        self.stack[-1].update(items)
+
+    @staticmethod
+    def _check_target(target, types, what):
+        if type(target) not in types:
+            raise pickle.UnpicklingError(f"Can only {what}, but got {type(target)}")
+
+    dispatch[pickle.REDUCE[0]] = load_reduce
+    dispatch[pickle.NEWOBJ[0]] = load_newobj
     dispatch[pickle.BUILD[0]] = load_build
+    dispatch[pickle.APPEND[0]] = load_append
+    dispatch[pickle.APPENDS[0]] = load_appends
+    dispatch[pickle.SETITEM[0]] = load_setitem
+    dispatch[pickle.SETITEMS[0]] = load_setitems
+    dispatch[pickle.ADDITEMS[0]] = load_additems
+
+
+_DICTS = (dict, collections.OrderedDict, collections.Counter)
+_RERUN_UNSAFE = ("xtensor.load reads with `weights_only=True` by default, as PyTorch since 2.6. Re-running "
+                 "`xtensor.load` with `weights_only` set to `False` will likely succeed, but it can result in "
+                 "arbitrary code execution. Do it only if you got the file from a trusted source.")
+
+
+def _weights_only_message(message):
+    """PyTorch's explanation around an error of the weights-only unpickler."""
+    if "was not an allowed global by default" in message:
+        return ("Weights only load failed. This file can still be loaded, to do so you have two options, do those "
+                f"steps only if you trust the source of the checkpoint. \n\t(1) {_RERUN_UNSAFE}\n\t(2) Alternatively, "
+                "to load with `weights_only=True` please check the recommended steps in the following error message."
+                f"\n\tWeightsUnpickler error: {message}")
+    return f"Weights only load failed. {_RERUN_UNSAFE}\n\n{message}"
 
 
 def _strided(array, offset, size, stride):
     """The elements of a storage a tensor covers, as a fresh array; a tensor reaching outside is corrupt."""
     if not (isinstance(offset, int) and all(isinstance(n, int) and n >= 0 for n in size)
             and all(isinstance(s, int) and s >= 0 for s in stride) and len(size) == len(stride)):
-        raise pickle.UnpicklingError(f"Weights only load failed: bad tensor geometry: offset {offset!r}, "
+        raise pickle.UnpicklingError(f"bad tensor geometry: offset {offset!r}, "
                                      f"size {size!r}, stride {stride!r}")
     last = offset + sum((n - 1) * s for n, s in zip(size, stride)) if all(size) else offset - 1
     if offset < 0 or last >= array.size:
@@ -322,12 +513,19 @@ def _placement(map_location):
     return get_backend(text), None
 
 
-def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None, **pickle_load_args):
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args):
     """Load what ``save`` or ``torch.save`` wrote (a path or a binary file object). Tensors land on
     ``map_location``: a backend name (``'jax'``), a device (``'cpu'``, ``'cuda:0'``), a dict from the saved
-    locations to those, or ``None`` for the default backend. Only allow-listed content is read (see the
-    module docstring), whatever ``weights_only`` says: loading never runs code from the file."""
-    if pickle_module is not None:
+    locations to those, or ``None`` for the default backend; ``torch.X`` classes and functions in the file
+    are read as ``xtensor.X``.
+
+    ``weights_only=True`` (the default, as PyTorch's) reads only allow-listed content (see the module
+    docstring and ``add_safe_globals``): loading never runs code you did not allow. ``weights_only=False``
+    unpickles whatever the file holds -- a whole module, an optimizer, numpy arrays -- and so trusts the
+    file: a malicious one can run any code. Use it only for files from a trusted source."""
+    if weights_only is None:
+        weights_only = pickle_module is None
+    if weights_only and pickle_module is not None:
         raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
     name = getattr(f, "name", None) or (os.fspath(f) if not hasattr(f, "read") else "the file")
     if hasattr(f, "read"):
@@ -388,11 +586,21 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
                                    f"{e}") from None
         return t.requires_grad_(True) if requires_grad else t
 
-    unpickler = _TorchUnpickler(io.BytesIO(read("data.pkl")), read_storage, place)
+    data = io.BytesIO(read("data.pkl"))
+    if not weights_only:
+        unpickler_type = _FullUnpickler if pickle_module in (None, pickle) else \
+            type("_FullUnpickler", (_FullUnpickler, pickle_module.Unpickler), {})
+        unpickler = unpickler_type(data, **{"encoding": "utf-8", **pickle_load_args})
+        unpickler._setup(read_storage, place)
+        return unpickler.load()
+    unpickler = _WeightsOnlyUnpickler(data)
+    unpickler._setup(read_storage, place)  # a malformed safe global raises here, as in PyTorch
     try:
         return unpickler.load()
-    except (pickle.UnpicklingError, RuntimeError):
+    except pickle.UnpicklingError as e:
+        raise pickle.UnpicklingError(_weights_only_message(str(e))) from None
+    except RuntimeError:
         raise
     except Exception as e:
-        raise pickle.UnpicklingError(f"Weights only load failed: {name} holds a malformed pickle: "
-                                     f"{type(e).__name__}: {e}") from None
+        raise pickle.UnpicklingError(_weights_only_message(f"{name} holds a malformed pickle: "
+                                                          f"{type(e).__name__}: {e}")) from None

@@ -1,6 +1,6 @@
 """Adagrad (PyTorch's ``Adagrad``: learning-rate decay, weight decay, initial accumulator)."""
 from .._creation import full_like
-from .optimizer import Optimizer, _addcdiv_, _get_value, _new_step
+from .optimizer import Optimizer, _count_step, _gradient, _new_step
 
 __all__ = ["Adagrad"]
 
@@ -29,17 +29,13 @@ class Adagrad(Optimizer):
             state["sum"] = full_like(param, group["initial_accumulator_value"])
         return state
 
-    def _update(self, group):
-        lr = _get_value(group["lr"])
-        for param in group["params"]:
-            if param.grad is None:
-                continue
+    def _update(self, group, params, ops):
+        lr = ops.scalar(group["lr"])
+        for param in params:
             state = self._init_state(param, group)  # a group added later gets its state on its first step
-            state["step"] += 1
-            step = _get_value(state["step"])
-            grad = -param.grad if group["maximize"] else param.grad
-            if group["weight_decay"] != 0:
-                grad = grad.add(param, alpha=group["weight_decay"])
-            state["sum"].addcmul_(grad, grad, value=1)
-            std = state["sum"].sqrt().add_(group["eps"])
-            _addcdiv_(param, grad, std, -lr / (1 + (step - 1) * group["lr_decay"]))
+            step = _count_step(state, ops)
+            grad = _gradient(param, group, ops)
+            total = ops.read(state["sum"]) + grad * grad
+            ops.write(state["sum"], total)
+            std = ops.ns(param).sqrt(total) + group["eps"]
+            ops.write(param, ops.read(param) - lr / (1 + (step - 1) * group["lr_decay"]) * (grad / std))

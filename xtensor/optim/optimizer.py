@@ -1,10 +1,15 @@
 """The ``Optimizer`` base class: parameter groups, per-parameter state and their state dict, as PyTorch's.
 
-Optimizers are plain Python over the Tensor API, updating parameters in place under ``no_grad`` with
-PyTorch's single-tensor formulas (``foreach``/``fused`` are accepted and kept in the groups so state
-dicts move both ways, but there is one implementation). Per-parameter ``step`` counters are 0-d
+Optimizers are plain Python with PyTorch's single-tensor formulas (PyTorch's default on CPU; ``foreach``/
+``fused``/``capturable`` are accepted and kept in the groups so state dicts move both ways, but there is one
+implementation). A step is one pass over the flat list of the parameters that have a gradient. Each formula
+is written once, with operators and the functions the backend's array namespace and xtensor share
+(``sqrt``, ``maximum``, ``where``...), and runs in one of two ways (``_ARRAYS``/``_TENSORS``): on the raw
+backend arrays, written back into the parameter and state tensors (their version counters move, as an in-place
+op's do), when no graph is wanted -- the common case, and the fast one --, or on tensors when
+``differentiable=True``, so the update joins the autograd graph. Per-parameter ``step`` counters are 0-d
 tensors, as PyTorch keeps them, on the parameter's backend: under ``xtensor.compile`` they are traced
-values, and the update reads them as tensors instead of Python numbers (PyTorch's ``_get_value``).
+values, and the update reads them as traced arrays instead of Python numbers (PyTorch's ``_get_value``).
 """
 from collections import defaultdict
 from copy import deepcopy
@@ -35,24 +40,85 @@ def _get_value(x):
     return x
 
 
-def _add_(param, update, alpha):
-    """``param += alpha * update``; ``alpha`` may be a traced 0-d tensor."""
-    if isinstance(alpha, Tensor):
-        return param.add_(update * alpha)
-    return param.add_(update, alpha=alpha)
+class _Arrays:
+    """Formulas on backend arrays: tensors are read as their arrays and written back in place."""
+
+    @staticmethod
+    def read(t):
+        return t._value
+
+    @staticmethod
+    def write(t, value):
+        t._write(value)
+
+    @staticmethod
+    def ns(t):
+        return t._backend.xp
+
+    @staticmethod
+    def scalar(x):
+        """A hyperparameter or a 0-d state tensor as a number (a traced array under ``xtensor.compile``)."""
+        if isinstance(x, Tensor):
+            value = x._value
+            return value if _is_tracer(value) else x.item()
+        return x
 
 
-def _addcdiv_(param, numerator, denominator, value):
-    """``param += value * numerator / denominator``; ``value`` may be a traced 0-d tensor."""
-    if isinstance(value, Tensor):
-        return param.add_(numerator / denominator * value)
-    return param.addcdiv_(numerator, denominator, value=value)
+class _Tensors:
+    """Formulas on tensors, written with ``copy_``: the update is recorded when grad mode is on. A tensor is
+    read as a clone, so that writing it later does not invalidate what the graph saved of its old value."""
+
+    @staticmethod
+    def read(t):
+        return t.clone()
+
+    @staticmethod
+    def write(t, value):
+        t.copy_(value)
+
+    @staticmethod
+    def ns(t):
+        import xtensor
+        return xtensor
+
+    scalar = staticmethod(_get_value)
+
+
+_ARRAYS, _TENSORS = _Arrays(), _Tensors()
+
+
+def _lerp(start, end, weight):
+    """PyTorch's ``lerp`` formula (two forms, for accuracy on either side of ``weight = 0.5``)."""
+    if weight < 0.5:
+        return start + weight * (end - start)
+    return end - (end - start) * (1 - weight)
 
 
 def _new_step(param):
     """A fresh step counter: a 0-d tensor of PyTorch's scalar dtype, on the parameter's backend."""
-    dtype = _dtypes.float64 if _dtypes.get_default_dtype() is _dtypes.float64 else _dtypes.float32
-    return param.new_zeros((), dtype=dtype)
+    return param.new_zeros((), dtype=_scalar_dtype())
+
+
+def _scalar_dtype():
+    return _dtypes.float64 if _dtypes.get_default_dtype() is _dtypes.float64 else _dtypes.float32
+
+
+def _gradient(param, group, ops, coupled_decay=True):
+    """The gradient a formula uses: negated when ``maximize``, plus ``weight_decay * param`` unless the
+    optimizer decays the weights itself (``coupled_decay=False``)."""
+    grad = ops.read(param._grad)
+    if group["maximize"]:
+        grad = -grad
+    if coupled_decay and group["weight_decay"] != 0:
+        grad = grad + group["weight_decay"] * ops.read(param)
+    return grad
+
+
+def _count_step(state, ops):
+    """``state['step'] += 1``; the new count, as a number (a traced array under ``xtensor.compile``)."""
+    step = state["step"]
+    ops.write(step, ops.read(step) + 1)
+    return ops.scalar(step)
 
 
 class Optimizer:
@@ -96,28 +162,41 @@ class Optimizer:
         if closure is not None:
             with grad_mode.enable_grad():
                 loss = closure()
-        with grad_mode.set_grad_enabled(bool(self.defaults.get("differentiable", False))):
+        differentiable = bool(self.defaults.get("differentiable", False))
+        ops = _TENSORS if differentiable else _ARRAYS
+        with grad_mode.set_grad_enabled(differentiable):
             for group in self.param_groups:
-                self._update(group)
+                params = [p for p in group["params"] if p._grad is not None]
+                if params:
+                    self._check_gradients(params)
+                    self._update(group, params, ops)
         return loss
 
-    def _update(self, group):
+    def _check_gradients(self, params):
+        if any(getattr(p._grad, "is_sparse", False) for p in params):
+            raise RuntimeError(f"{type(self).__name__} does not support sparse gradients")
+
+    def _update(self, group, params, ops):
+        """Update ``params`` (those of ``group`` with a gradient) by the formulas run through ``ops``."""
         raise NotImplementedError
 
     def zero_grad(self, set_to_none=True):
         """Clear every parameter's ``.grad``: drop it (the default) or fill it with zeros."""
+        if set_to_none:
+            for group in self.param_groups:
+                for p in group["params"]:
+                    p._grad = None
+            return
         for group in self.param_groups:
             for p in group["params"]:
-                if p.grad is None:
+                grad = p._grad
+                if grad is None:
                     continue
-                if set_to_none:
-                    p.grad = None
+                if grad.grad_fn is not None:
+                    grad.detach_()
                 else:
-                    if p.grad.grad_fn is not None:
-                        p.grad.detach_()
-                    else:
-                        p.grad.requires_grad_(False)
-                    p.grad.zero_()
+                    grad.requires_grad_(False)
+                grad.zero_()
 
     def add_param_group(self, param_group):
         """Add a group of parameters (with its own hyperparameters; missing ones come from ``defaults``)."""

@@ -1,6 +1,6 @@
 """RMSprop (PyTorch's ``RMSprop``: centered, momentum, weight decay)."""
 from .._creation import zeros_like
-from .optimizer import Optimizer, _add_, _addcdiv_, _get_value, _new_step
+from .optimizer import Optimizer, _count_step, _gradient, _lerp, _new_step
 
 __all__ = ["RMSprop"]
 
@@ -19,11 +19,9 @@ class RMSprop(Optimizer):
                                       weight_decay=weight_decay, capturable=capturable, foreach=foreach,
                                       maximize=maximize, differentiable=differentiable))
 
-    def _update(self, group):
-        lr, alpha, eps, momentum = _get_value(group["lr"]), group["alpha"], group["eps"], group["momentum"]
-        for param in group["params"]:
-            if param.grad is None:
-                continue
+    def _update(self, group, params, ops):
+        lr, alpha, eps, momentum = ops.scalar(group["lr"]), group["alpha"], group["eps"], group["momentum"]
+        for param in params:
             state = self.state[param]
             if not state:
                 state["step"] = _new_step(param)
@@ -32,19 +30,18 @@ class RMSprop(Optimizer):
                     state["momentum_buffer"] = zeros_like(param)
                 if group["centered"]:
                     state["grad_avg"] = zeros_like(param)
-            grad = -param.grad if group["maximize"] else param.grad
-            state["step"] += 1
-            if group["weight_decay"] != 0:
-                grad = grad.add(param, alpha=group["weight_decay"])
-            square_avg = state["square_avg"].mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
+            _count_step(state, ops)
+            grad = _gradient(param, group, ops)
+            square_avg = ops.read(state["square_avg"]) * alpha + (1 - alpha) * grad * grad
+            ops.write(state["square_avg"], square_avg)
             if group["centered"]:
-                grad_avg = state["grad_avg"].lerp_(grad, 1 - alpha)
-                avg = square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_()
-            else:
-                avg = square_avg.sqrt()
-            avg = avg.add_(eps)
+                grad_avg = _lerp(ops.read(state["grad_avg"]), grad, 1 - alpha)
+                ops.write(state["grad_avg"], grad_avg)
+                square_avg = square_avg + -1 * grad_avg * grad_avg
+            avg = ops.ns(param).sqrt(square_avg) + eps
             if momentum > 0:
-                buf = state["momentum_buffer"].mul_(momentum).addcdiv_(grad, avg)
-                _add_(param, buf, -lr)
+                buf = ops.read(state["momentum_buffer"]) * momentum + grad / avg
+                ops.write(state["momentum_buffer"], buf)
+                ops.write(param, ops.read(param) - lr * buf)
             else:
-                _addcdiv_(param, grad, avg, -lr)
+                ops.write(param, ops.read(param) - lr * (grad / avg))

@@ -1,5 +1,5 @@
 """Stochastic gradient descent with momentum, dampening, Nesterov momentum and weight decay (PyTorch's ``SGD``)."""
-from .optimizer import Optimizer, _add_, _get_value
+from .optimizer import Optimizer, _gradient
 
 __all__ = ["SGD"]
 
@@ -23,20 +23,19 @@ class SGD(Optimizer):
                                       nesterov=nesterov, maximize=maximize, foreach=foreach,
                                       differentiable=differentiable, fused=fused))
 
-    def _update(self, group):
-        lr, momentum, weight_decay = _get_value(group["lr"]), group["momentum"], group["weight_decay"]
-        for param in group["params"]:
-            if param.grad is None:
-                continue
-            grad = -param.grad if group["maximize"] else param.grad
-            if weight_decay != 0:
-                grad = grad.add(param, alpha=weight_decay)
+    def _update(self, group, params, ops):
+        lr, momentum, dampening = ops.scalar(group["lr"]), group["momentum"], group["dampening"]
+        for param in params:
+            grad = _gradient(param, group, ops)
             if momentum != 0:
                 state = self.state[param]
                 buf = state.get("momentum_buffer")
                 if buf is None:
-                    buf = state["momentum_buffer"] = grad.detach().clone()
+                    state["momentum_buffer"] = param._grad.detach().clone()
+                    ops.write(state["momentum_buffer"], grad)
+                    velocity = grad
                 else:
-                    buf.mul_(momentum).add_(grad, alpha=1 - group["dampening"])
-                grad = grad.add(buf, alpha=momentum) if group["nesterov"] else buf
-            _add_(param, grad, -lr)
+                    velocity = ops.read(buf) * momentum + (1 - dampening) * grad
+                    ops.write(buf, velocity)
+                grad = grad + momentum * velocity if group["nesterov"] else velocity
+            ops.write(param, ops.read(param) - lr * grad)

@@ -198,7 +198,34 @@ class Module:
     def __dir__(self):
         return sorted(set(super().__dir__()) | set(self._parameters) | set(self._buffers) | set(self._modules))
 
+    # A pickled module's state is in PyTorch's layout, so whole-module files cross ``torch.load``/``xtensor.load``
+    # both ways: PyTorch keeps the hook flags as ``OrderedDict``s (hook id -> True) and has hook stores that
+    # xtensor lacks; a file using those is refused rather than its hooks dropped.
+    _HOOK_FLAGS = ("_forward_pre_hooks_with_kwargs", "_forward_hooks_with_kwargs", "_forward_hooks_always_called")
+    _TORCH_ONLY_HOOKS = ("_backward_pre_hooks", "_backward_hooks", "_state_dict_hooks", "_state_dict_pre_hooks",
+                         "_load_state_dict_pre_hooks", "_load_state_dict_post_hooks")
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        for name in self._HOOK_FLAGS:
+            state[name] = OrderedDict.fromkeys(state.get(name, ()), True)
+        for name in self._TORCH_ONLY_HOOKS:
+            state.setdefault(name, OrderedDict())
+        state.setdefault("_is_full_backward_hook", None)
+        return state
+
     def __setstate__(self, state):
+        state = dict(state)
+        for name in self._TORCH_ONLY_HOOKS:
+            if state.pop(name, None):
+                raise NotImplementedError(f"this {type(self).__name__} was saved with {name} registered, which "
+                                          "xtensor's modules do not have")
+        state.pop("_is_full_backward_hook", None)
+        for name in self._HOOK_FLAGS:
+            state[name] = set(state.get(name, ()))
+        for name in ("_forward_pre_hooks", "_forward_hooks"):
+            state.setdefault(name, OrderedDict())
+        state.setdefault("_non_persistent_buffers_set", set())
         self.__dict__.update(state)
 
     # ------------------------------------------------------------------ traversal

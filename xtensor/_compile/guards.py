@@ -1,0 +1,232 @@
+"""Reusing the last call's walk while cheap guards hold (torch.compile's guards): what the walk read, re-read into
+one flat list and compared with the record."""
+import itertools
+import operator
+import sys
+
+from .._tensor import Tensor
+from .gather import _MISSING, _SCALARS, _contents, _environment
+
+_chain = itertools.chain.from_iterable
+_is = operator.is_
+_VALUES = operator.methodcaller("values")
+_DICT_OF = operator.attrgetter("__dict__")
+_CODE_OF = operator.attrgetter("__code__")
+_DEFAULTS_OF = operator.attrgetter("__defaults__", "__kwdefaults__")
+_ARRAY_OF = operator.attrgetter("array")
+# what the walk and the signature read from a tensor
+_TENSOR_FIELDS = operator.attrgetter("_storage", "_view", "_dtype", "_requires_grad", "_grad_fn", "_backend", "_grad")
+_FIELD_COUNT = 7
+_IDENTITY_EQUAL = {}  # type -> whether ``==`` against its instances means identity (see ``_identity_equal``)
+
+
+def _all_same(objects, recorded):
+    """Every object is the recorded one (identity; the lengths were checked first)."""
+    return all(map(_is, objects, recorded))
+
+
+def _identity_equal(cls):
+    """Whether ``x == obj`` for an ``obj`` of class ``cls`` holds only when ``x`` is ``obj`` or means the same:
+    classes that keep object's ``__eq__`` (modules, optimizers, storages, dtypes, functions, None; another
+    object's ``__eq__`` answers NotImplemented, False or an error against them) and ``str`` (names). Tensors,
+    arrays, numbers (``1 == 1.0 == True``), containers and code objects compare values: identity for them."""
+    same = _IDENTITY_EQUAL.get(cls)
+    if same is None:
+        same = _IDENTITY_EQUAL[cls] = cls.__eq__ is object.__eq__ or cls is str
+    return same
+
+
+def _picker(positions):
+    """A callable returning the items at ``positions`` of a list, as a tuple."""
+    if len(positions) > 1:
+        return operator.itemgetter(*positions)
+    return lambda items: tuple(items[i] for i in positions)
+
+
+class _Guard:
+    """What the walk of a step's state read, recorded to tell cheaply whether a new walk would find the same
+    objects in the same places (torch.compile's guards): every container's length and items by identity,
+    each walked object's class and attribute dict, each walked function's code, closure cells and globals."""
+
+    def __init__(self):
+        self.sequences = []  # lists (not tuples: they cannot change)
+        self.dicts = []  # dicts, attribute dicts among them
+        self.mappings = []  # OrderedDict...: read through their own methods
+        self.objects = []
+        self.plain = []  # objects walked past because they have no param_groups
+        self.functions, self.cells = [], []
+        self.namespaces, self.names = [], []
+        self.filled_dicts = self.filled_mappings = None  # those not empty when recorded: only their items are read
+        self.recorded = None  # ``read`` right after the walk: what the state looked like to it
+
+    def freeze(self):
+        """Record the state as the walk found it, before the step runs (a step that changes a Python value on the
+        way, an int counter, is then seen as changed on the next call, as a new walk would see it)."""
+        self.filled_dicts = [d for d in self.dicts if d]  # an empty one that fills changes its length, read too
+        self.filled_mappings = [m for m in self.mappings if m]  # (modules' hook dicts: mostly empty)
+        self.recorded = self.read((), ())
+
+    def add_mapping(self, obj):
+        cls = type(obj)
+        if cls.values is dict.values and cls.__iter__ is dict.__iter__:  # dict's own order: read at C speed
+            self.dicts.append(obj)
+        else:  # its own order (OrderedDict.move_to_end): read through its methods
+            self.mappings.append(obj)
+
+    def lengths(self):
+        """How many entries of ``read`` are container lengths (compared by value; the rest by identity)."""
+        return len(self.dicts) + len(self.sequences) + len(self.mappings)
+
+    def read(self, tensors, storages):
+        """Everything the walk read, as it is now, in one list -- with the fields of the gathered ``tensors`` and
+        the arrays of their ``storages`` -- so that one list comparison tells whether anything changed."""
+        return [*map(len, self.dicts), *map(len, self.sequences), *map(len, self.mappings),
+                *map(type, self.objects), *map(_DICT_OF, self.objects),
+                *_chain(self.filled_dicts), *_chain(map(dict.values, self.filled_dicts)),
+                *_chain(self.filled_mappings), *_chain(map(_VALUES, self.filled_mappings)), *_chain(self.sequences),
+                *map(_CODE_OF, self.functions), *_chain(map(_DEFAULTS_OF, self.functions)),
+                *map(_contents, self.cells), *map(dict.get, self.namespaces, self.names, itertools.repeat(_MISSING)),
+                *map(hasattr, self.plain, itertools.repeat("param_groups")),
+                *_chain(map(_TENSOR_FIELDS, tensors)), *map(_ARRAY_OF, storages)]
+
+
+class _Fast:
+    """A call's gathered tensors and program, reused by the next call while nothing it depends on changed.
+
+    The step's state (what its closure and globals reach) is re-read by its guard into one flat list -- the
+    containers' lengths and items, each tensor's fields and storage array -- and compared with the list
+    recorded after the last call: by identity where ``==`` could mistake a different object for the same
+    (tensors, arrays, numbers: ``_identity_equal``), by one list ``==`` for the rest (a C loop that stops at
+    identity). The arguments must be as simple as they were (tensors -- root ones, without ``.grad``, not part
+    of the state -- and Python scalars) and have the same shapes, dtypes and scalar values. Anything else (the
+    first call that changed something) takes the full walk, which builds a new one. ``.grad`` tensors the
+    program makes replace the old ones in place."""
+
+    __slots__ = ("program", "guard", "environment", "template", "keywords", "arg_meta", "state_tensors",
+                 "state_storages", "storage_ids", "recorded", "unsafe", "unsafe_recorded", "written",
+                 "grad_slots", "patches", "tracer")
+
+    @classmethod
+    def build(cls, gathered, guard, program, args, kwargs):
+        """The entry for the call just run, or None when its arguments or what the program did rule one out."""
+        k, s = gathered.state_start
+        template = tuple(None if isinstance(a, Tensor) else (type(a), a) for a in (*args, *kwargs.values()))
+        if any(t is not None and t[0] not in _SCALARS for t in template) or gathered.arrays \
+                or program.rebound or any(i < k for i in program.written) \
+                or any(dtype is None or i < k for i, dtype in program.grads):
+            return None
+        tensors = gathered.tensors
+        storages, owners = gathered.storages()
+        arg_tensors = [a for a in (*args, *kwargs.values()) if isinstance(a, Tensor)]
+        if len(arg_tensors) != k or owners[:k] != list(range(k)) or any(o < k for o in owners[k:]) \
+                or any(t._view is not None or t._grad is not None for t in arg_tensors) \
+                or any(type(x) is tuple and x[0] == "t" and x[1] < k for x in gathered.statics[s:]) \
+                or any(slot < k for slot in gathered.grad_slot.values()):
+            return None  # arguments with a grad, a view, repeated, or shared with the state (a .grad there)
+        reached = {x[1] for x in gathered.statics[s:] if type(x) is tuple and len(x) == 2 and x[0] == "t"}
+        grad_slots = []
+        for i, _ in program.grads:
+            slot = gathered.grad_slot.get(i)
+            if slot is None or slot in reached or list(gathered.grad_slot.values()).count(slot) != 1 \
+                    or owners.count(owners[slot]) != 1:
+                return None  # a .grad that was absent, or also reached another way: the structure changes
+            grad_slots.append((i - k, slot - k, owners[slot] - k))
+        fast = cls()
+        fast.program, fast.guard, fast.template, fast.keywords = program, guard, template, tuple(kwargs)
+        fast.environment = _environment()
+        fast.arg_meta = [(t._dtype, t._requires_grad, t._backend, tuple(storages[i].array.shape),
+                          storages[i].array.dtype) for i, t in enumerate(arg_tensors)]
+        fast.state_tensors, fast.state_storages = tensors[k:], storages[k:]
+        fast.storage_ids = set(map(id, fast.state_storages))
+        fast.grad_slots = grad_slots
+        fast.tracer = sys.modules["jax"].core.Tracer
+        for owner, slot, storage in grad_slots:  # the grads made by this call: the structure the next walk finds
+            fast._take_grad(owner, slot, storage)
+        recorded = fast.recorded = [*guard.recorded, *_chain(map(_TENSOR_FIELDS, fast.state_tensors)),
+                                    *map(_ARRAY_OF, fast.state_storages)]
+        arrays = len(recorded) - len(fast.state_storages)
+        fields = arrays - _FIELD_COUNT * len(fast.state_tensors)
+        # requires_grad is always a bool (True == True is identity): of the fields, only a .grad tensor needs `is`
+        unsafe = [i for i in range(guard.lengths(), len(recorded))
+                  if not (_identity_equal(type(recorded[i])) or fields <= i < arrays and type(recorded[i]) is bool)]
+        fast.unsafe, fast.unsafe_recorded = _picker(unsafe), [recorded[i] for i in unsafe]
+        # where after_run writes what the next call must find: a program-made .grad (a root tensor without
+        # history or grad, whose fields are all compared by ==), the arrays the program wrote
+        at, width = {i: j for j, i in enumerate(unsafe)}.get, _FIELD_COUNT
+        fast.patches = [(fields + width * owner + width - 1, at(fields + width * owner + width - 1),
+                         fields + width * slot, arrays + storage, at(arrays + storage))
+                        for owner, slot, storage in grad_slots]
+        fast.written = [(i - k, arrays + i - k, at(arrays + i - k)) for i in program.written]
+        if None in _chain(fast.patches) or any(u is None for _, _, u in fast.written):
+            return None  # a place after_run writes is compared by == (not a tensor or an array): never reuse
+        return fast
+
+    def _take_grad(self, owner, slot, storage):
+        """Put the ``.grad`` the program just made for state tensor ``owner`` in the place of the old one."""
+        tensors, storages = self.state_tensors, self.state_storages
+        grad = tensors[owner]._grad
+        tensors[slot] = grad
+        st = grad._storage
+        self.storage_ids.discard(id(storages[storage]))
+        self.storage_ids.add(id(st))
+        storages[storage] = st
+        return grad
+
+    def after_run(self):
+        """Take the ``.grad`` tensors the program made into the reused structure and record them and the arrays it
+        wrote (a donated buffer also read is copied by ``run``: no check needed here), in place: re-reading the
+        whole record would touch every object again (cache misses after the program ran cost more than reading)."""
+        storages, recorded, unsafe, width = self.state_storages, self.recorded, self.unsafe_recorded, _FIELD_COUNT
+        for (owner, slot, storage), (grad_at, grad_u, fields, array_at, array_u) in zip(self.grad_slots,
+                                                                                    self.patches):
+            grad = self._take_grad(owner, slot, storage)
+            recorded[grad_at] = unsafe[grad_u] = grad
+            recorded[fields:fields + width] = _TENSOR_FIELDS(grad)
+            recorded[array_at] = unsafe[array_u] = storages[storage].array
+        for i, at, u in self.written:
+            recorded[at] = unsafe[u] = storages[i].array
+
+    def holds(self, args, kwargs):
+        """(storages, tensors, arrays) for the program when a full walk would find what the last one did."""
+        if kwargs:
+            if tuple(kwargs) != self.keywords:
+                return None
+            values = (*args, *kwargs.values())
+        else:
+            if self.keywords:
+                return None
+            values = args
+        template = self.template
+        if len(values) != len(template) or _environment() != self.environment:
+            return None
+        arg_tensors, arg_storages = [], []
+        meta = iter(self.arg_meta)
+        for a, want in zip(values, template):
+            if want is None:
+                if not isinstance(a, Tensor):
+                    return None
+                dtype, requires_grad, backend, shape, array_dtype = next(meta)
+                st = a._storage
+                arr = st.array
+                if a._view is not None or a._grad is not None or a._grad_fn is not None or a._dtype is not dtype \
+                        or a._requires_grad is not requires_grad or a._backend is not backend \
+                        or arr.shape != shape or arr.dtype != array_dtype or isinstance(arr, self.tracer) \
+                        or id(st) in self.storage_ids:  # (a state tensor's storage is a state storage)
+                    return None
+                arg_tensors.append(a)
+                arg_storages.append(st)
+            elif type(a) is not want[0] or a != want[1]:
+                return None
+        if len(arg_tensors) > 1 and (len(set(map(id, arg_tensors))) < len(arg_tensors)
+                                     or len(set(map(id, arg_storages))) < len(arg_storages)):
+            return None
+        current, recorded = self.guard.read(self.state_tensors, self.state_storages), self.recorded
+        if len(current) != len(recorded) or not _all_same(self.unsafe(current), self.unsafe_recorded):
+            return None
+        try:
+            if not current == recorded:
+                return None
+        except Exception:  # a value's own __eq__ refused the comparison (a tensor where a module was): changed
+            return None
+        # no argument arrays: [] as after a full walk, so that jax.jit keeps one entry (a tuple would retrace)
+        return arg_storages + self.state_storages, arg_tensors + self.state_tensors, []

@@ -1,0 +1,128 @@
+"""Global settings PyTorch scripts set and read (``torch.use_deterministic_algorithms``,
+``set_warn_always``, ``get_default_device``, ``set_float32_matmul_precision``, ``set_num_threads``...), kept in
+one place.
+
+Every xtensor op is deterministic on every backend, so ``use_deterministic_algorithms`` only records the
+setting that ``are_deterministic_algorithms_enabled`` reports, as PyTorch does on a build whose kernels are
+all deterministic.
+"""
+import builtins
+import os
+import sys
+import warnings
+
+import threadpoolctl
+
+from . import _creation
+
+__all__ = ["use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
+           "is_deterministic_algorithms_warn_only_enabled", "set_deterministic_debug_mode",
+           "get_deterministic_debug_mode", "set_warn_always", "is_warn_always_enabled", "get_default_device",
+           "set_float32_matmul_precision", "get_float32_matmul_precision", "get_num_threads", "set_num_threads",
+           "get_num_interop_threads", "set_num_interop_threads"]
+
+
+class _Settings:
+    deterministic = False
+    warn_only = False
+    warn_always = False
+    matmul_precision = "highest"
+    interop_threads = os.cpu_count()
+
+
+def use_deterministic_algorithms(mode, *, warn_only=False):
+    """Recorded only: every xtensor op is deterministic on every backend."""
+    _Settings.deterministic, _Settings.warn_only = bool(mode), bool(warn_only)
+
+
+def are_deterministic_algorithms_enabled():
+    return _Settings.deterministic
+
+
+def is_deterministic_algorithms_warn_only_enabled():
+    return _Settings.warn_only
+
+
+_DEBUG_MODES = {"default": 0, "warn": 1, "error": 2}
+
+
+def set_deterministic_debug_mode(debug_mode):
+    if isinstance(debug_mode, str):
+        if debug_mode not in _DEBUG_MODES:
+            raise RuntimeError(f"invalid value of debug_mode, expected one of `default`, `warn`, `error`, but got "
+                               f"{debug_mode}")
+        debug_mode = _DEBUG_MODES[debug_mode]
+    if debug_mode not in (0, 1, 2):
+        raise RuntimeError(f"invalid value of debug_mode, expected 0, 1, or 2, but got {debug_mode}")
+    use_deterministic_algorithms(debug_mode > 0, warn_only=debug_mode == 1)
+
+
+def get_deterministic_debug_mode():
+    return 0 if not _Settings.deterministic else 1 if _Settings.warn_only else 2
+
+
+def set_warn_always(b):
+    """Recorded only: xtensor has no warn-once warnings for it to turn into warn-always."""
+    _Settings.warn_always = bool(b)
+
+
+def is_warn_always_enabled():
+    return _Settings.warn_always
+
+
+def get_default_device():
+    """Where factories put new tensors: the default backend's default device."""
+    return _creation.zeros(()).device
+
+
+# ------------------------------------------------------------------ float32 matmul precision
+_MATMUL_PRECISIONS = ("highest", "high", "medium")
+_JAX_PRECISIONS = {"highest": "float32", "high": "tensorfloat32", "medium": "bfloat16"}
+
+
+def set_float32_matmul_precision(precision):
+    """PyTorch's float32 matmul precision: ``"highest"`` (the default: full float32), ``"high"`` (TF32 allowed),
+    ``"medium"`` (bfloat16 allowed). It sets ``backends.cuda.matmul.allow_tf32`` as PyTorch does and, once jax
+    is loaded, jax's default matmul precision (on CPUs every choice computes in float32, as PyTorch's)."""
+    if precision not in _MATMUL_PRECISIONS:
+        warnings.warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current "
+                      "setFloat32MatmulPrecision call has no effect.", stacklevel=2)
+        return
+    _Settings.matmul_precision = precision
+    if "jax" in sys.modules:
+        sys.modules["jax"].config.update("jax_default_matmul_precision", _JAX_PRECISIONS[precision])
+
+
+def get_float32_matmul_precision():
+    return _Settings.matmul_precision
+
+
+# ------------------------------------------------------------------ threads
+def get_num_threads():
+    """The threads numpy's BLAS uses for one op (PyTorch's intra-op threads)."""
+    counts = [info["num_threads"] for info in threadpoolctl.threadpool_info() if info["user_api"] == "blas"]
+    return max(counts) if counts else os.cpu_count()
+
+
+def set_num_threads(int):
+    """Limit numpy's BLAS to ``int`` threads (through threadpoolctl). jax's XLA fixes its thread pool at start
+    (``XLA_FLAGS``), so jax ops keep theirs."""
+    _check_thread_count(int, "set_num_threads")
+    threadpoolctl.threadpool_limits(limits=int, user_api="blas")
+
+
+def get_num_interop_threads():
+    return _Settings.interop_threads
+
+
+def set_num_interop_threads(int):
+    """Recorded only: xtensor runs independent ops one after another (no inter-op pool)."""
+    _check_thread_count(int, "set_num_interop_threads")
+    _Settings.interop_threads = int
+
+
+def _check_thread_count(value, name):
+    if not isinstance(value, builtins.int) or isinstance(value, bool):
+        raise RuntimeError(f"{name} expects an int, but got {type(value).__name__}")
+    if value <= 0:
+        raise RuntimeError(f"{name} expects a positive integer")
