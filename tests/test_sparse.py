@@ -306,6 +306,19 @@ def test_gradient_of_a_sparse_leaf_is_sparse_for_sparse_mm_and_dense_for_mm(back
     np.testing.assert_allclose(_np(gs_x), _np(gs_t))
 
 
+@pytest.mark.parametrize("sparse_first", [True, False])
+def test_sparse_and_dense_gradient_parts_of_a_sparse_leaf_add_up_to_a_dense_gradient(sparse_first):
+    def case(lib):
+        leaf = _uncoalesced(lib)[0].coalesce().requires_grad_()
+        d = lib.arange(12.0, dtype=lib.float64).reshape(3, 4)
+        parts = [lib.sparse.mm(leaf, d).sum() * 3, lib.mm(leaf, d).sum()]
+        (parts[0] + parts[1] if sparse_first else parts[1] + parts[0]).backward()
+        return leaf.grad
+    expected, got = _both(case)
+    assert got.is_sparse == expected.is_sparse
+    np.testing.assert_allclose(_np(got), _np(expected))
+
+
 def test_second_order_gradient_through_sparse_mm(backend):
     def case(lib):
         s, values = _uncoalesced(lib, requires_grad=True)

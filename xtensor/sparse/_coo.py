@@ -29,23 +29,20 @@ import numpy as np
 
 from .. import _dtypes
 from .._autograd import AccumulateGrad, Node, edge_of, freed_error
+from .._api_extras import layout
 from .._dispatch import apply
 from .._tensor import NotStrided, Size, Tensor, _wrap_dim
 from ..autograd import grad_mode
 
-__all__ = ["named", "sparse_mask", "SparseTensor", "sparse_coo", "sparse_coo_tensor", "from_parts", "to_dense", "to_sparse", "coalesce",
-           "values_with_history", "sparse_node", "dispatch", "sum_duplicates"]
+__all__ = ["SparseTensor", "sparse_coo", "sparse_coo_tensor", "from_parts", "sparse_from", "to_dense", "to_sparse",
+           "coalesce", "sum_duplicates", "sparse_mask", "values_with_history", "gather_at", "sparse_node", "named",
+           "dispatch", "gradient"]
 
 _grad_state = grad_mode.state
 _CTOR_NODE = "SparseCooTensorWithDimsAndTensorsBackward0"
 
 
-def _layout_object():
-    from .._api_extras import layout
-    return layout("sparse_coo")
-
-
-sparse_coo = _layout_object()
+sparse_coo = layout("sparse_coo")
 
 
 # --------------------------------------------------------------------------- autograd nodes
@@ -86,6 +83,14 @@ def sparse_node(result, name, inputs, backward):
     return result
 
 
+def gradient(s):
+    """Mark ``s``, a sparse gradient a backward made, as one the engine may add a dense gradient to in either order
+    (PyTorch's engine accumulates both layouts; its ``sparse + dense`` operator refuses, and so does xtensor's for
+    every other sparse tensor)."""
+    s._sp_gradient = True
+    return s
+
+
 def named(result, name):
     """``result`` (a tensor with history) behind a pass-through node called ``name``: PyTorch's one node for what
     xtensor computes with several."""
@@ -112,11 +117,12 @@ class SparseAccumulateGrad(AccumulateGrad):
                 grad = r
         current = leaf._grad
         if current is None:
-            leaf._grad = grad if _grad_state.enabled else grad.detach().clone()
-        elif isinstance(current, SparseTensor) or not isinstance(grad, SparseTensor):
-            leaf._grad = current + grad if _grad_state.enabled else (current + grad).detach()
-        else:  # dense so far, a sparse part now: PyTorch adds it into the dense gradient
-            leaf._grad = grad + current if _grad_state.enabled else (grad + current).detach()
+            total = grad if _grad_state.enabled else grad.clone()  # (a clone: no longer marked as a gradient)
+        elif isinstance(current, SparseTensor) and not isinstance(grad, SparseTensor):
+            total = grad + current  # a dense part joins a sparse gradient: the sum is dense (dense + sparse)
+        else:
+            total = current + grad
+        leaf._grad = total if _grad_state.enabled else total.detach()
         for hook in list(leaf._post_accumulate_hooks or ()):
             hook(leaf)
         return ()
@@ -420,7 +426,7 @@ def values_with_history(s):
     def backward(g):
         if not s_coalesced:
             g = g / _multiplicity(indices, size, g)
-        return (coalesce(sparse_from(indices, g, size, s_coalesced)),)
+        return (gradient(coalesce(sparse_from(indices, g, size, s_coalesced))),)
     return sparse_node(values.detach(), "ValuesBackward0", (s,), backward)
 
 
@@ -589,7 +595,7 @@ def to_dense(s):
 
     def backward(g):
         indices = coalesce(s.detach())._sp_indices
-        return (sparse_from(indices, gather_at(g, indices, size), size),)
+        return (gradient(sparse_from(indices, gather_at(g, indices, size), size)),)
     return sparse_node(dense, "ToDenseBackward0", (s,), backward)
 
 
@@ -696,6 +702,8 @@ def _add(op, a, b):
     if not isinstance(a, SparseTensor):  # dense + sparse: dense
         return apply(op, (a, to_dense(b)))
     if not isinstance(b, SparseTensor):
+        if a.__dict__.get("_sp_gradient") and name == "add":  # the engine summing a gradient's parts
+            return apply(op, (b, to_dense(a)))
         raise RuntimeError(_DENSE_FIRST.format(op=name))
     if tuple(a.shape) != tuple(b.shape):
         raise RuntimeError(f"{name}: expected sizes of 'self' and 'other' to match, but {list(a.shape)} != "
