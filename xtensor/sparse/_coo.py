@@ -261,8 +261,8 @@ class SparseTensor(Tensor):
     def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
         _check_layout(layout)
         if sparse_dim is not None and sparse_dim != self.sparse_dim():
-            raise RuntimeError("to_sparse: conversion from Sparse to Sparse with sparse_dim argument !=self.sparse_dim()"
-                               " is not supported")
+            raise RuntimeError("to_sparse: conversion from Sparse to Sparse with sparse_dim argument "
+                               "!=self.sparse_dim() is not supported")
         return self
 
     def to_sparse_coo(self):

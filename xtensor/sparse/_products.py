@@ -70,8 +70,8 @@ def _sparse_times_dense(s, dense, node, sparse_grad):
         if sparse_grad and s._requires_grad:
             c = coalesce(s.detach())
             rows, cols = c._sp_indices[0], c._sp_indices[1]
-            grad_s = gradient(sparse_from(c._sp_indices, (g.index_select(0, rows) * dense.index_select(0, cols)).sum(-1),
-                                          s.shape))
+            products = (g.index_select(0, rows) * dense.index_select(0, cols)).sum(-1)  # g @ dense.T at (row, col)
+            grad_s = gradient(sparse_from(c._sp_indices, products, s.shape))
         elif s._requires_grad:
             grad_s = g @ dense.mT
         if dense._requires_grad:
