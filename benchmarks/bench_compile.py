@@ -414,7 +414,7 @@ def gpt_rows(repeat, target_time):
     losses = list(first.values())
     if max(losses) - min(losses) > 1e-4 * abs(losses[0]):
         raise RuntimeError(f"the GPT columns do not compute the same loss: {first}")
-    times, best = _time(fns, [(c,) for c in GPT_COLUMNS], repeat, target_time, warmup=3)
+    times, best = _time(fns, (GPT_COLUMNS,), repeat, target_time, warmup=3)  # interleaved: paired ratios
     ratios = {c: best[c] / best["torch"] for c in best if "torch" in best}
     return {"size": GPT_SIZE, "times_us": times, "min_us": best, "best_ratio_torch": ratios, "first_loss": first}
 

@@ -62,26 +62,50 @@ CONFIGS = {
     "adagrad": lambda o, p: o.Adagrad(p, lr=0.1),
     "adagrad-decays": lambda o, p: o.Adagrad(p, lr=0.1, lr_decay=0.05, weight_decay=0.1,
                                              initial_accumulator_value=0.2),
+    "adagrad-maximize": lambda o, p: o.Adagrad(p, lr=0.1, maximize=True),
+    "adam-decoupled-decay": lambda o, p: o.Adam(p, lr=0.05, weight_decay=0.1, decoupled_weight_decay=True),
+    "adamax": lambda o, p: o.Adamax(p, lr=0.05),
+    "adamax-decay-maximize": lambda o, p: o.Adamax(p, lr=0.05, betas=(0.7, 0.9), weight_decay=0.1, maximize=True),
+    "nadam": lambda o, p: o.NAdam(p, lr=0.05),
+    "nadam-decoupled-decay": lambda o, p: o.NAdam(p, lr=0.05, betas=(0.8, 0.95), weight_decay=0.1,
+                                                  momentum_decay=0.01, decoupled_weight_decay=True),
+    "nadam-decay-maximize": lambda o, p: o.NAdam(p, lr=0.05, weight_decay=0.1, maximize=True),
+    "radam": lambda o, p: o.RAdam(p, lr=0.05, betas=(0.9, 0.9)),  # rectified from step 6 on
+    "radam-decoupled-decay-maximize": lambda o, p: o.RAdam(p, lr=0.05, betas=(0.3, 0.9), weight_decay=0.1,
+                                                           decoupled_weight_decay=True, maximize=True),
+    "radam-decay": lambda o, p: o.RAdam(p, lr=0.05, weight_decay=0.1),
+    "adadelta": lambda o, p: o.Adadelta(p),
+    "adadelta-decay-maximize": lambda o, p: o.Adadelta(p, lr=0.5, rho=0.8, eps=1e-4, weight_decay=0.1,
+                                                       maximize=True),
+    "asgd": lambda o, p: o.ASGD(p, lr=0.05),
+    "asgd-averaging": lambda o, p: o.ASGD(p, lr=0.05, lambd=0.01, alpha=0.5, t0=3, weight_decay=0.05),
+    "asgd-maximize": lambda o, p: o.ASGD(p, lr=0.05, t0=0, maximize=True),
+    "rprop": lambda o, p: o.Rprop(p, lr=0.05),
+    "rprop-bounds-maximize": lambda o, p: o.Rprop(p, lr=0.05, etas=(0.4, 1.5), step_sizes=(0.01, 0.08),
+                                                  maximize=True),
 }
 
 
 @pytest.mark.parametrize("config", CONFIGS)
 def test_steps_give_pytorchs_parameters_and_state(backend, config):
-    params, optimizer = _run(xt, CONFIGS[config], steps=6)
-    expected, reference = _run(torch, CONFIGS[config], steps=6)
+    params, optimizer = _run(xt, CONFIGS[config], steps=7)
+    expected, reference = _run(torch, CONFIGS[config], steps=7)
     assert params[0].backend == backend
     for ours, theirs in zip(params, expected):
         _assert_close(ours, theirs)
     _assert_state_matches(optimizer, reference)
 
 
-@pytest.mark.parametrize("config", ["sgd-momentum", "adam-amsgrad-decay", "rmsprop-centered-momentum", "adagrad"])
+@pytest.mark.parametrize("config", ["sgd-momentum", "adam-amsgrad-decay", "rmsprop-centered-momentum", "adagrad",
+                                    "adamax-decay-maximize", "nadam-decoupled-decay", "radam", "adadelta",
+                                    "asgd-averaging", "rprop-bounds-maximize"])
 def test_float64_parameters_follow_pytorch_closely(config):
-    params, _ = _run(xt, CONFIGS[config], steps=6, dtype="float64")
-    expected, _ = _run(torch, CONFIGS[config], steps=6, dtype="float64")
+    params, optimizer = _run(xt, CONFIGS[config], steps=7, dtype="float64")
+    expected, reference = _run(torch, CONFIGS[config], steps=7, dtype="float64")
     for ours, theirs in zip(params, expected):
         assert ours.dtype == xt.float64
         _assert_close(ours, theirs, rtol=1e-12, atol=1e-12)
+    _assert_state_matches(optimizer, reference)
 
 
 def _grouped(o, p):
@@ -124,7 +148,8 @@ def _to_xtensor(value):
     return value
 
 
-@pytest.mark.parametrize("config", ["sgd-momentum", "adam-amsgrad-decay", "rmsprop-centered-momentum", "adagrad"])
+@pytest.mark.parametrize("config", ["sgd-momentum", "adam-amsgrad-decay", "rmsprop-centered-momentum", "adagrad",
+                                    "nadam", "asgd-averaging", "rprop"])
 def test_a_pytorch_state_dict_loads_and_training_continues_as_in_pytorch(backend, config):
     expected, reference = _run(torch, CONFIGS[config], steps=3)
     params = [xt.tensor(p.detach().numpy(), requires_grad=True) for p in expected]
@@ -193,7 +218,8 @@ def test_step_returns_the_closures_loss_computed_with_grad_enabled():
     assert loss.item() == pytest.approx(_loss(torch, *_params(torch)).item(), rel=1e-6)
 
 
-@pytest.mark.parametrize("config", ["sgd-dampening-decay", "adam", "adamw-amsgrad", "rmsprop", "adagrad-decays"])
+@pytest.mark.parametrize("config", ["sgd-dampening-decay", "adam", "adamw-amsgrad", "rmsprop", "adagrad-decays",
+                                    "adamax", "nadam", "radam", "adadelta", "asgd", "rprop"])
 def test_repr_is_pytorchs(config):
     assert repr(CONFIGS[config](optim, _params(xt))) == repr(CONFIGS[config](torch.optim, _params(torch)))
 
@@ -218,6 +244,12 @@ def test_parameters_of_a_module_and_named_parameters_are_accepted():
     (lambda o, p: o.Adam(p, betas=(1.0, 0.9)), ValueError, "Invalid beta parameter at index 0: 1.0"),
     (lambda o, p: o.RMSprop(p, alpha=-1), ValueError, "Invalid alpha value: -1"),
     (lambda o, p: o.Adagrad(p, lr_decay=-1), ValueError, "Invalid lr_decay value: -1"),
+    (lambda o, p: o.NAdam(p, momentum_decay=-1), ValueError, "Invalid momentum_decay value: -1"),
+    (lambda o, p: o.Adadelta(p, rho=1.5), ValueError, "Invalid rho value: 1.5"),
+    (lambda o, p: o.Rprop(p, etas=(1.5, 1.2)), ValueError, "Invalid eta values: 1.5, 1.2"),
+    (lambda o, p: o.SparseAdam(p, lr=0.0), ValueError, "Invalid learning rate: 0.0"),
+    (lambda o, p: o.LBFGS([{"params": p[:1]}, {"params": p[1:]}]), ValueError,
+     "LBFGS doesn't support per-parameter options"),
 ])
 def test_bad_arguments_raise_pytorchs_errors(make, error, message):
     with pytest.raises(error, match=message):
@@ -247,3 +279,123 @@ def test_an_adam_step_compiles_on_jax_and_matches_pytorch():
         _assert_close(ours, theirs)
     _assert_state_matches(optimizer, reference)
     assert train_step.compilations == 2  # the step that makes the state, then the steady step
+
+
+# -------------------------------------------------------------------------------------------------------- LBFGS
+LBFGS_CONFIGS = {
+    "fixed-step": dict(lr=0.5, max_iter=5),
+    "strong-wolfe": dict(lr=1, max_iter=6, history_size=3, line_search_fn="strong_wolfe"),
+}
+
+
+def _run_lbfgs(lib, options, steps, dtype="float64"):
+    """LBFGS as the PyTorch docs use it: ``step(closure)``, the closure zeroing, evaluating, backpropagating."""
+    params = _params(lib, dtype)
+    optimizer = lib.optim.LBFGS(params, **options)
+    calls, losses = [0], []
+
+    def closure():
+        calls[0] += 1
+        optimizer.zero_grad()
+        loss = _loss(lib, *params)
+        loss.backward()
+        return loss
+
+    for _ in range(steps):
+        losses.append(optimizer.step(closure).item())
+    return params, optimizer, losses, calls[0]
+
+
+@pytest.mark.parametrize("config", LBFGS_CONFIGS)
+def test_lbfgs_iterates_calls_the_closure_and_keeps_state_as_pytorch(backend, config):
+    params, optimizer, losses, calls = _run_lbfgs(xt, LBFGS_CONFIGS[config], steps=2)
+    expected, reference, expected_losses, expected_calls = _run_lbfgs(torch, LBFGS_CONFIGS[config], steps=2)
+    assert calls == expected_calls and params[0].backend == backend
+    np.testing.assert_allclose(losses, expected_losses, rtol=1e-10)
+    for ours, theirs in zip(params, expected):
+        _assert_close(ours, theirs, rtol=1e-9, atol=1e-10)
+    ours_state, theirs_state = optimizer.state[params[0]], reference.state[expected[0]]
+    assert ours_state.keys() == theirs_state.keys()
+    assert (ours_state["func_evals"], ours_state["n_iter"]) == (theirs_state["func_evals"], theirs_state["n_iter"])
+    for key in ("d", "prev_flat_grad"):
+        _assert_close(ours_state[key], theirs_state[key], rtol=1e-9, atol=1e-10)
+    assert len(ours_state["old_dirs"]) == len(theirs_state["old_dirs"])
+    assert float(ours_state["t"]) == pytest.approx(float(theirs_state["t"]), rel=1e-9)
+
+
+def test_lbfgs_stops_at_once_when_the_gradient_is_below_tolerance():
+    weight = xt.zeros(3, dtype=xt.float64, requires_grad=True)
+    optimizer = optim.LBFGS([weight])
+
+    def closure():
+        optimizer.zero_grad()
+        loss = (weight ** 2).sum()
+        loss.backward()
+        return loss
+
+    assert optimizer.step(closure).item() == 0.0
+    assert optimizer.state[weight] == {"func_evals": 1, "n_iter": 0}
+
+
+# --------------------------------------------------------------------------------------- options and layout
+DIFFERENTIABLE = {
+    "sgd-nesterov-maximize": lambda o, p: o.SGD(p, lr=0.05, momentum=0.8, nesterov=True, maximize=True,
+                                                differentiable=True),
+    "adam-amsgrad-decay": lambda o, p: o.Adam(p, lr=0.05, betas=(0.8, 0.9), weight_decay=0.1, amsgrad=True,
+                                              differentiable=True),
+    "nadam-decoupled-decay": lambda o, p: o.NAdam(p, lr=0.05, weight_decay=0.1, decoupled_weight_decay=True,
+                                                  differentiable=True),
+}
+
+
+@pytest.mark.parametrize("config", DIFFERENTIABLE)
+def test_differentiable_updates_carry_gradients_to_what_the_parameters_came_from_as_pytorch(config):
+    def run(lib):
+        leaf = lib.tensor(START["bias"], dtype=lib.float64, requires_grad=True)
+        param = leaf * 1.5  # a non-leaf: the update joins its graph
+        param.grad = lib.tensor([0.1, -0.2, 0.3, 0.05], dtype=lib.float64)
+        DIFFERENTIABLE[config](lib.optim, [param]).step()
+        (param ** 2).sum().backward()
+        return param, leaf.grad
+
+    (param, grad), (expected, expected_grad) = run(xt), run(torch)
+    assert param.grad_fn is not None
+    # PyTorch's differentiable formulas take the bias corrections as float32 0-d tensors; ours as Python floats
+    _assert_close(param, expected, rtol=1e-6, atol=1e-9)
+    _assert_close(grad, expected_grad, rtol=1e-6, atol=1e-9)
+
+
+def test_sparse_adam_refuses_dense_gradients_as_pytorch():
+    for lib in (xt, torch):
+        params = _params(lib)
+        optimizer = lib.optim.SparseAdam(params, lr=0.1)
+        _loss(lib, *params).backward()
+        with pytest.raises(RuntimeError, match="SparseAdam does not support dense gradients, please consider Adam"):
+            optimizer.step()
+
+
+OPTIMIZERS = ["Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "ASGD", "LBFGS", "NAdam", "RAdam", "RMSprop", "Rprop",
+              "SGD", "SparseAdam"]  # all of torch.optim but Adafactor and Muon
+
+
+def test_optimizers_options_are_pytorchs():
+    """Every optimizer takes PyTorch's keyword arguments, with PyTorch's defaults (so its groups match)."""
+    import inspect
+    for name in OPTIMIZERS:
+        expected = {k: v.default for k, v in inspect.signature(getattr(torch.optim, name)).parameters.items()}
+        assert {k: v.default for k, v in inspect.signature(getattr(optim, name)).parameters.items()} == expected, name
+
+
+SUBMODULES = ["optimizer", "lr_scheduler", "sgd", "adam", "adamw", "adamax", "nadam", "radam", "adadelta", "asgd",
+              "rprop", "lbfgs", "sparse_adam", "swa_utils", "adagrad", "rmsprop"]
+
+
+@pytest.mark.parametrize("submodule", SUBMODULES)
+def test_submodules_are_pytorchs_and_hold_the_same_objects(submodule):
+    import importlib
+    ours, theirs = importlib.import_module(f"xtensor.optim.{submodule}"), importlib.import_module(f"torch.optim.{submodule}")
+    public = [name for name in theirs.__all__ if name[0].isupper() or submodule in ("lr_scheduler", "swa_utils")]
+    assert public and all(hasattr(ours, name) for name in public), set(public) - set(dir(ours))
+    for name in public:
+        if hasattr(optim, name):
+            assert getattr(ours, name) is getattr(optim, name)

@@ -201,3 +201,46 @@ def test_write_into_an_output_then_backward_as_torch(info, idx, backend):
 @pytest.mark.parametrize("info, idx, backend", _cases("twice"))
 def test_second_backward_without_retain_graph_as_torch(info, idx, backend):
     _compare(info, idx, backend, "twice", lambda counts: (0,))
+
+
+# ------------------------------------------------------------------ declared saves against the VJPs
+def _reads(vjp):
+    """Which argument positions (``"*"``: the variadic ones) and whether the result ``vjp`` reads, from its
+    bytecode: the parameters it loads (``(ns, g, ans, *args)`` or ``(g, ans, *args)``)."""
+    import dis
+    code = vjp.__code__
+    skip = 1 if code.co_argcount and code.co_varnames[0] == "ns" else 0
+    params = code.co_varnames[skip:code.co_argcount]
+    used = {ins.argval for ins in dis.get_instructions(vjp) if ins.opname.startswith("LOAD_FAST")}
+    positions = {i - 2 for i, p in enumerate(params) if i >= 2 and p in used}
+    if code.co_flags & 0x04 and code.co_varnames[code.co_argcount] in used:
+        positions.add("*")
+    return positions, len(params) > 1 and params[1] in used
+
+
+def _declared_ops():
+    from xtensor._dispatch import _per_vjp
+    from xtensor._table import TABLE
+    ops = {id(e.op): e.op for e in TABLE.values() if e.op is not None}
+    for op in ops.values():
+        fns = op.vjps + ((op.vjp_all,) if op.vjp_all else ())
+        if any(fn is not None for fn in fns):
+            yield op, fns, _per_vjp(op.saves, len(fns))
+
+
+@pytest.mark.parametrize("op", [op for op, _, _ in _declared_ops()], ids=lambda op: op.name)
+def test_saves_declare_every_input_and_result_the_vjps_read(op):
+    """A VJP that reads an input (or the result) the op's ``saves=`` does not declare would read a tensor its node
+    neither keeps nor version-checks: renaming a lambda parameter must not silently change what is saved."""
+    _, fns, declarations = next(d for d in _declared_ops() if d[0] is op)
+    tensors = len(op.vjps) if op.vjp_all is None else None
+    for fn, declared in zip(fns, declarations):
+        if fn is None:
+            continue
+        positions, reads_result = _reads(fn)
+        kept = {t if isinstance(t, int) or t.endswith("*") else int(t[4:]) for t in declared
+                if isinstance(t, int) or t.endswith("*") or t.startswith("meta")}
+        inputs_read = {p for p in positions if p == "*" or tensors is None or p < tensors}
+        assert inputs_read <= kept or {"*", "meta*"} & kept, (op.name, fn, inputs_read, declared)
+        assert not reads_result or any(isinstance(t, str) and t.startswith("result") for t in declared), \
+            (op.name, fn, declared)

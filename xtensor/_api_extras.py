@@ -121,9 +121,9 @@ def narrow_copy(self, dim, start, length):
 
 def _transformed_fill(name, draw, transform):
     """An in-place random fill made from standard uniform or normal draws (``draw``) by ``transform``."""
-    def fill(self, *params, generator=None):
+    def fill(self, *params, generator=None, **named):  # PyTorch's keywords are the transform's (median=, std=...)
         values = _creation.fill_random(self.detach().to(_dtypes.float64), draw, 0.0, 1.0, generator=generator)
-        return self.copy_(transform(values, *params))
+        return self.copy_(transform(values, *params, **named))
     fill.__name__ = name
     return fill
 
@@ -202,8 +202,8 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
 
 
 def _wrap(dim, ndim):
-    from ._tensor import _wrap_dim
-    return _wrap_dim(dim, ndim)
+    from ._tensor import check_dim
+    return check_dim(dim, ndim)
 
 
 def nonzero_static(input, *, size, fill_value=-1):

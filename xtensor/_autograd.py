@@ -17,6 +17,7 @@ import re
 import weakref
 
 from ._ns import raw_ns
+from ._quiet import quiet, restore
 from ._tensor import Tensor
 from .autograd import anomaly_mode, grad_mode
 
@@ -343,6 +344,7 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, capture=None, ac
             wanted = _reaching(order, [node for node, _ in capture])
     state = grad_mode.state
     previous, state.enabled = state.enabled, create_graph
+    errors = quiet()  # numpy's floating-point warnings off while gradients are computed (_quiet.py)
     try:
         for node in order:
             grads = buffers.pop(node, None)
@@ -385,6 +387,7 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, capture=None, ac
                 node.release()
     finally:
         state.enabled = previous
+        restore(errors)
     return captured if capture is not None else None
 
 

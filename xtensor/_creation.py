@@ -88,6 +88,13 @@ def _host_values(data):
         arr = np.asarray(data)
     except ValueError as e:
         raise ValueError(f"could not build a tensor from ragged data: {e}") from None
+    if arr.dtype.kind in "US":  # strings: PyTorch's errors (a str inside a list reads as one more dimension)
+        first = data
+        while isinstance(first, (list, tuple)) and first:
+            first = first[0]
+        if isinstance(first, str) and first is not data:
+            raise ValueError(f"too many dimensions '{type(first).__name__}'")
+        raise TypeError("new(): invalid data type 'str'")
     if arr.dtype == object:
         raise TypeError(f"Could not infer dtype of {type(data).__name__}")
     if isinstance(data, (list, tuple)) and any(isinstance(x, np.generic) for x in _flatten(data)):
@@ -202,29 +209,52 @@ def from_numpy(ndarray):
     return wrap(adapter.from_numpy(ndarray), adapter)
 
 
-def _size(size):
+def _size(size, name="tensor"):
+    """A shape from PyTorch's spellings (``2, 3``, ``(2, 3)``, ``[2, 3]``, a Size) with its TypeError otherwise."""
     if len(size) == 1 and not isinstance(size[0], numbers.Integral):
+        if not isinstance(size[0], (tuple, list)) and not hasattr(size[0], "__index__") and \
+                not hasattr(size[0], "__iter__"):
+            raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, not "
+                            f"{type(size[0]).__name__}")
         size = tuple(size[0])
+    for position, s in enumerate(size, 1):
+        if not isinstance(s, numbers.Integral) and not (hasattr(s, "__index__") and not isinstance(s, float)):
+            raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos {position} with error "
+                            f"\"type must be tuple of ints,but got {type(s).__name__}\"")
     out = tuple(int(s) for s in size)
     if any(s < 0 for s in out):
         raise RuntimeError(f"Trying to create tensor with negative dimension {min(out)}: {list(out)}")
     return out
 
 
-def _factory(fill):
-    def factory(*size, dtype=None, device=None, requires_grad=False, backend=None, out=None, layout=None,
-                pin_memory=False, names=None):
+def _sizes(name, sizes, size):
+    """The shape of ``name(*sizes)`` or ``name(size=...)`` (PyTorch takes either, never both)."""
+    if size is None:
+        if not sizes:
+            raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
+        return _size(sizes, name)
+    if sizes:
+        raise TypeError(f"{name}() got multiple values for argument 'size'")
+    if isinstance(size, numbers.Integral):
+        raise TypeError(f"{name}(): argument 'size' must be tuple of ints, not {type(size).__name__}")
+    return _size((size,), name)
+
+
+def _factory(fill, name):
+    def factory(*sizes, size=None, dtype=None, device=None, requires_grad=False, backend=None, out=None,
+                layout=None, pin_memory=False, names=None):
+        shape = _sizes(name, sizes, size)
         adapter = _backend_for(backend, device)
         dtype = dtype or _dtypes.get_default_dtype()
-        arr = fill(adapter.xp, _size(size), adapter.native_dtype(dtype))
+        arr = fill(adapter.xp, shape, adapter.native_dtype(dtype))
         return _finish(arr, adapter, requires_grad, names, device=device)
+    factory.__name__ = factory.__qualname__ = name
     return factory
 
 
-zeros = _factory(lambda xp, shape, dt: xp.zeros(shape, dtype=dt))
-ones = _factory(lambda xp, shape, dt: xp.ones(shape, dtype=dt))
-empty = _factory(lambda xp, shape, dt: xp.zeros(shape, dtype=dt))  # deterministic: zeros, never garbage
-zeros.__name__, ones.__name__, empty.__name__ = "zeros", "ones", "empty"
+zeros = _factory(lambda xp, shape, dt: xp.zeros(shape, dtype=dt), "zeros")
+ones = _factory(lambda xp, shape, dt: xp.ones(shape, dtype=dt), "ones")
+empty = _factory(lambda xp, shape, dt: xp.zeros(shape, dtype=dt), "empty")  # deterministic: zeros, never garbage
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, backend=None, names=None):
@@ -233,7 +263,7 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, back
         fill_value = fill_value.item()
     dtype = dtype or _dtypes.scalar_dtype(fill_value)
     dtype.check_fits(fill_value)
-    arr = adapter.xp.full(_size((size,) if isinstance(size, int) else tuple(size)), fill_value,
+    arr = adapter.xp.full(_size((size,) if isinstance(size, int) else (size,), "full"), fill_value,
                           dtype=adapter.native_dtype(dtype))
     return _finish(arr, adapter, requires_grad, names, device=device)
 
@@ -367,11 +397,12 @@ def _float_dtype(dtype, name):
 
 
 def _random(draw, name):
-    def random(*size, dtype=None, device=None, requires_grad=False, backend=None, generator=None, names=None,
-               out=None, layout=None, pin_memory=False):
+    def random(*sizes, size=None, dtype=None, device=None, requires_grad=False, backend=None, generator=None,
+               names=None, out=None, layout=None, pin_memory=False):
+        shape = _sizes(name, sizes, size)
         adapter = _backend_for(backend, device)
         dtype = _float_dtype(dtype, name)
-        arr = draw(_rng(generator), _size(size))
+        arr = draw(_rng(generator), shape)
         if dtype.kind == "c":  # PyTorch: real and imaginary parts each with variance 1/2
             arr = (arr + 1j * draw(_rng(generator), arr.shape)) / (np.sqrt(2) if name == "randn" else 1)
         return _finish(_to_backend(arr, adapter, dtype), adapter, requires_grad, names, device=device)
@@ -388,12 +419,14 @@ def randint(low=0, high=None, size=None, *, dtype=None, device=None, requires_gr
     """``randint(high, size)`` or ``randint(low, high, size)``: integers in [low, high), int64 by default."""
     if size is None:
         low, high, size = 0, low, high
+    elif high is None:  # randint(high, size=...)
+        low, high = 0, low
     if high is None or size is None:
         raise TypeError("randint() missing required arguments: 'high' and 'size'")
     if high <= low:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     adapter = _backend_for(backend, device)
-    arr = _rng(generator).integers(int(low), int(high), size=_size(size))
+    arr = _rng(generator).integers(int(low), int(high), size=_size((size,), "randint"))
     return _finish(_to_backend(arr, adapter, dtype or _dtypes.int64), adapter, requires_grad, names, device=device)
 
 

@@ -11,7 +11,6 @@ Broadcast gradients are reduced in one place per mode (``_fit``, ``OpNode._run_r
 in-place, ``out=``, operator and array-API variants are all generated from the entry
 (``variants``).
 """
-import dis
 import re
 
 import numpy as np
@@ -22,6 +21,7 @@ from ._ns import TENSOR_NS, raw_ns
 from ._tensor import NotStrided, Tensor, ViewMeta
 from .autograd import grad_mode
 from ._autocast import state as _autocast_state
+from ._quiet import quiet, restore
 
 __all__ = ["Op", "apply", "wrap", "make_view", "detached", "history_alias", "unbroadcast", "Dims", "Dims2", "overload_name"]
 
@@ -38,11 +38,6 @@ def _takes_ns(fn):
     """Whether a VJP is written against a namespace: its first parameter is ``ns``."""
     code = fn.__code__
     return code.co_argcount > 0 and code.co_varnames[0] == "ns"
-
-
-def _used_names(fn):
-    """Names a VJP reads: decides which inputs its node must keep (and version-check)."""
-    return {ins.argval for ins in dis.get_instructions(fn) if ins.opname.startswith("LOAD_FAST")}
 
 
 class Op:
@@ -73,16 +68,26 @@ class Op:
             raise TypeError(f"op {name}: every VJP must take the namespace, or none")
         # argument positions whose dtype a VJP does not compute with (a condition, a cast's source)
         self.raw_any_dtype = raw_any_dtype
-        # ``saves=`` declares what PyTorch's node keeps (``()``: only shapes, nothing to version-check or free)
-        self._needs = [self._saved_positions(fn) if saves is None else _declared(saves) for fn in fns]
+        self.saves = saves
+        if written and saves is None:
+            raise TypeError(f"op {name}: declare what its node saves for its VJPs (saves=, see _declared)")
+        # per VJP, ``(input positions, outputs)`` its node keeps and version-checks (as PyTorch's saved tensors)
+        declarations = _per_vjp(saves, len(fns))
+        self._needs = [_declared(d) for d in declarations]
         # what _record decides per op rather than per call
         self._saves_any = any(positions or uses_out for positions, uses_out in self._needs)
-        # argument positions no VJP reads and ``saves=`` does not declare (a declared input is version-checked, as
-        # PyTorch's saved one): a node keeps only their metadata
-        read = [p for fn in self.vjps for p in self._saved_positions(fn)[0]] + [p for ps, _ in self._needs for p in ps]
-        self._unread = () if vjp_all is not None or "*" in read else \
+        # inputs no VJP reads, not even their metadata: a node keeps only their metadata (``InputMeta``)
+        read = {_position(token) for d in declarations for token in d if token not in ("*", "meta*") and
+                not (isinstance(token, str) and token.startswith("result"))}
+        self._unread = () if vjp_all is not None or any("*" in d or "meta*" in d for d in declarations) else \
             tuple(i for i in range(len(self.vjps)) if i not in read)
         self._plans = {}
+        self._fixed = True
+
+    def __setattr__(self, name, value):
+        if self.__dict__.get("_fixed"):
+            raise AttributeError(f"op {self.name} is fixed once made: declare {name}= in its defop call")
+        object.__setattr__(self, name, value)
 
     def save_plan(self, runs):
         """``(argument positions, whether the output)`` the VJPs read when the ones marked in ``runs`` run
@@ -98,29 +103,37 @@ class Op:
             plan = self._plans[runs] = (tuple(positions), uses_out)
         return plan
 
-    @staticmethod
-    def _saved_positions(fn):
-        """Which argument positions (and whether ``ans``) ``fn`` reads, from its parameter names."""
-        if fn is None:
-            return ((), False)
-        code = fn.__code__
-        skip = 1 if _takes_ns(fn) else 0
-        params = code.co_varnames[skip:code.co_argcount]
-        used = _used_names(fn)
-        positions = tuple(i - 2 for i, p in enumerate(params) if i >= 2 and p in used)
-        star = code.co_flags & 0x04 and code.co_varnames[code.co_argcount] in used
-        return (positions + (("*",) if star else ()), len(params) > 1 and params[1] in used)
-
     def __repr__(self):
         return f"<op {self.name}>"
 
 
+def _per_vjp(saves, n):
+    """A ``saves=`` declaration as one declaration per VJP: a flat one holds for every VJP, a tuple of ``n`` tuples
+    names each VJP's own (``mul`` keeps ``other`` for ``input``'s gradient, ``input`` for ``other``'s)."""
+    if saves is None:
+        return [()] * n
+    if saves and all(isinstance(d, tuple) for d in saves):
+        if len(saves) != n:
+            raise TypeError(f"saves=: {len(saves)} declarations for {n} VJPs")
+        return list(saves)
+    return [saves] * n
+
+
+def _position(token):
+    """The input position a ``saves=`` token names: ``2`` (the input, kept and version-checked) or ``"meta2"`` (only
+    its metadata -- shape, dtype, device -- is read: kept, not version-checked)."""
+    return token if isinstance(token, int) else int(token[len("meta"):])
+
+
 def _declared(saves):
-    """A ``saves=`` declaration as ``(input positions, outputs)``: ints are argument positions (one may hold a tuple
-    of tensors, a TensorList such as index_put's indices: each is version-checked), ``"result"`` means
-    every output and ``"resultN"`` output N alone (derivatives.yaml's names: ``sort`` keeps ``indices``, result1)."""
-    positions = tuple(s for s in saves if not isinstance(s, str))
-    outputs = [s for s in saves if isinstance(s, str)]
+    """One VJP's ``saves=`` declaration as ``(input positions, outputs)`` its node keeps and version-checks: ints are
+    argument positions (one may hold a tuple of tensors, a TensorList such as index_put's indices: each is
+    version-checked), ``"*"`` every tensor argument, ``"result"`` every output and ``"resultN"`` output N alone
+    (derivatives.yaml's names: ``sort`` keeps ``indices``, result1); ``"metaN"`` input N's metadata only (its shape:
+    PyTorch's ``self.sym_sizes()``; ``"meta*"``: every input's), which is neither version-checked nor freed. As derivatives.yaml, the declaration
+    is checked against what each VJP reads (tests/test_saved_tensors.py)."""
+    positions = tuple(s for s in saves if not isinstance(s, str) or s == "*")
+    outputs = [s for s in saves if isinstance(s, str) and s.startswith("result")]
     if not outputs or "result" in outputs:
         return positions, bool(outputs)
     return positions, frozenset(int(s[len("result"):]) for s in outputs)
@@ -648,10 +661,13 @@ def apply(op, tensors, params=()):
         except NotStrided as e:  # a sparse operand: its layout computes the op (or refuses it, as PyTorch)
             return type(e.tensor).dispatch(op, tensors, params)
     fwd = op.bool_fwd if op.bool_fwd is not None and dtype is _dtypes.bool else op.fwd
+    errors = quiet()  # PyTorch computes inf/nan silently: numpy's floating-point warnings stay off (_quiet.py)
     try:
         out = fwd(backend.xp, *arrays, *params)
     except (TypeError, ValueError, IndexError, RuntimeError) as e:
         raise _backend_error(op, tensors, e) from None
+    finally:
+        restore(errors)
     if op.view is not None:
         x = tensors[0]
         meta = ViewMeta(x, op.view, params)

@@ -9,13 +9,13 @@ import numpy as np
 
 from . import _dtypes, _creation
 from ._autograd import _RemovableHandle, view_grad_fn
-from ._backend import get_backend
+from ._backend import available_backends, get_backend
 from ._dispatch import apply, detached, history_alias, wrap
 from ._index import basic_meta, normalize_index
-from ._table import TABLE
+from ._table import TABLE, renamed
 from .ops.indexing import getitem_copy, getitem_view, index_put as index_put_op, masked_select as masked_select_op
 from .ops.shapes import view_strides, _view_shape
-from ._tensor import OVERLAP_ERROR, DataStorage, Storage, Tensor, ViewMeta, _wrap_dim
+from ._tensor import OVERLAP_ERROR, DataStorage, Storage, Tensor, ViewMeta, check_dim
 from ._variants import (assign_inplace, check_inplace, refuse_overlap, spread_requires_grad, torch_functions,
                         with_numpy_names)
 from . import autograd
@@ -46,23 +46,14 @@ def _extreme(kind):
                 raise RuntimeError(f"{kind}(): Expected reduction dim to be specified for input.numel() == 0. "
                                    "Specify the reduction dim with the 'dim' argument.")
             r = apply(_op[reduce_all], (input,), (tuple(range(input.ndim)), False))
-            r_node = r._grad_fn
-            if r_node is not None:
-                r._grad_fn = _renamed(r_node, f"{kind.capitalize()}Backward1")
-            return r
-        d = _wrap_dim(dim, input.ndim)
+            return renamed(r, f"{kind.capitalize()}Backward1")
+        d = check_dim(dim, input.ndim)
         if input.ndim and input.shape[d] == 0:
             raise IndexError(f"{kind}(): Expected reduction dim {d} to have non-zero size.")
         values, indices = apply(_op[by_dim], (input,), (d, keepdim))
         return result(values, indices)
     extreme.__name__ = kind
     return with_numpy_names(extreme)
-
-
-def _renamed(node, name):
-    from ._dispatch import node_class
-    node.__class__ = node_class(name)
-    return node
 
 
 max = _extreme("max")
@@ -75,9 +66,7 @@ def reshape(input, *shape):
     s, st, _ = input._meta()
     if view_strides(s, st, shape) is not None:
         r = apply(_op["view"], (input,), (shape,))
-        if r._grad_fn is not None and not input.is_contiguous():
-            _renamed(r._grad_fn, "ReshapeAliasBackward0")  # PyTorch's _reshape_alias
-        return r
+        return renamed(r, "ReshapeAliasBackward0") if not input.is_contiguous() else r  # PyTorch's _reshape_alias
     return apply(_op["_reshape_copy"], (input,), (shape,))
 
 
@@ -85,7 +74,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     n = input.ndim
     if n == 0:
         return input.reshape(1)
-    s, e = _wrap_dim(start_dim, n), _wrap_dim(end_dim, n)
+    s, e = check_dim(start_dim, n), check_dim(end_dim, n)
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     shape = tuple(input.shape)
@@ -95,7 +84,7 @@ def flatten(input, start_dim=0, end_dim=-1):
 
 def narrow(input, dim, start, length):
     """``length`` elements from ``start`` (negative: from the end) along ``dim``, all inside, as PyTorch checks."""
-    d = _wrap_dim(dim, input.ndim)
+    d = check_dim(dim, input.ndim)
     size = input.shape[d]
     start, length = int(start), int(length)
     if not -size <= start <= size:
@@ -107,13 +96,11 @@ def narrow(input, dim, start, length):
     if start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     r = input[(slice(None),) * d + (slice(start, start + length),)]
-    if r._grad_fn is not None:
-        _renamed(r._grad_fn, "SliceBackward0")  # PyTorch's narrow is a slice, even of the whole dimension
-    return r
+    return renamed(r, "SliceBackward0")  # PyTorch's narrow is a slice, even of the whole dimension
 
 
 def select(input, dim, index):
-    d = _wrap_dim(dim, input.ndim)
+    d = check_dim(dim, input.ndim)
     return input[(slice(None),) * d + (index,)]
 
 
@@ -369,7 +356,7 @@ def to(self, *args, **kwargs):
         elif isinstance(a, Tensor):
             dtype, target_backend = a.dtype, a._backend
         elif isinstance(a, str) and a.split(":")[0] not in ("cpu", "cuda", "xla", "mps", "meta"):
-            target_backend = a
+            target_backend = _backend_named(a)
         elif a is not None:
             dev = a
     out = self
@@ -382,6 +369,15 @@ def to(self, *args, **kwargs):
     if copy and out is self:
         out = self.clone()
     return out
+
+
+def _backend_named(name):
+    """The backend a string names in ``to('jax')``; else PyTorch's error for a bad device string."""
+    try:
+        return get_backend(name)
+    except ValueError:
+        raise RuntimeError(f"Invalid device string: '{name}' (nor is it a backend: "
+                           f"{', '.join(available_backends())})") from None
 
 
 def _to_backend(self, adapter):
@@ -424,11 +420,21 @@ def cuda(self, device=None, non_blocking=False):
     return _creation.to_device(self, "cuda" if device is None else device)
 
 
+_FILL_PARAMETERS = {"uniform_": ("from", "to"), "normal_": ("mean", "std"), "exponential_": ("lambd",),
+                    "bernoulli_": ("p",), "random_": ("from", "to")}  # PyTorch's keyword names
+
+
 def _random_fill(kind, *defaults):
-    def fill(self, *params, generator=None):
-        params = params + defaults[len(params):]
+    names = _FILL_PARAMETERS[kind]
+
+    def fill(self, *params, generator=None, **named):
         if kind == "random_" and len(params) == 1:
             params = (0, params[0])
+        params = list(params + defaults[len(params):])
+        for name, value in named.items():
+            if name not in names:
+                raise TypeError(f"{kind}() got an unexpected keyword argument '{name}'")
+            params[names.index(name)] = value
         return copy_(self, _creation.fill_random(self, kind, *params, generator=generator))
     fill.__name__ = kind
     return fill
@@ -450,9 +456,7 @@ def getitem_host(self, host_index, basic=False):
 
 def _basic_view(self, host_index, index):
     r = apply(getitem_view, (self,), (host_index, self._backend))
-    if r._grad_fn is not None:
-        r._grad_fn = _renamed(r._grad_fn, _view_node_name(index, tuple(self.shape)))
-    return r
+    return renamed(r, _view_node_name(index, tuple(self.shape))) if r._grad_fn is not None else r
 
 
 def _view_node_name(index, shape):

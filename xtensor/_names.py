@@ -9,7 +9,7 @@ following PyTorch's name inference or raising its "not supported with named tens
 """
 import functools
 
-from ._tensor import Tensor, _wrap_dim
+from ._tensor import Tensor, check_dim
 
 __all__ = ["check_names", "with_names", "refine_names", "rename", "align_to", "install"]
 
@@ -124,7 +124,7 @@ def _transpose(method):
         out = method(self, dim0, dim1)
         if self._names is not None:
             order = list(range(self.ndim))
-            a, b = _wrap_dim(dim0, self.ndim), _wrap_dim(dim1, self.ndim)
+            a, b = check_dim(dim0, self.ndim), check_dim(dim1, self.ndim)
             order[a], order[b] = order[b], order[a]
             out._names = _permuted_names(self._names, order)
         return out
@@ -137,7 +137,7 @@ def _permute(method):
         out = method(self, *dims)
         if self._names is not None:
             order = dims[0] if len(dims) == 1 and not isinstance(dims[0], int) else dims
-            out._names = _permuted_names(self._names, [_wrap_dim(d, self.ndim) for d in order])
+            out._names = _permuted_names(self._names, [check_dim(d, self.ndim) for d in order])
         return out
     return named
 

@@ -242,8 +242,14 @@ class TensorNamespace:
     raw = False
 
     def __getattr__(self, name):
+        """An op by its table name: a unary elementwise op as its Tensor method (the fast per-method path),
+        anything else as its torch function."""
+        from ._table import TABLE
         from ._variants import torch_functions
-        fn = getattr(Tensor, name, None) if name in _METHOD_FIRST else torch_functions.get(name)
+        entry = TABLE.get(name)
+        fn = getattr(Tensor, name, None) if entry is not None and entry.kind == "unary" and entry.method else None
+        if not callable(fn):
+            fn = torch_functions.get(name)
         if fn is None:
             raise AttributeError(name)
         setattr(self, name, fn)
@@ -350,11 +356,5 @@ class TensorNamespace:
         from ._dispatch import unbroadcast
         return unbroadcast(g, tuple(shape))
 
-
-# elementwise ops reached as Tensor methods (the fast per-method paths); everything else as torch functions
-_METHOD_FIRST = frozenset((
-    "exp", "log", "log1p", "expm1", "sin", "cos", "tan", "sinh", "cosh", "tanh", "sqrt", "rsqrt", "sign", "abs",
-    "floor", "ceil", "trunc", "reciprocal", "sigmoid", "isnan", "isinf", "isfinite", "signbit", "logical_not",
-    "square", "neg"))
 
 TENSOR_NS = TensorNamespace()

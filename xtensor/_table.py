@@ -8,47 +8,109 @@ for ops not yet converted, ``(g, ans, *args)`` in xtensor ops -- and how the op 
 namespaces, Tensor methods, ``_`` in-place forms, ``out=`` forms and operators are generated
 from these entries by ``_variants``.
 
+Every fact about an op is a keyword of its ``defop`` call -- what its node saves, the dtypes it refuses, its
+other names, its node's name, its in-place forms' overlap checks (see ``defop``) -- and nothing edits an entry
+afterwards: entries and ops are fixed once made, and the table is read-only (and closed to new entries once
+``xtensor`` is imported).
+
 The entries live in ``xtensor/ops/`` (one module per category); this module holds the table
 itself, ``defop``/``defcomposite`` and the helpers the categories share. A *composite* is a
 function written with other xtensor ops (``split``, ``std``, ``lerp``...): it needs no VJP of its
 own, and gets the same generated spellings as a primitive op.
 """
-from . import _dtypes
-from ._dispatch import Op
+from types import MappingProxyType
 
-TABLE = {}
+from . import _dtypes
+from ._dispatch import Op, node_class
+from ._tensor import check_dim
+
+_ENTRIES = {}
+TABLE = MappingProxyType(_ENTRIES)  # read-only: an entry is changed only by editing its ``defop`` call
+_frozen = False
+
+# in-place and ``out=`` refusals of written memory that overlaps an operand, per ``overlap=`` (see ``defop``)
+OVERLAP_KINDS = {"elementwise": ("partial",), "scatter": ("full", "partial"), None: None}
 
 
 class Entry:
-    """How one op is exposed: the op plus its spellings."""
+    """How one op is exposed: the op plus its spellings and the facts its generated spellings check. Fixed once
+    made (``defop`` is the only place an entry's facts are written)."""
 
     __slots__ = ("op", "kind", "sig", "api", "api_sig", "method", "inplace", "out", "operators", "function",
-                 "tensors_only", "check")
+                 "tensors_only", "check", "overlap", "torch_inplace")
 
-    def __init__(self, op, kind, sig, api, api_sig, method, inplace, out, operators, function):
-        self.op, self.kind, self.sig, self.api, self.api_sig = op, kind, sig, api, api_sig
-        self.method, self.inplace, self.out, self.operators, self.function = \
-            method, inplace, out, operators, function
-        self.tensors_only = False  # a binary op whose torch function and method refuse Python numbers
-        # a binary op's check of operands of different dtypes, ``(input, other)`` -> raises PyTorch's error (``sub``
-        # of a bool); its torch spellings run it wherever the operands are not of one dtype (off the fast path)
-        self.check = None
+    def __init__(self, op, kind, sig, api, api_sig, method, inplace, out, operators, function, tensors_only=False,
+                 check=None, overlap=None, torch_inplace=False):
+        if overlap not in OVERLAP_KINDS:
+            raise ValueError(f"overlap={overlap!r}: expected one of {sorted(k for k in OVERLAP_KINDS if k)} or None")
+        set_ = object.__setattr__
+        for field, value in zip(self.__slots__,
+                                (op, kind, sig, api, api_sig, method, inplace, out, operators, function, tensors_only,
+                                 check, overlap, torch_inplace)):
+            set_(self, field, value)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"op table entries are fixed once made: declare {name}= in the op's defop call")
 
 
-def defop(name, fwd, vjps=None, *, kind="custom", sig=None, api=None, api_sig=None, method=True,
-          inplace=False, out=False, operators=(), function=True, **op_options):
-    """Register an op and its spellings; ``api=True`` means the array-API name equals ``name``."""
+def _register(names, entry):
+    if _frozen:
+        raise RuntimeError(f"op table is frozen after import: {names[0]!r} cannot be registered now")
+    for name in names:
+        _ENTRIES[name] = entry
+
+
+def freeze():
+    """No more entries: called once every module that registers one is imported."""
+    global _frozen
+    _frozen = True
+
+
+def defop(name, fwd, vjps=None, *, kind="custom", sig=None, api=None, api_sig=None, method=True, inplace=False,
+          out=False, operators=(), function=True, aliases=(), refuses=None, tensors_only=False, check=None,
+          overlap=None, torch_inplace=False, **op_options):
+    """Register an op and its spellings; every fact about the op is a keyword here:
+
+    - ``api``: its array-API name (``True``: the same as ``name``); ``aliases``: PyTorch's other names for it;
+    - ``saves``: what its node keeps for the VJPs, as derivatives.yaml declares it (see ``Op``);
+    - ``refuses``: the input dtype kinds PyTorch has no kernel for (see ``refusing``): a string of kinds, or a dict
+      kind -> ``(error type, message)`` where PyTorch words the refusal otherwise (None: the default wording);
+    - ``tensors_only``: a binary op whose torch function and method refuse Python numbers (``maximum(x, 2)``);
+    - ``check``: ``(input, other) -> None`` raising PyTorch's error for a binary op's operands of different
+      dtypes (``x - True``), run off the fast path;
+    - ``overlap``: which overlaps of the written tensor with an operand the in-place (and ``out=``) forms refuse:
+      ``"elementwise"`` (the default of unary and binary ops: partial overlap) or ``"scatter"`` (any);
+    - ``torch_inplace``: the ``_`` in-place form is also a torch function (``torch.relu_(x)``);
+    - ``node``: PyTorch's name for its backward node, where it is not ``<Name>Backward0``.
+    """
+    if refuses is not None:
+        kinds, errors = (refuses, None) if isinstance(refuses, str) else \
+            ("".join(refuses), {k: v for k, v in refuses.items() if v is not None})
+        op_options["cast"] = refusing(name.strip("_"), kinds, op_options.get("cast"), errors)
     op = Op(name, fwd, vjps, **op_options)
-    TABLE[name] = Entry(op, kind, sig, name if api is True else api, api_sig, method, inplace, out,
-                        operators, function)
+    if overlap is None and kind in ("unary", "binary"):
+        overlap = "elementwise"
+    _register((name, *aliases), Entry(op, kind, sig, name if api is True else api, api_sig, method, inplace, out,
+                                      operators, function, tensors_only, check, overlap, torch_inplace))
     return op
 
 
-def defcomposite(name, impl, *, api=None, api_impl=None, method=True, inplace=False, out=False, function=True):
-    """Register a function written in xtensor ops; ``api=True`` means the array-API name equals ``name``."""
-    TABLE[name] = Entry(None, "composite", impl, name if api is True else api, api_impl, method, inplace, out,
-                        (), function)
+def defcomposite(name, impl, *, api=None, api_impl=None, method=True, inplace=False, out=False, function=True,
+                 aliases=(), torch_inplace=False, overlap=None):
+    """Register a function written in xtensor ops; ``api=True`` means the array-API name equals ``name``; the other
+    keywords as ``defop``'s."""
+    _register((name, *aliases), Entry(None, "composite", impl, name if api is True else api, api_impl, method,
+                                      inplace, out, (), function, torch_inplace=torch_inplace, overlap=overlap))
     return impl
+
+
+def renamed(t, name):
+    """``t`` with its node renamed ``name``: what PyTorch calls the node of a result xtensor computes with other ops
+    (``split``'s views are ``SplitBackward0``, ``mse_loss``'s ``MseLossBackward0``); only the name changes."""
+    fn = t._grad_fn
+    if fn is not None:
+        fn.__class__ = node_class(name)
+    return t
 
 
 def to_float(d):
@@ -109,12 +171,7 @@ def dims_of(dim, ndim):
         return tuple(range(ndim))
     if isinstance(dim, int):
         dim = (dim,)
-    n = max(ndim, 1)
-    out = []
-    for d in dim:
-        if not -n <= d < n:
-            raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
-        out.append(d % n)
+    out = [check_dim(d, ndim) for d in dim]
     if len(set(out)) != len(out):
         raise RuntimeError(f"dim {dim} appears multiple times in the list of dims")
     return tuple(sorted(out)) if ndim else ()

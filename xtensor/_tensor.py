@@ -558,7 +558,7 @@ class Tensor:
         st = self._meta()[1]
         if dim is None:
             return st
-        return st[_wrap_dim(dim, len(st))]
+        return st[check_dim(dim, len(st))]
 
     def storage_offset(self):
         return self._meta()[2]
@@ -760,9 +760,11 @@ class Tensor:
     __str__ = __repr__
 
     def __format__(self, spec):
-        if self.ndim == 0 and spec:
-            return format(self.item(), spec)
-        return object.__format__(self, spec) if spec else repr(self)
+        """As PyTorch: a 0-d tensor formats as its number (``f"{loss}"`` is ``17.0``, ``f"{loss:.3f}"``); any
+        other formats as ``str`` and refuses a format spec."""
+        if self.ndim == 0:
+            return format(self.detach().item(), spec)
+        return object.__format__(self, spec)
 
 
 class _SizeAttr(int):
@@ -776,7 +778,7 @@ class _SizeAttr(int):
     def __call__(self, dim=None):
         if dim is None:
             return self._shape
-        return self._shape[_wrap_dim(dim, len(self._shape))]
+        return self._shape[check_dim(dim, len(self._shape))]
 
 
 class _StorageView:
@@ -813,7 +815,9 @@ class _StorageView:
         return f"{body}\n[xtensor.storage.TypedStorage(dtype={t.dtype}, device={t.device}) of size {len(self)}]"
 
 
-def _wrap_dim(dim, ndim):
+def check_dim(dim, ndim):
+    """``dim`` of a tensor of ``ndim`` dimensions, normalized to ``0..ndim-1`` (a 0-d tensor takes 0 and -1), or
+    PyTorch's IndexError: the one "Dimension out of range" check."""
     n = max(ndim, 1)
     if not -n <= dim < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")

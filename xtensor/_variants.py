@@ -12,18 +12,18 @@ from numpy import asarray as _np_asarray
 
 from . import _autocast, _dtypes
 from ._autocast import state as _autocast_state
+from ._quiet import quiet, restore
 from ._autograd import edge_of, move_retained_grad, view_rebase_message
 from ._dispatch import _backend_error, _record, apply, detached, history_alias, node_class
 from ._ns import raw_ns
-from ._table import TABLE
+from ._table import OVERLAP_KINDS, TABLE, renamed
 from .ops.elementwise import api_promoted
 from .ops.indexing import index_put, overwrite
 from ._tensor import OVERLAP_ERROR, PARTIAL_OVERLAP_ERROR, Tensor, overlap
 from .autograd import grad_mode
 
 __all__ = ["torch_functions", "api_functions", "install_methods", "check_inplace", "assign_inplace", "assign_out",
-           "rebase_history", "spread_requires_grad", "numpy_names", "with_numpy_names",
-           "TORCH_INPLACE_FUNCTIONS"]
+           "rebase_history", "spread_requires_grad", "numpy_names", "with_numpy_names"]
 
 _grad_state = grad_mode.state
 _copy_slices = node_class("CopySlices")
@@ -85,7 +85,7 @@ def assign_inplace(target, result, node_name=None, overlap_ok=False):
     target._write(result._value, overlap_ok)
     if recorded:
         if node_name is not None and target._base is None:
-            result._grad_fn.__class__ = node_class(node_name)  # a node made for this write only
+            renamed(result, node_name)  # a node made for this write only
         rebase_history(target, result)
     return target
 
@@ -170,7 +170,11 @@ def _fast_unary(op):
         if a is None or (floats_only and self._dtype.kind not in "fc") or (own_bools and self._dtype.kind == "b"):
             return apply(op, (self,))
         backend = self._backend
-        out = fwd(backend.xp, a)
+        errors = quiet()  # numpy's floating-point warnings off, as in apply
+        try:
+            out = fwd(backend.xp, a)
+        finally:
+            restore(errors)
         if out.__class__ in _NUMPY_SCALARS:
             out = _np_asarray(out)
         r = _new(Tensor)
@@ -209,12 +213,15 @@ def _fast_binary(op, reflected=False, check=None):
             if check is not None:
                 check(self, other)
             return apply(op, (other, self) if reflected else (self, other))
+        errors = quiet()  # numpy's floating-point warnings off, as in apply
         try:
             out = fwd(backend.xp, b, a) if reflected else fwd(backend.xp, a, b)
         except OverflowError:  # a Python int out of the dtype's range: the general path wraps it
             return apply(op, (other, self) if reflected else (self, other))
         except (TypeError, ValueError) as e:
             raise _backend_error(op, (other, self) if reflected else (self, other), e) from None
+        finally:
+            restore(errors)
         if out.__class__ in _NUMPY_SCALARS:
             out = _np_asarray(out)
         r = _new(Tensor)
@@ -281,7 +288,7 @@ def _make_function(entry, name):
                 args = _autocast.cast_inputs(name, args)
             tensors, params = sig(*args, **numpy_names(kwargs, name)) if kwargs else sig(*args)
             r = apply(op, tensors, params)
-            return r if out is None else assign_out(out, r, name, tensors if name in ELEMENTWISE else ())
+            return r if out is None else assign_out(out, r, name, tensors if entry.overlap == "elementwise" else ())
     function.__name__ = function.__qualname__ = name
     function.__doc__ = sig.__doc__ if kind == "composite" else \
         f"xtensor.{name}: generated from the op table entry {op.name!r}."
@@ -392,20 +399,6 @@ def _make_operators(entry, method, inplace):
     return ops
 
 
-# Ops beyond the unary and binary kinds PyTorch computes elementwise (a TensorIterator): their in-place and ``out=``
-# forms refuse a written tensor that partly overlaps an input (reductions, matmul, masked_fill's value do not check)
-ELEMENTWISE = frozenset("clamp clamp_min clamp_max clip lerp addcmul addcdiv cumsum cumprod".split())
-# In-place scatters, which refuse a source sharing any memory with ``self`` (PyTorch's assert_no_overlap)
-SCATTERS = frozenset("index_add index_copy scatter scatter_add scatter_reduce put".split())
-
-# The in-place forms PyTorch also spells as torch functions (``torch.relu_(x)``); the others are methods only.
-TORCH_INPLACE_FUNCTIONS = frozenset("""
-    abs acos acosh addmv arccos arccosh arcsin arcsinh arctan arctanh asin asinh atan atanh ceil clamp clamp_max
-    clamp_min clip cos cosh deg2rad erf erfc exp exp2 expm1 fix floor frac gcd i0 lcm ldexp log log10 log1p log2 logit
-    nan_to_num neg negative rad2deg reciprocal relu round rsqrt sigmoid sin sinc sinh sqrt square tan tanh trunc
-    xlogy""".split())
-
-
 def _tensors_only(fn, name, is_method):
     """``fn`` refusing Python numbers with PyTorch's TypeError (``maximum(x, 2)``: its binding takes Tensors only;
     the array-API function of the same entry takes numbers, as the standard asks)."""
@@ -436,11 +429,10 @@ for _name, _entry in TABLE.items():
         if _entry.tensors_only:
             _m = _tensors_only(_m, _name, True)
         _methods[_name] = _m
-        _ip = _make_inplace(_m, _name, ("partial",) if _entry.kind in ("unary", "binary") or _name in ELEMENTWISE else
-                            ("full", "partial") if _name in SCATTERS else None) if _entry.inplace else None
+        _ip = _make_inplace(_m, _name, OVERLAP_KINDS[_entry.overlap]) if _entry.inplace else None
         if _ip is not None:
             _methods[_name + "_"] = _ip
-            if _name in TORCH_INPLACE_FUNCTIONS:
+            if _entry.torch_inplace is True or _name in (_entry.torch_inplace or ()):  # (``torch.relu_(x)``)
                 torch_functions[_name + "_"] = _ip
         _methods.update(_make_operators(_entry, _m, _ip))
 

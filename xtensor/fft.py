@@ -11,6 +11,7 @@ opposite transform with the dual norm ('backward' <-> 'forward'). Resizing to ``
 from . import _dtypes
 from ._dispatch import apply
 from ._table import defop
+from ._tensor import check_dim
 from .ops.linalg import as_complex, conj, real
 
 __all__ = ["fft", "ifft", "fftn", "ifftn", "fft2", "ifft2", "rfft", "irfft", "rfftn", "irfftn", "rfft2", "irfft2",
@@ -39,7 +40,7 @@ def _c2c_vjp(g, ans, x, axes, norm, forward):
     return gx if x.dtype.kind == "c" else real(gx)
 
 
-_C2C = defop("_fft_c2c", _c2c_fwd, (_c2c_vjp,), saves=(), function=False, method=False,
+_C2C = defop("_fft_c2c", _c2c_fwd, (_c2c_vjp,), saves=("meta0",), function=False, method=False,
              names=lambda x, *params: "FftC2CBackward0" if x.dtype.kind == "c" else "FftR2CBackward0")
 _R2C_FULL = defop("_fft_r2c_full", _c2c_fwd, (_c2c_vjp,), saves=(0,), function=False, method=False,
                   node="FftR2CBackward0")  # the two-sided spectrum of real input (PyTorch's r2c keeps its input)
@@ -130,11 +131,7 @@ def _axes_and_sizes(x, s, axes, name):
     if s is not None and len(s) != len(axes):
         raise RuntimeError(f"When given, dim and shape arguments must have the same length: got {len(axes)} "
                            f"dims and {len(s)} shape")
-    n = max(x.ndim, 1)
-    for a in axes:
-        if not -n <= a < n:
-            raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {a})")
-    axes = [a % n for a in axes]
+    axes = [check_dim(a, x.ndim) for a in axes]
     if len(set(axes)) != len(axes):
         raise RuntimeError(f"{name} dims must be unique")
     sizes = [x.shape[a] if s is None or s[i] == -1 else s[i] for i, a in enumerate(axes)]

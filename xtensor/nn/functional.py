@@ -18,7 +18,8 @@ import numbers
 import warnings
 
 from .. import _dtypes
-from .._dispatch import OpNode, _unify, apply, node_class
+from .._dispatch import OpNode, _unify, apply
+from .._table import renamed
 from .._index import is_traced
 from ..autograd import is_grad_enabled, no_grad
 from ..ops.nn import NLL_LOSS, convolution
@@ -398,11 +399,18 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
             norms = _xt().linalg.vector_norm(rows, norm_type, -1, keepdim=True)
             scale = (max_norm / (norms + 1e-7)).clamp(max=1)
             weight[input.reshape(-1).unique()] = rows * scale
-    rows = weight.index_select(0, input.reshape(-1))
+    rows = _lookup(weight, input)
     if padding_idx is not None:  # the padding row is returned as it is but never receives a gradient
-        keep = (input.reshape(-1) != padding_idx).unsqueeze(-1)
-        rows = rows.where(keep, rows.detach())
-    return rows.reshape(*input.shape, weight.shape[1])
+        rows = rows.where((input != padding_idx).unsqueeze(-1), rows.detach())
+    return rows
+
+
+def _lookup(weight, indices):
+    """``weight``'s rows at ``indices``: the op table's ``embedding`` (one ``EmbeddingBackward0`` node)."""
+    from .._dispatch import apply
+    from .._table import TABLE
+    tensors, params = TABLE["embedding"].sig(weight, indices)
+    return apply(TABLE["embedding"].op, tensors, params)
 
 
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
@@ -1400,7 +1408,7 @@ def _named(loss, node):
     (``MseLossBackward0``, ``NllLossBackward0``), xtensor as a composite whose gradient is its ops' own -- only the
     name changes, so ``loss.grad_fn.name()`` reads as in PyTorch."""
     if isinstance(loss._grad_fn, OpNode):
-        loss._grad_fn.__class__ = node_class(node)
+        renamed(loss, node)
     return loss
 
 

@@ -23,6 +23,29 @@ from .._tensor import Tensor
 
 LN2, LN10 = math.log(2.0), math.log(10.0)
 
+# PyTorch's wording of some dtype refusals (``refuses=``, see ``refusing``)
+_NEGATED_BOOL = (RuntimeError, "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+                               "invert a mask, use the `~` or `logical_not()` operator instead.")
+_SUBTRACTED_BOOLS = (RuntimeError, "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` "
+                                   "or `logical_xor()` operator instead.")
+_NO_COMPLEX_CLAMP = {"c": (NotImplementedError, "clamp is not supported for complex types")}
+_INTEGER_ADDCDIV = (RuntimeError, "Integer division with addcdiv is no longer supported, and in a future release "
+                                  "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "
+                                  "behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2))"
+                                  ".to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) for "
+                                  "float inputs. The future addcdiv behavior is just the latter implementation: "
+                                  "(input + value * tensor1 / tensor2), for all dtypes.")
+
+
+def _no_bool_subtraction(input, other):
+    """``sub``'s ``check``: PyTorch refuses any bool operand, a number too (``x - True``)."""
+    bools = sum(v is True or v is False or isinstance(v, Tensor) and v.dtype is _dtypes.bool for v in (input, other))
+    if bools == 2:
+        raise RuntimeError(_SUBTRACTED_BOOLS[1])
+    if bools:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
+                           "invert a mask, use the `~` or `logical_not()` operator instead.")
+
 
 def _is_scalar(v):
     return not hasattr(v, "dtype")
@@ -168,67 +191,100 @@ def predicate(name, fwd, api=None, **kw):
     return unary(name, fwd, None, differentiable=False, inplace=False, api=api, **kw)
 
 
-unary("exp", _complex_exp, lambda ns, g, ans, x: g * ans, float_only=True)
-unary("exp2", lambda xp, x: 2.0 ** x, lambda ns, g, ans, x: g * ans * LN2, float_only=True, api=None)
-unary("log", _complex_log(lambda xp, x: xp.log(x)), lambda ns, g, ans, x: g / x, float_only=True)
-unary("log2", lambda xp, x: xp.log2(x), lambda ns, g, ans, x: g / (x * LN2), float_only=True)
-unary("log10", lambda xp, x: xp.log10(x), lambda ns, g, ans, x: g / (x * LN10), float_only=True)
+unary("exp", _complex_exp, lambda ns, g, ans, x: g * ans, float_only=True, torch_inplace=True, saves=("result",))
+unary("exp2", lambda xp, x: 2.0 ** x, lambda ns, g, ans, x: g * ans * LN2, float_only=True, api=None,
+      torch_inplace=True, saves=("result",))
+unary("log", _complex_log(lambda xp, x: xp.log(x)), lambda ns, g, ans, x: g / x, float_only=True, torch_inplace=True,
+      saves=(0,))
+unary("log2", lambda xp, x: xp.log2(x), lambda ns, g, ans, x: g / (x * LN2), float_only=True, torch_inplace=True,
+      saves=(0,))
+unary("log10", lambda xp, x: xp.log10(x), lambda ns, g, ans, x: g / (x * LN10), float_only=True, torch_inplace=True,
+      saves=(0,))
 unary("log1p", _complex_log(lambda xp, x: xp.log1p(x)), lambda ns, g, ans, x: g / (x + 1), float_only=True,
-      node="Log1PBackward0")
-unary("expm1", lambda xp, x: _expm1(xp, x), lambda ns, g, ans, x: g * (ans + 1), float_only=True)
-unary("sin", lambda xp, x: xp.sin(x), lambda ns, g, ans, x: g * ns.cos(x), float_only=True)
-unary("cos", lambda xp, x: xp.cos(x), lambda ns, g, ans, x: -g * ns.sin(x), float_only=True)
-unary("tan", lambda xp, x: xp.tan(x), lambda ns, g, ans, x: g * (ans * ans + 1), float_only=True)
-unary("asin", lambda xp, x: xp.asin(x), lambda ns, g, ans, x: g * ns.rsqrt(1 - x * x), float_only=True)
-unary("acos", _with_complex_cases("acos"), lambda ns, g, ans, x: -g * ns.rsqrt(1 - x * x), float_only=True)
-unary("atan", lambda xp, x: xp.atan(x), lambda ns, g, ans, x: g / (x * x + 1), float_only=True)
-unary("sinh", _with_complex_cases("sinh"), lambda ns, g, ans, x: g * ns.cosh(x), float_only=True)
-unary("cosh", _with_complex_cases("cosh"), lambda ns, g, ans, x: g * ns.sinh(x), float_only=True)
-unary("tanh", _with_complex_cases("tanh"), lambda ns, g, ans, x: g * (1 - ans * ans), float_only=True)
-unary("asinh", _with_complex_cases("asinh"), lambda ns, g, ans, x: g * ns.rsqrt(x * x + 1), float_only=True)
-unary("acosh", _with_complex_cases("acosh"), lambda ns, g, ans, x: g * ns.rsqrt(x * x - 1), float_only=True)
-unary("atanh", _with_complex_cases("atanh"), lambda ns, g, ans, x: g / (1 - x * x), float_only=True)
+      node="Log1PBackward0", torch_inplace=True, saves=(0,))
+unary("expm1", lambda xp, x: _expm1(xp, x), lambda ns, g, ans, x: g * (ans + 1), float_only=True, torch_inplace=True,
+      saves=("result",))
+unary("sin", lambda xp, x: xp.sin(x), lambda ns, g, ans, x: g * ns.cos(x), float_only=True, torch_inplace=True,
+      saves=(0,))
+unary("cos", lambda xp, x: xp.cos(x), lambda ns, g, ans, x: -g * ns.sin(x), float_only=True, torch_inplace=True,
+      saves=(0,))
+unary("tan", lambda xp, x: xp.tan(x), lambda ns, g, ans, x: g * (ans * ans + 1), float_only=True, torch_inplace=True,
+      saves=("result",))
+unary("asin", lambda xp, x: xp.asin(x), lambda ns, g, ans, x: g * ns.rsqrt(1 - x * x), float_only=True,
+      aliases=("arcsin",), torch_inplace=True, saves=(0,))
+unary("acos", _with_complex_cases("acos"), lambda ns, g, ans, x: -g * ns.rsqrt(1 - x * x), float_only=True,
+      aliases=("arccos",), torch_inplace=True, saves=(0,))
+unary("atan", lambda xp, x: xp.atan(x), lambda ns, g, ans, x: g / (x * x + 1), float_only=True, aliases=("arctan",),
+      torch_inplace=True, saves=(0,))
+unary("sinh", _with_complex_cases("sinh"), lambda ns, g, ans, x: g * ns.cosh(x), float_only=True, torch_inplace=True,
+      saves=(0,))
+unary("cosh", _with_complex_cases("cosh"), lambda ns, g, ans, x: g * ns.sinh(x), float_only=True, torch_inplace=True,
+      saves=(0,))
+unary("tanh", _with_complex_cases("tanh"), lambda ns, g, ans, x: g * (1 - ans * ans), float_only=True,
+      torch_inplace=True, saves=("result",))
+unary("asinh", _with_complex_cases("asinh"), lambda ns, g, ans, x: g * ns.rsqrt(x * x + 1), float_only=True,
+      aliases=("arcsinh",), torch_inplace=True, saves=(0,))
+unary("acosh", _with_complex_cases("acosh"), lambda ns, g, ans, x: g * ns.rsqrt(x * x - 1), float_only=True,
+      aliases=("arccosh",), torch_inplace=True, saves=(0,))
+unary("atanh", _with_complex_cases("atanh"), lambda ns, g, ans, x: g / (1 - x * x), float_only=True,
+      aliases=("arctanh",), torch_inplace=True, saves=(0,))
 unary("sigmoid", lambda xp, x: 1 / (1 + xp.exp(-x)), lambda ns, g, ans, x: g * ans * (1 - ans),
-      float_only=True, api=None)
-unary("sqrt", _with_complex_cases("sqrt"), lambda ns, g, ans, x: g / (2 * ans), float_only=True)
+      float_only=True, api=None, torch_inplace=True, saves=("result",))
+unary("sqrt", _with_complex_cases("sqrt"), lambda ns, g, ans, x: g / (2 * ans), float_only=True, torch_inplace=True,
+      saves=("result",))
 unary("rsqrt", lambda xp, x: 1 / xp.sqrt(x), lambda ns, g, ans, x: -0.5 * g * ans * ans * ans,
-      float_only=True, api=None)
+      float_only=True, api=None, torch_inplace=True, saves=("result",))
 unary("relu", lambda xp, x: xp.maximum(x, 0), lambda ns, g, ans, x: ns.where_zero(~(ans <= 0), g),  # NaN stays NaN
-      api=None)
-unary("abs", lambda xp, x: xp.abs(x), lambda ns, g, ans, x: g * ns.sign(x), operators=("__abs__",))
-unary("neg", lambda xp, x: -x, lambda ns, g, ans, x: -g, api="negative", operators=("__neg__",))
-unary("sign", lambda xp, x: _sign(xp, x, nan=0), lambda ns, g, ans, x: ns.zeros(g.shape, g), api=None)
+      api=None, refuses={"b": (RuntimeError, "Boolean inputs not supported for relu"), **_NO_COMPLEX_CLAMP},
+      torch_inplace=True, saves=("result",))
+unary("abs", lambda xp, x: xp.abs(x), lambda ns, g, ans, x: g * ns.sign(x), operators=("__abs__",), refuses="b",
+      aliases=("absolute",), torch_inplace=("abs",), saves=(0,))
+unary("neg", lambda xp, x: -x, lambda ns, g, ans, x: -g, api="negative", operators=("__neg__",),
+      refuses={"b": _NEGATED_BOOL}, aliases=("negative",), torch_inplace=True, saves=())
+unary("sign", lambda xp, x: _sign(xp, x, nan=0), lambda ns, g, ans, x: ns.zeros(g.shape, g), api=None, saves=())
 unary("_api_sign", _sign, lambda ns, g, ans, x: ns.zeros(g.shape, g), api="sign", function=False, method=False, inplace=False,
-      out=False, node="SignBackward0")
+      out=False, node="SignBackward0", saves=())
 unary("square", lambda xp, x: x * x, lambda ns, g, ans, x: 2 * g * x, node="PowBackward0",  # PyTorch: pow(x, 2)
-      cast=lambda d: _dtypes.int64 if d.kind == "b" else d)  # and so int64 for bools
-unary("reciprocal", lambda xp, x: 1 / x, lambda ns, g, ans, x: -g * ans * ans, float_only=True)
-unary("floor", lambda xp, x: xp.floor(x), lambda ns, g, ans, x: ns.zeros(g.shape, g))
-unary("ceil", lambda xp, x: xp.ceil(x), lambda ns, g, ans, x: ns.zeros(g.shape, g))
-unary("trunc", lambda xp, x: xp.trunc(x), lambda ns, g, ans, x: ns.zeros(g.shape, g))
-unary("frac", lambda xp, x: x - xp.trunc(x), lambda ns, g, ans, x: g, api=None)
+      cast=lambda d: _dtypes.int64 if d.kind == "b" else d, torch_inplace=True, saves=(0,))  # and so int64 for bools
+unary("reciprocal", lambda xp, x: 1 / x, lambda ns, g, ans, x: -g * ans * ans, float_only=True, torch_inplace=True,
+      saves=("result",))
+unary("floor", lambda xp, x: xp.floor(x), lambda ns, g, ans, x: ns.zeros(g.shape, g),
+      refuses={"b": None, "c": (NotImplementedError, "floor is not supported for complex inputs")}, torch_inplace=True,
+      saves=())
+unary("ceil", lambda xp, x: xp.ceil(x), lambda ns, g, ans, x: ns.zeros(g.shape, g),
+      refuses={"b": None, "c": (NotImplementedError, "ceil is not supported for complex inputs")}, torch_inplace=True,
+      saves=())
+unary("trunc", lambda xp, x: xp.trunc(x), lambda ns, g, ans, x: ns.zeros(g.shape, g),
+      refuses={"b": None, "c": (NotImplementedError, "trunc is not supported for complex inputs")}, aliases=("fix",),
+      torch_inplace=True, saves=())
+unary("frac", lambda xp, x: x - xp.trunc(x), lambda ns, g, ans, x: g, api=None, refuses="bic", torch_inplace=True,
+      saves=())
 unary("logical_not", lambda xp, x: xp.logical_not(xp.astype(x, xp.bool)), None, differentiable=False)
 # bools are never NaN nor infinite, as PyTorch says (array_api_strict refuses bools in these)
 predicate("isnan", lambda xp, x: xp.isnan(x), api=True, bool_fwd=lambda xp, x: xp.zeros_like(x))
 predicate("isinf", lambda xp, x: xp.isinf(x), api=True, bool_fwd=lambda xp, x: xp.zeros_like(x))
 predicate("isfinite", lambda xp, x: xp.isfinite(x), api=True, bool_fwd=lambda xp, x: xp.ones_like(x))
-predicate("isposinf", lambda xp, x: x == math.inf if _is_float(x) else xp.zeros(x.shape, dtype=xp.bool))
-predicate("isneginf", lambda xp, x: x == -math.inf if _is_float(x) else xp.zeros(x.shape, dtype=xp.bool))
-predicate("signbit", lambda xp, x: xp.signbit(x) if _is_float(x) else x < 0, api=True)
-unary("clone", lambda xp, x: xp.asarray(x, copy=True), lambda ns, g, ans, x: g, api=None)
+predicate("isposinf", lambda xp, x: x == math.inf if _is_float(x) else xp.zeros(x.shape, dtype=xp.bool),
+          refuses={"c": (RuntimeError, "isposinf does not support complex inputs.")})
+predicate("isneginf", lambda xp, x: x == -math.inf if _is_float(x) else xp.zeros(x.shape, dtype=xp.bool),
+          refuses={"c": (RuntimeError, "isneginf does not support complex inputs.")})
+predicate("signbit", lambda xp, x: xp.signbit(x) if _is_float(x) else x < 0, api=True,
+          refuses={"c": (NotImplementedError, "signbit is not implemented for complex tensors.")})
+unary("clone", lambda xp, x: xp.asarray(x, copy=True), lambda ns, g, ans, x: g, api=None, saves=())
 defop("_contiguous", lambda xp, x, backend: backend.contiguous_copy(x), (lambda ns, g, ans, x, backend: g,),
       node="CloneBackward0", saves=(), function=False, method=False)
 unary("bitwise_invert", lambda xp, x: xp.logical_not(x) if x.dtype == xp.bool else xp.bitwise_invert(x), None,
-      differentiable=False, operators=("__invert__",))
-unary("positive", lambda xp, x: xp.asarray(x, copy=True), lambda ns, g, ans, x: g, operators=("__pos__",))
+      differentiable=False, operators=("__invert__",), aliases=("bitwise_not",))
+unary("positive", lambda xp, x: xp.asarray(x, copy=True), lambda ns, g, ans, x: g, operators=("__pos__",),
+      refuses={"b": (RuntimeError, "The `+` operator, on a bool tensor is not supported.")}, saves=())
 # Complex parts: a copy (conj, real) and zeros (imag) of a real tensor, as the array API asks.
 unary("conj", lambda xp, x: xp.conj(x) if _is_complex(x) else xp.asarray(x, copy=True), lambda ns, g, ans, x: ns.conj(g),
-      inplace=False)
+      inplace=False, saves=())
 unary("real", lambda xp, x: xp.real(x) if _is_complex(x) else xp.asarray(x, copy=True), lambda ns, g, ans, x: g,
-      inplace=False)
+      inplace=False, saves=())
 unary("imag", lambda xp, x: xp.imag(x) if _is_complex(x) else xp.zeros_like(x),
       lambda g, ans, x: g * 1j if x.dtype.kind == "c" else g * 0, inplace=False,
-      saves=())  # PyTorch's: grad * i; reads only x's dtype
+      saves=("meta0",))  # PyTorch's: grad * i; reads only x's dtype
 
 
 def _round_sig(input, *, decimals=0):
@@ -250,7 +306,8 @@ def _round(xp, x, decimals=0):
 
 defop("round", _round, (lambda g, ans, x, decimals=0: g.new_zeros(g.shape),), kind="custom", api=True, inplace=True, out=True,
       sig=_round_sig,
-      api_sig=lambda x, /: ((x,), ()), names=lambda x, decimals=0: f"RoundBackward{int(bool(decimals))}")
+      api_sig=lambda x, /: ((x,), ()), names=lambda x, decimals=0: f"RoundBackward{int(bool(decimals))}", refuses="b",
+      torch_inplace=True, saves=())
 
 
 def _logit(xp, x, eps):
@@ -267,7 +324,8 @@ def _logit_vjp(g, ans, x, eps):
 
 
 defop("logit", _logit, (_logit_vjp,), kind="custom", inplace=True, out=True, cast=to_float,
-      sig=lambda input, eps=None: ((input,), (None if eps is None else float(eps),)))
+      sig=lambda input, eps=None: ((input,), (None if eps is None else float(eps),)), refuses="c", torch_inplace=True,
+      saves=(0, 1))
 
 
 def _nan_to_num(xp, x, nan=0.0, posinf=None, neginf=None):
@@ -281,7 +339,8 @@ def _nan_to_num(xp, x, nan=0.0, posinf=None, neginf=None):
 
 defop("nan_to_num", _nan_to_num, (lambda g, ans, x, *bounds: where_zero(x.isfinite(), g),), kind="custom",
       inplace=True, out=True,
-      sig=lambda input, nan=0.0, posinf=None, neginf=None: ((input,), (nan, posinf, neginf)))
+      sig=lambda input, nan=0.0, posinf=None, neginf=None: ((input,), (nan, posinf, neginf)), torch_inplace=True,
+      saves=(0,))
 
 
 # ------------------------------------------------------------------ elementwise, binary
@@ -341,7 +400,8 @@ def _div_rounded(xp, x, y, rounding_mode):
 
 _div_mode = defop("_div_mode", _div_rounded, (lambda g, ans, x, y, mode: g.new_zeros(g.shape),
                                                lambda g, ans, x, y, mode: g.new_zeros(g.shape)),
-                  node="DivBackward2", function=False, method=False, saves=(0, 1))  # as PyTorch's DivBackward2
+                  node="DivBackward2", function=False, method=False, saves=(0, 1),
+                  refuses="bc")  # as PyTorch's DivBackward2
 
 
 def _div(input, other, *, rounding_mode=None):
@@ -391,14 +451,17 @@ binary("add", lambda xp, x, y: x + y, (lambda ns, g, ans, x, y: g, lambda ns, g,
 binary("sub", lambda xp, x, y: x - y, (lambda ns, g, ans, x, y: g, lambda ns, g, ans, x, y: -g), api="subtract",
        operators=("__sub__", "__rsub__", "__isub__"), saves=(),
        names=lambda x, y: "SubBackward0" if isinstance(x, Tensor) else "RsubBackward1",
-       scalar_edges=lambda x, y: isinstance(x, Tensor))
+       scalar_edges=lambda x, y: isinstance(x, Tensor), refuses={"b": _SUBTRACTED_BOOLS}, check=_no_bool_subtraction,
+       aliases=("subtract",))
 # complex products: PyTorch's VJPs conjugate the other operand
 binary("mul", lambda xp, x, y: x * y, (lambda ns, g, ans, x, y: g * ns.conj(y), lambda ns, g, ans, x, y: g * ns.conj(x)),
        api="multiply", operators=("__mul__", "__rmul__", "__imul__"),
-       bool_fwd=lambda xp, x, y: xp.logical_and(as_bool(xp, x), as_bool(xp, y)))
+       bool_fwd=lambda xp, x, y: xp.logical_and(as_bool(xp, x), as_bool(xp, y)), aliases=("multiply",),
+       saves=((1,), (0,)))
 binary("div", lambda xp, x, y: x / y,
        (lambda ns, g, ans, x, y: g / ns.conj(y), lambda ns, g, ans, x, y: -g * ns.conj(x / y / y)),  # saves x, y: not the quotient (PyTorch's)
-       api="divide", operators=("__truediv__", "__rtruediv__", "__itruediv__"), cast=to_float, sig=_div)
+       api="divide", operators=("__truediv__", "__rtruediv__", "__itruediv__"), cast=to_float, sig=_div,
+       aliases=("divide", "true_divide"), saves=((1,), (0, 1)))
 
 
 def _rtruediv(self, other):
@@ -431,61 +494,69 @@ def _pow(xp, x, y):
 binary("pow", _pow, (_pow_vjp_base, _pow_vjp_exponent),
        operators=("__pow__", "__rpow__", "__ipow__"),
        names=lambda x, y: "PowBackward2" if not isinstance(x, Tensor) else
-       "PowBackward1" if isinstance(y, Tensor) else "PowBackward0", scalar_edges=False)
+       "PowBackward1" if isinstance(y, Tensor) else "PowBackward0", scalar_edges=False, refuses="b",
+       saves=((0, 1), (0, 1, "result")))
 _bools_max = via_uint8(lambda xp, x, y: xp.maximum(x, y))  # fmax/fmin of bools: no NaN to skip
 _bools_min = via_uint8(lambda xp, x, y: xp.minimum(x, y))
 binary("maximum", lambda xp, x, y: xp.maximum(x, y),
        (lambda ns, g, ans, x, y: ns.where_zero(x >= y, ns.where(x != y, g, g / 2)),
-        lambda ns, g, ans, x, y: ns.where_zero(y >= x, ns.where(x != y, g, g / 2))), bool_fwd=_bools_max)
+        lambda ns, g, ans, x, y: ns.where_zero(y >= x, ns.where(x != y, g, g / 2))), bool_fwd=_bools_max,
+       refuses={"c": (RuntimeError, "maximum not implemented for complex tensors.")}, tensors_only=True, saves=(0, 1))
 binary("minimum", lambda xp, x, y: xp.minimum(x, y),
        (lambda ns, g, ans, x, y: ns.where_zero(x <= y, ns.where(x != y, g, g / 2)),
-        lambda ns, g, ans, x, y: ns.where_zero(y <= x, ns.where(x != y, g, g / 2))), bool_fwd=_bools_min)
+        lambda ns, g, ans, x, y: ns.where_zero(y <= x, ns.where(x != y, g, g / 2))), bool_fwd=_bools_min,
+       refuses={"c": (RuntimeError, "minimum not implemented for complex tensors.")}, tensors_only=True, saves=(0, 1))
 binary("fmax", _fmax, (lambda g, ans, x, y: where_zero((x >= y) | y.isnan(), g),
-                       lambda g, ans, x, y: where_zero(~((x >= y) | y.isnan()), g)), api=None, bool_fwd=_bools_max)
+                       lambda g, ans, x, y: where_zero(~((x >= y) | y.isnan()), g)), api=None, bool_fwd=_bools_max,
+       refuses={"c": (RuntimeError, "fmax not implemented for complex tensors.")}, tensors_only=True, saves=(0, 1))
 binary("fmin", _fmin, (lambda g, ans, x, y: where_zero((x <= y) | y.isnan(), g),
-                       lambda g, ans, x, y: where_zero(~((x <= y) | y.isnan()), g)), api=None, bool_fwd=_bools_min)
+                       lambda g, ans, x, y: where_zero(~((x <= y) | y.isnan()), g)), api=None, bool_fwd=_bools_min,
+       refuses={"c": (RuntimeError, "fmin not implemented for complex tensors.")}, tensors_only=True, saves=(0, 1))
 binary("atan2", lambda xp, x, y: xp.atan2(x, y),
        (lambda ns, g, ans, x, y: g * y / (x * x + y * y), lambda ns, g, ans, x, y: -g * x / (x * x + y * y)),
-       cast=to_float)
+       cast=to_float, refuses="c", tensors_only=True, aliases=("arctan2",), saves=(0, 1))
 binary("hypot", lambda xp, x, y: xp.hypot(x, y),
        (lambda ns, g, ans, x, y: g * x / ans, lambda ns, g, ans, x, y: g * y / ans),
-       cast=to_float)
+       cast=to_float, refuses="bic", tensors_only=True, saves=((0, "result"), (1, "result")))
 binary("logaddexp", lambda xp, x, y: xp.logaddexp(x, y),
        (lambda ns, g, ans, x, y: g / (1 + ns.exp(y - x)), lambda ns, g, ans, x, y: g / (1 + ns.exp(x - y))),
-       cast=to_float)
+       cast=to_float, refuses="bi", tensors_only=True, saves=(0, 1))
 binary("copysign", lambda xp, x, y: xp.copysign(x, y), (_copysign_vjp, lambda g, ans, x, y: g.new_zeros(g.shape)),
        cast=to_float,
-       names=lambda x, y: "CopysignBackward0" if isinstance(y, Tensor) else "CopysignBackward1")
+       names=lambda x, y: "CopysignBackward0" if isinstance(y, Tensor) else "CopysignBackward1", refuses="c",
+       saves=((0, "result"), ()))
 binary("xlogy", _xlogy, (lambda g, ans, x, y: g.xlogy(y).masked_fill((x == 0) & (y <= 0), 0),  # PyTorch's formula
                          lambda g, ans, x, y: g * x / y),
        cast=to_float, api=None,
        names=lambda x, y: "XlogyBackward0" if isinstance(x, Tensor) and isinstance(y, Tensor) else
-       "XlogyBackward2" if isinstance(x, Tensor) else "XlogyBackward1")
-binary("nextafter", lambda xp, x, y: xp.nextafter(x, y), None, differentiable=False)
+       "XlogyBackward2" if isinstance(x, Tensor) else "XlogyBackward1", refuses="c", torch_inplace=True, saves=(0, 1))
+binary("nextafter", lambda xp, x, y: xp.nextafter(x, y), None, differentiable=False, refuses="bic", tensors_only=True)
 binary("remainder", _remainder,
        (lambda g, ans, x, y: g, lambda g, ans, x, y: -g * (x / y).floor()),
        operators=("__mod__", "__rmod__", "__imod__"),
-       names=lambda x, y: "RemainderBackward1" if isinstance(y, Tensor) else "RemainderBackward0")
+       names=lambda x, y: "RemainderBackward1" if isinstance(y, Tensor) else "RemainderBackward0", refuses="bc",
+       saves=((), (0, 1)))
 binary("fmod", _fmod, (lambda g, ans, x, y: g, lambda g, ans, x, y: -g * (x / y).trunc()), api=None,
-       names=lambda x, y: "FmodBackward1" if isinstance(y, Tensor) else "FmodBackward0")
+       names=lambda x, y: "FmodBackward1" if isinstance(y, Tensor) else "FmodBackward0", refuses="bc",
+       saves=((), (0, 1)))
 binary("floor_divide", _floor_divide, None, differentiable=False,
-       operators=("__floordiv__", "__rfloordiv__", "__ifloordiv__"))
-for _name, _api, _ops in (("eq", "equal", "__eq__"), ("ne", "not_equal", "__ne__"), ("lt", "less", "__lt__"),
-                          ("le", "less_equal", "__le__"), ("gt", "greater", "__gt__"),
-                          ("ge", "greater_equal", "__ge__")):
+       operators=("__floordiv__", "__rfloordiv__", "__ifloordiv__"), refuses="bc")
+for _name, _api, _ops, _refuses in (("eq", "equal", "__eq__", None), ("ne", "not_equal", "__ne__", None),
+                                    ("lt", "less", "__lt__", "c"), ("le", "less_equal", "__le__", "c"),
+                                    ("gt", "greater", "__gt__", "c"), ("ge", "greater_equal", "__ge__", "c")):
     binary(_name, (lambda f: lambda xp, x, y: f(x, y))(getattr(operator, _ops)), None, api=_api,
-           operators=(_ops,), differentiable=False,
+           operators=(_ops,), differentiable=False, refuses=_refuses, aliases=(_api,) if _name != "eq" else (),
            bool_fwd=(lambda f: lambda xp, x, y: f(as_uint8(xp, x), as_uint8(xp, y)))(getattr(operator, _ops)))
 for _name, _ops in (("logical_and", ()), ("logical_or", ()), ("logical_xor", ())):
     binary(_name, (lambda f: lambda xp, x, y: getattr(xp, f)(as_bool(xp, x), as_bool(xp, y)))(_name),
-           None, differentiable=False)
+           None, differentiable=False, tensors_only=True)
 for _name, _ops in (("bitwise_and", ("__and__", "__rand__", "__iand__")),
                     ("bitwise_or", ("__or__", "__ror__", "__ior__")),
                     ("bitwise_xor", ("__xor__", "__rxor__", "__ixor__")),
                     ("bitwise_left_shift", ("__lshift__", "__rlshift__", "__ilshift__")),
                     ("bitwise_right_shift", ("__rshift__", "__rrshift__", "__irshift__"))):
     binary(_name, (lambda f: lambda xp, x, y: getattr(xp, f)(x, y))(_name), None, operators=_ops,
-           differentiable=False)
+           differentiable=False, refuses="fc")
 
 
 # ------------------------------------------------------------------ ternary
@@ -503,22 +574,26 @@ def _lerp(xp, x, end, weight):
 defop("lerp", _lerp, (lambda g, ans, x, end, w: g * (1 - w), lambda g, ans, x, end, w: g * w,
                       lambda g, ans, x, end, w: g * (end - x)),
       kind="custom", inplace=True, out=True, sig=_lerp_sig, scalar_edges=False,  # lerp.Scalar: a plain number
-      names=lambda x, end, w: "LerpBackward1" if isinstance(w, Tensor) else "LerpBackward0")
+      names=lambda x, end, w: "LerpBackward1" if isinstance(w, Tensor) else "LerpBackward0", overlap="elementwise",
+      saves=((2,), (2,), (0, 1)))
 defop("addcmul", lambda xp, x, t1, t2, value=1: x + value * t1 * t2,
       (lambda g, ans, x, t1, t2, value=1: g, lambda g, ans, x, t1, t2, value=1: g * value * t2,
        lambda g, ans, x, t1, t2, value=1: g * value * t1),
       kind="custom", inplace=True, out=True,
-      sig=lambda input, tensor1, tensor2, *, value=1: ((input, tensor1, tensor2), (value,)))
+      sig=lambda input, tensor1, tensor2, *, value=1: ((input, tensor1, tensor2), (value,)), refuses="b",
+      overlap="elementwise", saves=((), (2, 3), (1, 3)))
 defop("addcdiv", lambda xp, x, t1, t2, value=1: x + value * t1 / t2,
       (lambda g, ans, x, t1, t2, value=1: g, lambda g, ans, x, t1, t2, value=1: g * value / t2,
        lambda g, ans, x, t1, t2, value=1: -g * value * t1 / (t2 * t2)),
       kind="custom", inplace=True, out=True,
-      sig=lambda input, tensor1, tensor2, *, value=1: ((input, tensor1, tensor2), (value,)))
+      sig=lambda input, tensor1, tensor2, *, value=1: ((input, tensor1, tensor2), (value,)),
+      refuses={"b": _INTEGER_ADDCDIV, "i": _INTEGER_ADDCDIV}, overlap="elementwise", saves=((), (2, 3), (1, 2, 3)))
 
 defop("where", lambda xp, c, x, y: xp.where(c if c.dtype == xp.bool else c != 0, x, y),  # c may come promoted
       (None, lambda ns, g, ans, c, x, y: ns.where_zero(c, g),
        lambda ns, g, ans, c, x, y: ns.where(c, ns.full_like(g, 0), g)), raw_any_dtype=(0,), kind="where", api=True, sig=lambda condition, input, other: ((condition, input, other), ()),
-      api_sig=lambda condition, x1, x2, /: ((condition, *api_promoted(x1, x2)), ()), method=False)
+      api_sig=lambda condition, x1, x2, /: ((condition, *api_promoted(x1, x2)), ()), method=False,
+      saves=((), (0,), (0,)))
 
 
 def api_promoted(x1, x2):
@@ -580,71 +655,13 @@ def _clip_sig(x, /, min=None, max=None):
 
 defop("clamp", _clamp, vjp_all=_clamp_vjp, kind="custom", sig=_clamp_sig, inplace=True, out=True, api="clip",
       api_sig=_clip_sig,
-      names=lambda x, *rest: "ClampBackward0" if any(isinstance(b, Tensor) for b in rest) else "ClampBackward1")
+      names=lambda x, *rest: "ClampBackward0" if any(isinstance(b, Tensor) for b in rest) else "ClampBackward1",
+      refuses=_NO_COMPLEX_CLAMP, aliases=("clip",), torch_inplace=True, overlap="elementwise", saves=(0, "*"))
 defop("clamp_min", _clamp, vjp_all=_clamp_vjp, kind="custom", inplace=True, out=True,
       sig=lambda input, min: _clamp_args(input, min, None),
-      names=lambda x, lo, which: "ClampBackward0" if isinstance(lo, Tensor) else "ClampMinBackward0")
+      names=lambda x, lo, which: "ClampBackward0" if isinstance(lo, Tensor) else "ClampMinBackward0",
+      refuses=_NO_COMPLEX_CLAMP, torch_inplace=True, overlap="elementwise", saves=(0, "*"))
 defop("clamp_max", _clamp, vjp_all=_clamp_vjp, kind="custom", inplace=True, out=True,
       sig=lambda input, max: _clamp_args(input, None, max),
-      names=lambda x, hi, which: "ClampBackward0" if isinstance(hi, Tensor) else "ClampMaxBackward0")
-
-# PyTorch's other spellings of the same ops
-for _alias, _name in (("absolute", "abs"), ("negative", "neg"), ("subtract", "sub"), ("multiply", "mul"),
-                      ("divide", "div"), ("true_divide", "div"), ("clip", "clamp"), ("fix", "trunc"),
-                      ("arcsin", "asin"), ("arccos", "acos"), ("arctan", "atan"), ("arcsinh", "asinh"),
-                      ("arccosh", "acosh"), ("arctanh", "atanh"), ("arctan2", "atan2"), ("greater", "gt"),
-                      ("greater_equal", "ge"), ("less", "lt"), ("less_equal", "le"), ("not_equal", "ne"),
-                      ("bitwise_not", "bitwise_invert")):
-    TABLE[_alias] = TABLE[_name]
-
-# Dtypes PyTorch's kernels refuse (checked by the op's ``cast``, before any backend sees them): kinds 'b' bool,
-# 'i' integers, 'c' complex; ``(type, message)`` where PyTorch words it otherwise than "not implemented for".
-_NO_COMPLEX_CLAMP = {"c": (NotImplementedError, "clamp is not supported for complex types")}
-_REFUSED = {
-    "abs": ("b", None), **{name: ("fc", None) for name in ("bitwise_and", "bitwise_or", "bitwise_xor",
-                                                           "bitwise_left_shift", "bitwise_right_shift")}, "frac": ("bic", None), "pow": ("b", None), "remainder": ("bc", None),
-    "floor_divide": ("bc", None), "fmod": ("bc", None), "hypot": ("bic", None), "logaddexp": ("bi", None),
-    "nextafter": ("bic", None), "_div_mode": ("bc", None), "addcmul": ("b", None),
-    "atan2": ("c", None), "copysign": ("c", None), "xlogy": ("c", None), "logit": ("c", None),
-    "round": ("b", None),
-    "lt": ("c", None), "le": ("c", None), "gt": ("c", None), "ge": ("c", None),
-    "neg": ("b", {"b": (RuntimeError, "Negation, the `-` operator, on a bool tensor is not supported. If you are "
-                                      "trying to invert a mask, use the `~` or `logical_not()` operator instead.")}),
-    "sub": ("b", {"b": (RuntimeError, "Subtraction, the `-` operator, with two bool tensors is not supported. Use "
-                                      "the `^` or `logical_xor()` operator instead.")}),
-    "positive": ("b", {"b": (RuntimeError, "The `+` operator, on a bool tensor is not supported.")}),
-    "relu": ("bc", {"b": (RuntimeError, "Boolean inputs not supported for relu"), **_NO_COMPLEX_CLAMP}),
-    "addcdiv": ("bi", {k: (RuntimeError, "Integer division with addcdiv is no longer supported, and in a future "
-                                         "release addcdiv will perform a true division of tensor1 and tensor2. The "
-                                         "historic addcdiv behavior can be implemented as (input + value * "
-                                         "torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
-                                         "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv "
-                                         "behavior is just the latter implementation: (input + value * tensor1 / "
-                                         "tensor2), for all dtypes.") for k in "bi"}),
-    **{name: ("c", _NO_COMPLEX_CLAMP) for name in ("clamp", "clamp_min", "clamp_max")},
-    **{name: ("bc", {"c": (NotImplementedError, f"{name} is not supported for complex inputs")})
-       for name in ("floor", "ceil", "trunc")},
-    **{name: ("c", {"c": (RuntimeError, f"{name} not implemented for complex tensors.")})
-       for name in ("maximum", "minimum", "fmax", "fmin")},
-    "signbit": ("c", {"c": (NotImplementedError, "signbit is not implemented for complex tensors.")}),
-    **{name: ("c", {"c": (RuntimeError, f"{name} does not support complex inputs.")})
-       for name in ("isposinf", "isneginf")},
-}
-def _no_bool_subtraction(input, other):
-    bools = sum(v is True or v is False or isinstance(v, Tensor) and v.dtype is _dtypes.bool for v in (input, other))
-    if bools == 2:
-        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
-                           "`logical_xor()` operator instead.")
-    if bools:
-        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
-                           "invert a mask, use the `~` or `logical_not()` operator instead.")
-
-
-TABLE["sub"].check = _no_bool_subtraction  # PyTorch refuses any bool operand, a number too (``x - True``)
-# PyTorch binds these to Tensors only: a Python number is a TypeError (their array-API functions take numbers)
-for _name in ("maximum", "minimum", "fmax", "fmin", "atan2", "arctan2", "hypot", "logaddexp", "nextafter",
-              "logical_and", "logical_or", "logical_xor"):
-    TABLE[_name].tensors_only = True
-for _name, (_kinds, _errors) in _REFUSED.items():
-    _op = TABLE[_name].op
-    _op.cast = refusing(_name.strip("_"), _kinds, _op.cast, _errors)
+      names=lambda x, hi, which: "ClampBackward0" if isinstance(hi, Tensor) else "ClampMaxBackward0",
+      refuses=_NO_COMPLEX_CLAMP, torch_inplace=True, overlap="elementwise", saves=(0, "*"))

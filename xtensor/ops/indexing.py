@@ -19,7 +19,7 @@ from .. import _dtypes
 from .._dispatch import _broadcast_mismatch, _native, _unify
 from .._index import basic_meta, check_index_range, gather_positions, index_positions, is_traced, positions_of
 from .._table import defcomposite, defop, native_dtype, via_uint8
-from .._tensor import Tensor, contiguous_strides
+from .._tensor import Tensor, check_dim, contiguous_strides
 
 
 # ------------------------------------------------------------------ indexing
@@ -42,9 +42,10 @@ def _getitem_meta(shape, stride, offset, index, backend):
     return basic_meta(shape, stride, offset, index)
 
 
-getitem_view = defop("getitem_view", lambda xp, x, index, backend: x[index], (_getitem_vjp,), view=_getitem_meta, saves=(),
+getitem_view = defop("getitem_view", lambda xp, x, index, backend: x[index], (_getitem_vjp,), view=_getitem_meta,
+                     saves=("meta0",),
                      function=False, method=False, node="SliceBackward0")
-getitem_copy = defop("getitem_copy", _getitem_fwd, (_getitem_vjp,), saves=(1,), function=False, method=False,
+getitem_copy = defop("getitem_copy", _getitem_fwd, (_getitem_vjp,), saves=(1, "meta0"), function=False, method=False,
                      node="IndexBackward0")
 # ``input[mask]`` that keeps (and version-checks) ``input`` and the caller's ``mask`` as PyTorch's masked_select
 masked_select = defop("_masked_select", _getitem_fwd, (_getitem_vjp,), saves=(0, 3), function=False, method=False,
@@ -127,13 +128,6 @@ def _adapter(*tensors):
     return _unify([t for t in tensors if isinstance(t, Tensor)])
 
 
-def _wrap(d, ndim):
-    n = max(ndim, 1)
-    if not -n <= d < n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
-    return d % n
-
-
 def _int_index(name, index, expected="int32/int64"):
     if not isinstance(index, Tensor):
         raise TypeError(f"{name}(): argument 'index' must be Tensor, not {type(index).__name__}")
@@ -151,7 +145,7 @@ def _gather_args(name, input, dim, index, src=None):
     """Checks of gather/scatter arguments (PyTorch's), and ``dim`` normalized."""
     index = _int_index(name, index)
     _adapter(input, index, src)
-    d = _wrap(dim, input.ndim)
+    d = check_dim(dim, input.ndim)
     if index.ndim != input.ndim and not (index.ndim <= 1 and input.ndim <= 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as "
                            f"{'input' if src is None else 'self'} tensor")
@@ -235,8 +229,9 @@ def _into(gi, src):
     return gi if tuple(gi.shape) == tuple(src.shape) else src.new_zeros(src.shape).index_put_host(_sub(gi), gi)
 
 
-defop("scatter", _scatter_fwd, (_set_x_vjp, _set_src_vjp), sig=_scatter_sig, inplace=True, out=True, saves=(2,),
-      names=lambda x, src, *params: "ScatterBackward0" if isinstance(src, Tensor) else "ScatterBackward1")
+defop("scatter", _scatter_fwd, (_set_x_vjp, _set_src_vjp), sig=_scatter_sig, inplace=True, out=True, saves=(2, "meta1"),
+      names=lambda x, src, *params: "ScatterBackward0" if isinstance(src, Tensor) else "ScatterBackward1",
+      overlap="scatter")
 
 
 def _scatter_add_sig(input, dim, index, src):
@@ -247,7 +242,7 @@ def _scatter_add_sig(input, dim, index, src):
 
 
 defop("scatter_add", _scatter_fwd, (_add_x_vjp, _add_src_vjp), sig=_scatter_add_sig, inplace=True, out=True,
-      saves=(2,), bool_fwd=_bools_scatter)
+      saves=(2, "meta1"), bool_fwd=_bools_scatter, overlap="scatter")
 
 
 # ------------------------------------------------------------------ scatter_reduce
@@ -347,7 +342,7 @@ def _others_product(ans, value, x, src, index, dim, include_self, of_src=False):
 
 
 defop("scatter_reduce", _scatter_reduce_fwd, (_scatter_reduce_x_vjp, _scatter_reduce_src_vjp),
-      sig=_scatter_reduce_sig, inplace=True, out=True)
+      sig=_scatter_reduce_sig, inplace=True, out=True, overlap="scatter", saves=(0, 1, 2, 3, 4, 5, "result"))
 
 
 # ------------------------------------------------------------------ index_* (a 1-d index along dim)
@@ -370,7 +365,7 @@ def _vector_index(name, index, expected):
 
 def _index_select_sig(input, dim, index):
     index = _vector_index("index_select", index, "int32 or int64")
-    d = _wrap(dim, input.ndim)
+    d = check_dim(dim, input.ndim)
     size = tuple(input.shape)[d] if input.ndim else 1
     check_index_range(index._value, 0, size, lambda bad: IndexError("index out of range in self") if d != 1 else
                       RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={size}"))  # CPU's two
@@ -380,7 +375,21 @@ def _index_select_sig(input, dim, index):
 
 defop("index_select", _gather_fwd,
       (lambda ns, g, ans, x, index, dim, backend: ns.scatter_add(ns.zeros(x.shape, g), dim, index, g),),
-      sig=_index_select_sig, out=True, saves=(1,))
+      sig=_index_select_sig, out=True, saves=(1, "meta0"))
+
+
+def _embedding_sig(weight, indices):
+    """``nn.functional.embedding``'s lookup: index_select's rows of ``weight``, shaped as ``indices`` + a row."""
+    (weight,), (index, dim, backend) = _index_select_sig(weight, 0, indices.reshape(-1))
+    return (weight,), (index, dim, backend, (*indices.shape, weight.shape[1]))
+
+
+# one node named as PyTorch's (EmbeddingBackward0) rather than an index_select and a view
+defop("embedding", lambda xp, x, index, dim, backend, shape: xp.reshape(_gather_fwd(xp, x, index, dim, backend),
+                                                                         shape),
+      (lambda ns, g, ans, x, index, dim, backend, shape:
+       ns.scatter_add(ns.zeros(x.shape, g), dim, index, ns.reshape(g, index.shape)),),
+      sig=_embedding_sig, method=False, function=False, saves=(1,))
 
 
 def _source_along(name, input, d, index, source):
@@ -410,7 +419,7 @@ def _source_along(name, input, d, index, source):
 def _index_write_args(name, input, dim, index, source):
     index = _vector_index(name, index, "int32 or int64")
     _adapter(input, index, source)
-    d = _wrap(dim, input.ndim)
+    d = check_dim(dim, input.ndim)
     _source_along(name, input, d, index, source)
     size = tuple(input.shape)[d] if input.ndim else 1
     if name == "index_copy_":
@@ -437,7 +446,8 @@ def _index_add_sig(input, dim, index, source, *, alpha=1):
 
 
 defop("index_add", _scatter_fwd, (_add_x_vjp, _add_src_vjp), sig=_index_add_sig, inplace=True, out=True,
-      saves=(1, 2, 6), bool_fwd=_bools_scatter)  # source (the caller's, also when scaled by alpha) and index, as PyTorch
+      saves=(1, 2, 6), bool_fwd=_bools_scatter,
+      overlap="scatter")  # source (the caller's, also when scaled by alpha) and index, as PyTorch
 
 
 def _index_copy_sig(input, dim, index, source):
@@ -446,13 +456,13 @@ def _index_copy_sig(input, dim, index, source):
 
 
 defop("index_copy", _scatter_fwd, (_set_x_vjp, _set_src_vjp), sig=_index_copy_sig, inplace=True, out=True,
-      saves=(1, 2))
+      saves=(1, 2), overlap="scatter")
 
 
 def _index_fill_sig(input, dim, index, value):
     index = _vector_index("index_fill_", index, "int64")
     _adapter(input, index, value)
-    d = _wrap(dim, input.ndim)
+    d = check_dim(dim, input.ndim)
     size = tuple(input.shape)[d] if input.ndim else 1
     _in_range(index, size, d, IndexError)
     along = _along(index, input, d)
@@ -542,7 +552,7 @@ def _masked_scatter_source_vjp(g, ans, x, source, mask, backend):
 
 defop("masked_scatter", _masked_scatter_fwd,
       (lambda g, ans, x, source, mask, backend: g.masked_fill(mask, 0), _masked_scatter_source_vjp),
-      sig=_masked_scatter_sig, inplace=True, saves=(2,))
+      sig=_masked_scatter_sig, inplace=True, saves=(2, "meta1"))
 
 
 # ------------------------------------------------------------------ flat take / put
@@ -590,7 +600,7 @@ defop("put", _put_fwd,
       (lambda g, ans, x, source, index, mode, backend, given:
        g if mode == "sum" else g.put(index, g.new_zeros(index.shape)),
        lambda g, ans, x, source, index, mode, backend, given: g.take(index).reshape(source.shape)),
-      sig=_put_sig, inplace=True, saves=(1, 5))  # source and index, as PyTorch
+      sig=_put_sig, inplace=True, saves=(1, 5), overlap="scatter")  # source and index, as PyTorch
 
 
 def take_along_dim(input, indices, dim=None):
@@ -599,7 +609,7 @@ def take_along_dim(input, indices, dim=None):
     _int_index("take_along_dim", indices, "int64")
     if dim is None:
         return input.reshape(-1).gather(0, indices.reshape(-1))
-    d = _wrap(dim, input.ndim)
+    d = check_dim(dim, input.ndim)
     if input.ndim != indices.ndim:
         raise RuntimeError("torch.take_along_dim(): input and indices should have the same number of dimensions, "
                            f"but got {input.ndim} dimensions for input, and {indices.ndim} dimensions for indices")
@@ -622,7 +632,7 @@ def _api_take_sig(x, indices, /, *, axis=None):
         if x.ndim != 1:
             raise ValueError(f"take(): axis is required for an array of {x.ndim} dimensions")
         axis = 0
-    d = _wrap(axis, x.ndim)
+    d = check_dim(axis, x.ndim)
     index = _vector_index("take", indices, "int32 or int64")
     size = x.shape[d]
     check_index_range(index._value, -size, size, lambda bad: IndexError(
@@ -632,12 +642,12 @@ def _api_take_sig(x, indices, /, *, axis=None):
 
 defop("_api_take", _gather_fwd,
       (lambda ns, g, ans, x, index, dim, backend: ns.scatter_add(ns.zeros(x.shape, g), dim, index, g),),
-      sig=_api_take_sig, function=False, method=False, api="take", node="IndexSelectBackward0", saves=(1,))
+      sig=_api_take_sig, function=False, method=False, api="take", node="IndexSelectBackward0", saves=(1, "meta0"))
 
 
 def take_along_axis(x, indices, /, *, axis=-1):
     """The standard's ``take_along_axis``: negative indices count from the end."""
-    d = _wrap(axis, x.ndim)
+    d = check_dim(axis, x.ndim)
     size = x.shape[d]
     index = _int_index("take_along_axis", indices, "int32/int64")
     check_index_range(index._value, -size, size, lambda bad: IndexError(
@@ -658,10 +668,10 @@ def _to_dtype_fwd(xp, x, dtype):
 
 
 defop("to_dtype", _to_dtype_fwd,
-      (lambda ns, g, ans, x, dtype: ns.cast_like(g, x),), node="ToCopyBackward0", saves=(), function=False,
+      (lambda ns, g, ans, x, dtype: ns.cast_like(g, x),), node="ToCopyBackward0", saves=("meta0",), function=False,
       method=False, raw_any_dtype=(0,))
 defop("_to_device", lambda xp, x, adapter, device: adapter.to_device(x, device),
-      (lambda g, ans, x, adapter, device: g.to(x.device),), node="ToCopyBackward0", saves=(), function=False,
+      (lambda g, ans, x, adapter, device: g.to(x.device),), node="ToCopyBackward0", saves=("meta0",), function=False,
       method=False)
-defop("_to_backend", None, (lambda g, ans, x, adapter: g.to(x.backend),), node="ToCopyBackward0", saves=(),
+defop("_to_backend", None, (lambda g, ans, x, adapter: g.to(x.backend),), node="ToCopyBackward0", saves=("meta0",),
       function=False, method=False)

@@ -18,7 +18,8 @@ import math
 
 from .. import _dtypes
 from .._dispatch import _unify, apply, wrap
-from .._table import TABLE, defcomposite, defop, dims_of, refusing, unreduce, where_zero
+from .._table import TABLE, defcomposite, defop, dims_of, unreduce, where_zero
+from .._tensor import check_dim
 
 
 class LinAlgError(RuntimeError, ValueError):
@@ -213,16 +214,18 @@ def _matmul_fwd(xp, x, y):
 _MATMUL_VJPS = (_matmul_vjp_x, _matmul_vjp_y)
 defop("matmul", _matmul_fwd, _MATMUL_VJPS, sig=_matmul_sig, api=True,
       out=True, operators=("__matmul__", "__rmatmul__"), names=lambda x, y: _MATMUL_NODES.get(
-          (x.ndim, y.ndim), "UnsafeViewBackward0"))
+          (x.ndim, y.ndim), "UnsafeViewBackward0"), refuses="b", saves=(0, 1))
 defop("mm", _matmul_fwd, _MATMUL_VJPS, out=True, sig=_ranked_sig(
-    "mm", (2, 2), lambda arg, t, *pair: f"{arg} must be a matrix"))
+    "mm", (2, 2), lambda arg, t, *pair: f"{arg} must be a matrix"), refuses="b", saves=(0, 1))
 defop("bmm", _matmul_fwd, _MATMUL_VJPS, out=True, sig=_ranked_sig(
-    "bmm", (3, 3), lambda arg, t, *pair: f"{'batch1' if arg == 'self' else 'batch2'} must be a 3D tensor"))
+    "bmm", (3, 3), lambda arg, t, *pair: f"{'batch1' if arg == 'self' else 'batch2'} must be a 3D tensor"), refuses="b",
+      saves=(0, 1))
 defop("mv", _matmul_fwd, _MATMUL_VJPS, out=True, sig=_ranked_sig(
     "mv", (2, 1), lambda arg, t, *pair: f"vector + matrix @ vector expected, got 1, {2 if arg == 'vec' else t.ndim}, "
-                                 f"{t.ndim if arg == 'vec' else 1}"))
+                                 f"{t.ndim if arg == 'vec' else 1}"), refuses="b", saves=(0, 1))
 defop("dot", _matmul_fwd, _MATMUL_VJPS, out=True, sig=_ranked_sig(
-    "dot", (1, 1), lambda arg, t, x, y: f"1D tensors expected, but got {x.ndim}D and {y.ndim}D tensors"))
+    "dot", (1, 1), lambda arg, t, x, y: f"1D tensors expected, but got {x.ndim}D and {y.ndim}D tensors"), refuses="b",
+      saves=(0, 1))
 
 
 def _vdot_fwd(xp, x, y):
@@ -231,7 +234,8 @@ def _vdot_fwd(xp, x, y):
 
 defop("vdot", _vdot_fwd, (lambda ns, g, ans, x, y: ns.conj(g) * y, lambda ns, g, ans, x, y: g * x), out=True,
       sig=_ranked_sig("vdot", (1, 1),
-                      lambda arg, t, x, y: f"1D tensors expected, but got {x.ndim}D and {y.ndim}D tensors"))
+                      lambda arg, t, x, y: f"1D tensors expected, but got {x.ndim}D and {y.ndim}D tensors"),
+      saves=((1,), (0,)))
 
 
 # ``beta * input + alpha * (product)``: addmm, addbmm, addmv, baddbmm, addr. ``beta == 0`` ignores input
@@ -246,8 +250,9 @@ def _scaled(v, k):
     return v if k == 1 else v * k
 
 
-def _add_product(name, product, product_vjps, ranks, node=None):
-    """Register ``name(input, a, b, *, beta=1, alpha=1)``: ``product(xp, a, b)`` scaled and added to ``input``."""
+def _add_product(name, product, product_vjps, ranks, **facts):
+    """Register ``name(input, a, b, *, beta=1, alpha=1)``: ``product(xp, a, b)`` scaled and added to ``input``;
+    ``facts``: the entry's other keywords (see ``defop``)."""
     gx, gy = product_vjps
 
     def sig(input, mat1, mat2, *, beta=1, alpha=1):
@@ -268,19 +273,22 @@ def _add_product(name, product, product_vjps, ranks, node=None):
                  (lambda ns, g, ans, c, a, b, beta, alpha: _scaled(g, beta),
                   lambda ns, g, ans, c, a, b, beta, alpha: _scaled(gx(ns, g, a, b), alpha),
                   lambda ns, g, ans, c, a, b, beta, alpha: _scaled(gy(ns, g, a, b), alpha)),
-                 sig=sig, out=True, inplace=True, node=node)
+                 sig=sig, out=True, inplace=True, **facts)
 
 
 _matmul_grads = (lambda ns, g, a, b: _matmul_vjp_x(ns, g, None, a, b),
                  lambda ns, g, a, b: _matmul_vjp_y(ns, g, None, a, b))
-_add_product("addmm", _matmul_fwd, _matmul_grads, (2, 2))
-_add_product("addmv", _matmul_fwd, _matmul_grads, (2, 1))
-_add_product("baddbmm", _matmul_fwd, _matmul_grads, (3, 3))
+_add_product("addmm", _matmul_fwd, _matmul_grads, (2, 2), refuses="b", saves=((3,), (1, 2, 4), (1, 2, 4)))
+_add_product("addmv", _matmul_fwd, _matmul_grads, (2, 1), refuses="b", torch_inplace=True,
+             saves=((3,), (1, 2, 4), (1, 2, 4)))
+_add_product("baddbmm", _matmul_fwd, _matmul_grads, (3, 3), refuses="b", saves=((3,), (1, 2, 4), (1, 2, 4)))
 _add_product("addbmm", lambda xp, a, b: xp.sum(xp.matmul(a, b), axis=0),
              (lambda ns, g, a, b: ns.matmul(g, ns.conj(ns.mT(b))), lambda ns, g, a, b: ns.matmul(ns.conj(ns.mT(a)), g)),
-             (3, 3))
+             (3, 3), refuses="b", saves=((3,), (1, 2, 4), (1, 2, 4)))
 _add_product("addr", lambda xp, a, b: a[:, None] * b[None, :],
-             (lambda ns, g, a, b: ns.matmul(g, ns.conj(b)), lambda ns, g, a, b: ns.matmul(ns.mT(g), ns.conj(a))), (1, 1))
+             (lambda ns, g, a, b: ns.matmul(g, ns.conj(b)), lambda ns, g, a, b: ns.matmul(ns.mT(g), ns.conj(a))),
+             (1, 1),
+             saves=((3,), (1, 2, 4), (1, 2, 4)))
 
 
 def outer(input, vec2):
@@ -291,8 +299,7 @@ def outer(input, vec2):
     return input.unsqueeze(-1) * vec2
 
 
-defcomposite("outer", outer)
-TABLE["ger"] = TABLE["outer"]
+defcomposite("outer", outer, aliases=("ger",))
 
 
 # ------------------------------------------------------------------ cross
@@ -304,9 +311,7 @@ def _cross_axis(x, y, dim, name):
         dim = next((i for i, n in enumerate(shape) if n == 3), None)
         if dim is None:
             raise RuntimeError(f"{name}: no dimension of size 3 in input")
-    if not -len(shape) <= dim < len(shape):
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-len(shape)}, {len(shape) - 1}], "
-                         f"but got {dim})")
+    dim = check_dim(dim, len(shape))
     if x.shape[dim] != 3 or y.shape[dim] != 3:
         raise RuntimeError(f"{name}: inputs dimension {dim} must have length 3. Got {x.shape[dim]} and {y.shape[dim]}")
     return dim % len(shape) - len(shape)  # negative: the standard's cross counts from the end
@@ -334,7 +339,7 @@ def _cross_op(x, y, dim):
 
 defop("linalg_cross", _cross_fwd,
       (lambda g, ans, x, y, dim: _cross_op(y, g, dim), lambda g, ans, x, y, dim: _cross_op(g, x, dim)),
-      node="LinalgCrossBackward0", function=False, method=False)
+      node="LinalgCrossBackward0", function=False, method=False, saves=((1, 2), (0, 2)))
 
 
 def cross(input, other, dim=None):
@@ -393,7 +398,7 @@ def _embed_fwd(xp, v, offset):
 
 
 defop("_diagonal_copy", lambda xp, x, offset: xp.asarray(xp.linalg.diagonal(x, offset=offset), copy=True),  # numpy's is a view
-      (lambda g, ans, x, offset: _diagonal_grad(g, x.shape, offset),), saves=(), function=False, method=False,
+      (lambda g, ans, x, offset: _diagonal_grad(g, x.shape, offset),), saves=("meta0",), function=False, method=False,
       node="DiagonalBackward0_copy")
 defop("_diag_embed", _embed_fwd, (lambda g, ans, x, offset: _diagonal_copy(g, offset),), saves=(),
       node="DiagEmbedBackward0", function=False, method=False)
@@ -421,7 +426,7 @@ def _trace_sig(input):
 defop("trace", lambda xp, x: xp.sum(xp.linalg.diagonal(x), dtype=xp.int64 if x.dtype in (
     xp.int8, xp.int16, xp.int32, xp.uint8, xp.bool) else None),
       (lambda g, ans, x: _diagonal_grad(g.expand(_diag_length(*x.shape, 0)), x.shape, 0),),
-      sig=_trace_sig, saves=())
+      sig=_trace_sig, saves=("meta0",))
 
 
 def _triangle(name, above):
@@ -628,7 +633,7 @@ def _per_matrix(ns, g):
 
 defop("linalg_inv", lambda xp, x: xp.linalg.inv(x),
       (lambda ns, g, ans, x: -ns.matmul(ns.matmul(_adjoint(ns, ans), g), _adjoint(ns, ans)),),
-      node="LinalgInvExBackward0", function=False, method=False)
+      node="LinalgInvExBackward0", function=False, method=False, saves=("result",))
 
 
 def inverse(input):
@@ -647,7 +652,7 @@ def _det_sig(input):
 
 defop("det", lambda xp, x: xp.linalg.det(x),
       (lambda ns, g, ans, x: _per_matrix(ns, g * ns.conj(ans)) * _adjoint(ns, ns.inv(x)),),
-      sig=_det_sig, node="LinalgDetBackward0")
+      sig=_det_sig, node="LinalgDetBackward0", saves=(0, "result"))
 
 
 def _slogdet_fwd(xp, x):
@@ -656,7 +661,7 @@ def _slogdet_fwd(xp, x):
 
 
 defop("linalg_slogdet", _slogdet_fwd, (lambda ns, g, ans, x: _per_matrix(ns, g[1]) * _adjoint(ns, ns.inv(x)),),
-      nout=2, node="LinalgSlogdetBackward0", function=False, method=False)
+      nout=2, node="LinalgSlogdetBackward0", function=False, method=False, saves=(0,))
 
 
 def slogdet(input):
@@ -722,7 +727,7 @@ def _svd_vjp(g, ans, x, full_matrices):
 
 
 defop("linalg_svd", _svd_fwd, (_svd_vjp,), nout=3, node="LinalgSvdBackward0", function=False, method=False,
-      saves=("result",))  # U, S, Vh (the VJP reads the input's shape only), as PyTorch
+      saves=("result", "meta0"))  # U, S, Vh (the VJP reads the input's shape only), as PyTorch
 
 
 def linalg_svd(A, full_matrices=True):
@@ -774,7 +779,7 @@ def _eigh_vjp(g, ans, x, uplo):
 
 
 defop("linalg_eigh", _eigh_fwd, (_eigh_vjp,), nout=2, node="LinalgEighBackward0", function=False, method=False,
-      saves=("result",))
+      saves=("result", "meta0"))
 
 
 def eigh(A, UPLO="L"):
@@ -808,7 +813,8 @@ def _eig_fwd(xp, x):
     return xp.astype(w, complex_dtype), xp.astype(v, complex_dtype)
 
 
-defop("linalg_eig", _eig_fwd, (_eig_vjp,), nout=2, node="LinalgEigBackward0", function=False, method=False)
+defop("linalg_eig", _eig_fwd, (_eig_vjp,), nout=2, node="LinalgEigBackward0", function=False, method=False,
+      saves=(0, "result"))
 
 
 def eig(A):
@@ -849,7 +855,7 @@ def _qr_vjp(g, ans, x, mode):
 
 
 defop("linalg_qr", _qr_fwd, (_qr_vjp,), nout=2, node="LinalgQrBackward0", function=False, method=False,
-      saves=("result",))
+      saves=("result", "meta0"))
 
 
 def qr(A, mode="reduced"):
@@ -885,7 +891,8 @@ def _cholesky_fwd(xp, x, upper):
 
 
 for _name, _node in (("linalg_cholesky", "LinalgCholeskyExBackward0"), ("_torch_cholesky", "CholeskyBackward0")):
-    defop(_name, _cholesky_fwd, (_cholesky_vjp,), node=_node, function=False, method=False, saves=("result",))
+    defop(_name, _cholesky_fwd, (_cholesky_vjp,), node=_node, function=False, method=False,
+          saves=("result", "meta0"))
 
 
 def cholesky_of(name, op_name, A, upper):
@@ -916,7 +923,7 @@ defop("linalg_solve", _solve_fwd,
       (lambda g, ans, a, b, vector: -(_solve_op(_mH(a), g, vector).unsqueeze(-1) * conj(ans).unsqueeze(-2))
        if vector else -(_solve_op(_mH(a), g, vector) @ _mH(ans)),
        lambda g, ans, a, b, vector: _solve_op(_mH(a), g, vector)),
-      node="LinalgSolveExBackward0", function=False, method=False)
+      node="LinalgSolveExBackward0", function=False, method=False, saves=((0, 2, "result"), (0, 2)))
 
 
 def solve(A, B, *, left=True, vector=None):
@@ -961,7 +968,7 @@ def _pinv_vjp(g, ans, A, rtol):
 
 
 defop("linalg_pinv", lambda xp, x, rtol: xp.linalg.pinv(x, rtol=rtol), (_pinv_vjp,), node="LinalgPinvBackward0",
-      function=False, method=False)
+      function=False, method=False, saves=(0, "result"))
 
 
 def pinv(A, rtol=None, hermitian=False, *, atol=None):
@@ -1100,7 +1107,7 @@ def _vector_norm_vjp(ns, g, ans, x, ord, dims, keepdim):
 
 
 defop("linalg_vector_norm", _vector_norm_fwd, (_vector_norm_vjp,), node="LinalgVectorNormBackward0",
-      function=False, method=False)
+      function=False, method=False, saves=(0, 1, 2, 3, "result"))
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
@@ -1223,7 +1230,7 @@ def _complex_dtype(xp, x):
     return xp.complex64 if x.dtype == xp.float32 else xp.complex128
 
 
-defop("_complex_real", _real_fwd, (lambda g, ans, x: as_complex(g) if x.dtype.kind == "c" else g,), saves=(),
+defop("_complex_real", _real_fwd, (lambda g, ans, x: as_complex(g) if x.dtype.kind == "c" else g,), saves=("meta0",),
       node="RealBackward0", function=False, method=False)
 defop("_complex_imag", lambda xp, x: xp.imag(x), (lambda g, ans, x: _times_i(g),), saves=(),
       node="ImagBackward0", function=False, method=False)
@@ -1256,10 +1263,3 @@ def conj(x):
 def as_complex(x):
     """A real float tensor as complex (float32 -> complex64, float64 -> complex128)."""
     return x if x.dtype.kind == "c" else apply(TABLE["_as_complex"].op, (x if x.dtype.kind == "f" else x.float(),))
-
-
-# PyTorch has no bool kernels for products ("addmm_impl_cpu_" not implemented for 'Bool'); checked before a backend
-# multiplies bools.
-for _name in ("matmul", "mm", "bmm", "mv", "dot", "addmm", "addmv", "baddbmm", "addbmm"):
-    _op = TABLE[_name].op
-    _op.cast = refusing(_name, "b", _op.cast)

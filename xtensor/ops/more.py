@@ -43,8 +43,8 @@ def rad2deg(input):
     return _float(input) * (180 / math.pi)
 
 
-defcomposite("deg2rad", deg2rad, inplace=True, out=True)
-defcomposite("rad2deg", rad2deg, inplace=True, out=True)
+defcomposite("deg2rad", deg2rad, inplace=True, out=True, torch_inplace=True)
+defcomposite("rad2deg", rad2deg, inplace=True, out=True, torch_inplace=True)
 
 
 def sgn(input):
@@ -102,7 +102,7 @@ def ldexp(input, other):
         _float(input) * 2.0 ** other
 
 
-defcomposite("ldexp", ldexp, inplace=True, out=True)
+defcomposite("ldexp", ldexp, inplace=True, out=True, torch_inplace=True)
 
 
 def _check_integers(name, *tensors):
@@ -139,8 +139,8 @@ def lcm(input, other):
     return (_fn("floor_divide")(input, g.where(g != 0, 1)) * other).abs().where(g != 0, 0)
 
 
-defcomposite("gcd", gcd, inplace=True, out=True)
-defcomposite("lcm", lcm, inplace=True, out=True)
+defcomposite("gcd", gcd, inplace=True, out=True, torch_inplace=True)
+defcomposite("lcm", lcm, inplace=True, out=True, torch_inplace=True)
 
 
 def heaviside(input, values):

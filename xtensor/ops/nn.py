@@ -53,9 +53,9 @@ def _log_softmax_fwd(xp, x, dim):
 
 
 defop("softmax", _softmax_fwd, (lambda ns, g, ans, x, dim: ans * (g - _along(ns, g * ans, dim)),),
-      sig=_softmax_sig("softmax"), cast=to_float)
+      sig=_softmax_sig("softmax"), cast=to_float, saves=(1, "result"))
 defop("log_softmax", _log_softmax_fwd, (lambda ns, g, ans, x, dim: g - ns.exp(ans) * _along(ns, g, dim),),
-      sig=_softmax_sig("log_softmax"), cast=to_float)
+      sig=_softmax_sig("log_softmax"), cast=to_float, saves=(1, "result"))
 
 
 # ------------------------------------------------------------------ nll_loss
@@ -94,7 +94,8 @@ def _nll_loss_vjp(ns, g, ans, x, target, weight, ignore_index, reduction, backen
 
 
 NLL_LOSS = defop("nll_loss", _nll_loss_fwd, (_nll_loss_vjp,), method=False, function=False,
-                 names=lambda x, *params: "NllLoss2DBackward0" if x.ndim > 2 else "NllLossBackward0")
+                 names=lambda x, *params: "NllLoss2DBackward0" if x.ndim > 2 else "NllLossBackward0",
+                 saves=(0, 1, 2, 3, 4))
 
 
 # ------------------------------------------------------------------ convolution with a native kernel
@@ -135,7 +136,7 @@ def _conv_weight_grad(g, ans, x, w, b, stride, pads, lhs_dilation, dilation, gro
 
 _CONVOLUTION = defop("convolution", _conv_fwd, (
     _conv_input_grad, _conv_weight_grad, lambda g, ans, x, w, b, *geometry: g.sum((0, *range(2, g.ndim)))),
-    method=False, function=False, node="ConvolutionBackward0")
+    method=False, function=False, node="ConvolutionBackward0", saves=((0, 1, 3, 4, 5, 6, 7), (0, 1, 3, 4, 5, 6, 7), ()))
 
 
 def convolution(input, weight, bias, stride, pads, lhs_dilation, dilation, groups):

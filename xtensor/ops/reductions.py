@@ -153,9 +153,10 @@ def _mean_fwd(xp, x, dims, keepdim, dtype):
 
 
 _SUM = _reduction("sum", _sum_fwd, (lambda ns, g, ans, x, dims, keepdim, dtype: ns.unreduce(g, x.shape, dims, keepdim),),
-                  saves=(), cast=sum_dtype)
+                  saves=("meta0",), cast=sum_dtype)
 _MEAN = _reduction("mean", _mean_fwd, (lambda ns, g, ans, x, dims, keepdim, dtype:
-                                       ns.unreduce(g, x.shape, dims, keepdim) / _count(x.shape, dims),), saves=())
+                                       ns.unreduce(g, x.shape, dims, keepdim) / _count(x.shape, dims),),
+                   saves=("meta0",))
 
 
 _ALL_DIMS = {}  # ndim -> (0, ..., ndim - 1): the whole-tensor reduction's dims, made once per rank
@@ -220,7 +221,7 @@ def _product_of_others(x, total, dims):
     return where_zero(lone, rest).expand(x.shape).where(zero, total / safe)
 
 
-_PROD = _reduction("prod", _prod_fwd, (_prod_vjp,), cast=sum_dtype)
+_PROD = _reduction("prod", _prod_fwd, (_prod_vjp,), cast=sum_dtype, saves=(0, 1, 2, "result"))
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):
@@ -243,7 +244,7 @@ def _nansum_fwd(xp, x, dims, keepdim, dtype):
 
 defop("nansum", _nansum_fwd, (lambda g, ans, x, dims, keepdim, dtype:
                               where_zero(x == x, unreduce(g, x.shape, dims, keepdim)),),
-      sig=_reduce_sig, cast=sum_dtype, out=True)
+      sig=_reduce_sig, cast=sum_dtype, out=True, saves=(0, 1, 2))
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
@@ -312,12 +313,19 @@ def _stat_mean(name, stat_fwd, stat_vjp):
     def fwd(xp, x, dims, correction, keepdim):
         return stat_fwd(xp, x, dims, correction, keepdim), xp.mean(x, axis=dims, keepdims=keepdim)
 
-    def vjp(g, ans, x, dims, correction, keepdim):
-        parts = [] if g[0] is None else [stat_vjp(g[0], ans and ans[0], x, dims, correction, keepdim)]  # var: no ans
+    def vjp(g, stat, x, dims, correction, keepdim):
+        parts = [] if g[0] is None else [stat_vjp(g[0], stat, x, dims, correction, keepdim)]
         if g[1] is not None:
             parts.append(unreduce(g[1], x.shape, dims, keepdim) / _count(x.shape, dims))
         return parts[0] if len(parts) == 1 else parts[0] + parts[1]
-    op = defop(f"_{name}", fwd, (vjp,), nout=2, node=f"{name[:3].capitalize()}MeanBackward0", function=False,
+
+    def std_mean_vjp(g, ans, x, dims, correction, keepdim):
+        return vjp(g, ans[0], x, dims, correction, keepdim)
+
+    def var_mean_vjp(g, ans, x, dims, correction, keepdim):  # (var's gradient does not read the result)
+        return vjp(g, None, x, dims, correction, keepdim)
+    op = defop(f"_{name}", fwd, (std_mean_vjp if name == "std_mean" else var_mean_vjp,), nout=2,
+               node=f"{name[:3].capitalize()}MeanBackward0", function=False,
                method=False, saves=(0, "result0") if name == "std_mean" else (0,))  # var_mean: self alone
     sig = _var_sig(name)
 
@@ -334,8 +342,9 @@ def _std_fwd(xp, x, dims, correction, keepdim):
     return xp.sqrt(_var_fwd(xp, x, dims, correction, keepdim))
 
 
-defop("var", _var_fwd, (_var_vjp,), sig=_var_sig("var"), api=True, api_sig=_var_api_sig, out=True)
-defop("std", _std_fwd, (_std_vjp,), sig=_var_sig("std"), api=True, api_sig=_var_api_sig, out=True)
+defop("var", _var_fwd, (_var_vjp,), sig=_var_sig("var"), api=True, api_sig=_var_api_sig, out=True, saves=(0, 1, 2, 3))
+defop("std", _std_fwd, (_std_vjp,), sig=_var_sig("std"), api=True, api_sig=_var_api_sig, out=True,
+      saves=(0, 1, 2, 3, "result"))
 defcomposite("std_mean", _stat_mean("std_mean", _std_fwd, _std_vjp), method=False)
 defcomposite("var_mean", _stat_mean("var_mean", _var_fwd, _var_vjp), method=False)
 
@@ -366,7 +375,7 @@ def _api_extreme_sig(name):
 for _name, _fn in (("amax", "max"), ("amin", "min")):
     _extreme = (lambda f: lambda xp, x, dims, keepdim: getattr(xp, f)(x, axis=dims, keepdims=keepdim))(_fn)
     defop(_name, _extreme, (_share_vjp,), sig=_amax_sig, api=_fn, out=True, api_sig=_api_extreme_sig(_fn),
-          bool_fwd=via_uint8(_extreme))
+          bool_fwd=via_uint8(_extreme), refuses="c", saves=(0, 1, 2, "result"))
 
 
 def _arg_sig(name):
@@ -406,7 +415,8 @@ def _arg_api_sig(name):
 
 for _name in ("argmax", "argmin"):
     defop(_name, _arg_fwd(_name), None, sig=_arg_sig(_name), differentiable=False, api=True, out=True,
-          api_sig=_arg_api_sig(_name))
+          api_sig=_arg_api_sig(_name), refuses={"b": (RuntimeError, f"{_name}(): does not support bool input"),
+                                                "c": (RuntimeError, f"{_name}(): does not support complex input")})
 
 
 def _max_dim_fwd(f, arg):
@@ -418,9 +428,9 @@ def _max_dim_fwd(f, arg):
 
 
 defop("max_dim", _max_dim_fwd("max", "argmax"), (_pick_vjp,), nout=2, node="MaxBackward0", function=False,
-      method=False, sig=None, saves=("result1",), bool_fwd=via_uint8(_max_dim_fwd("max", "argmax")))
+      method=False, sig=None, saves=("result1", "meta0"), bool_fwd=via_uint8(_max_dim_fwd("max", "argmax")))
 defop("min_dim", _max_dim_fwd("min", "argmin"), (_pick_vjp,), nout=2, node="MinBackward0", function=False,
-      method=False, sig=None, saves=("result1",), bool_fwd=via_uint8(_max_dim_fwd("min", "argmin")))
+      method=False, sig=None, saves=("result1", "meta0"), bool_fwd=via_uint8(_max_dim_fwd("min", "argmin")))
 
 
 # ------------------------------------------------------------------ logsumexp, dist
@@ -439,7 +449,7 @@ def _logsumexp_sig(input, dim, keepdim=False):
 
 defop("logsumexp", _logsumexp_fwd, (lambda ns, g, ans, x, dims, keepdim: ns.unreduce(g, x.shape, dims, keepdim) *
                                     ns.exp(x - ns.unreduce(ans, x.shape, dims, keepdim)),),
-      sig=_logsumexp_sig, cast=to_float, out=True)
+      sig=_logsumexp_sig, cast=to_float, out=True, saves=(0, 1, 2, "result"))
 
 
 def _dist_vjp(sign):
@@ -454,7 +464,8 @@ def _dist_sig(input, other, p=2):
     return (input, other), (float(p),)
 
 
-defop("dist", lambda xp, x, y, p: xp.linalg.vector_norm(x - y, ord=p), (_dist_vjp(1), _dist_vjp(-1)), sig=_dist_sig)
+defop("dist", lambda xp, x, y, p: xp.linalg.vector_norm(x - y, ord=p), (_dist_vjp(1), _dist_vjp(-1)), sig=_dist_sig,
+      saves=(0, 1, 2, "result"))
 
 
 # ------------------------------------------------------------------ all, any, count_nonzero
@@ -566,10 +577,10 @@ def _cum_api_sig(name):
 
 defop("cumsum", lambda xp, x, dim, dtype, initial: _cumulative(xp, "cumulative_sum", x, dim, dtype, initial, 0),
       (_cumsum_vjp,), sig=_cum_sig("cumsum"), cast=sum_dtype, api="cumulative_sum",
-      api_sig=_cum_api_sig("cumulative_sum"), out=True, inplace=True, saves=())
+      api_sig=_cum_api_sig("cumulative_sum"), out=True, inplace=True, saves=("meta0",), overlap="elementwise")
 defop("cumprod", lambda xp, x, dim, dtype, initial: _cumulative(xp, "cumulative_prod", x, dim, dtype, initial, 1),
       (_cumprod_vjp,), sig=_cum_sig("cumprod"), cast=sum_dtype, api="cumulative_prod",
-      api_sig=_cum_api_sig("cumulative_prod"), out=True, inplace=True)
+      api_sig=_cum_api_sig("cumulative_prod"), out=True, inplace=True, overlap="elementwise", saves=(0, 1, 3, "result"))
 
 
 def _running_extreme(kind):
@@ -599,7 +610,7 @@ for _kind in ("max", "min"):
     _op = defop(f"_cum{_kind}", _running_extreme(_kind),
                 (lambda g, ans, x, dim: _scatter_along(g[0], ans[1], dim, tuple(x.shape)) if x.ndim else g[0],),
                 nout=2, node=f"Cum{_kind}Backward0", function=False, method=False, saves=(0, "result1"),
-                bool_fwd=via_uint8(_running_extreme(_kind)))
+                bool_fwd=via_uint8(_running_extreme(_kind)), refuses="c")
     defcomposite(f"cum{_kind}", (lambda op, kind: lambda input, dim: RESULTS[f"cum{kind}"](
         *apply(op, (input,), (_one_dim(input, dim),))))(_op, _kind))
 
@@ -656,7 +667,8 @@ def _sort_fwd(xp, x, dim, descending):
 
 _SORT = defop("_sort", _sort_fwd, (lambda g, ans, x, dim, descending: _permute_along(
     g[0], ans[1].argsort(dim) if x.ndim else ans[1], dim),),
-    nout=2, node="SortBackward0", function=False, method=False, saves=("result1",), bool_fwd=via_uint8(_sort_fwd))
+    nout=2, node="SortBackward0", function=False, method=False, saves=("result1", "meta0"),
+              bool_fwd=via_uint8(_sort_fwd))
 
 
 def sort(input, dim=-1, descending=False, stable=False):
@@ -702,7 +714,7 @@ def _topk_fwd(xp, x, k, dim, largest):
 
 _TOPK = defop("_topk", _topk_fwd, (lambda g, ans, x, k, dim, largest:
                                    _scatter_along(g[0], ans[1], dim, tuple(x.shape)) if x.ndim else g[0],),
-              nout=2, node="TopkBackward0", function=False, method=False, saves=("result1",))
+              nout=2, node="TopkBackward0", function=False, method=False, saves=("result1", "meta0"))
 
 
 _NO_TOPK = refusing("topk", "bc", errors={"b": (RuntimeError, "topk does not support bool dtypes on CPU"),
@@ -736,7 +748,7 @@ def _kth_fwd(xp, x, dim, keepdim, position):
 
 
 _KTHVALUE = defop("_kthvalue", _kth_fwd, (_pick_vjp,), nout=2, node="KthvalueBackward0", function=False,
-                  method=False, saves=("result1",))
+                  method=False, saves=("result1", "meta0"))
 
 
 def kthvalue(input, k, dim=-1, keepdim=False):
@@ -772,10 +784,11 @@ def _median(name, ignore_nan):
     node = "".join(p.capitalize() for p in name.split("_"))
     by_dim = defop(f"_{name}_dim", lambda xp, x, dim, keepdim: _kth_fwd(xp, x, dim, keepdim,
                                                                          _median_position(ignore_nan)),
-                   (_pick_vjp,), nout=2, node=f"{node}Backward1", function=False, method=False, saves=("result1",))
+                   (_pick_vjp,), nout=2, node=f"{node}Backward1", function=False, method=False,
+                   saves=("result1", "meta0"))
     whole = defop(f"_{name}_all", lambda xp, x, dims, keepdim: _kth_fwd(
         xp, xp.reshape(x, (-1,)), 0, False, _median_position(ignore_nan))[0], (_share_vjp,),
-        node=f"{node}Backward0", function=False, method=False)
+        node=f"{node}Backward0", function=False, method=False, saves=(0, 1, 2, "result"))
 
     def median(input, dim=None, keepdim=False):
         """``median(input)``: the lower median of all elements; ``median(input, dim)``: ``(values, indices)``."""
@@ -820,7 +833,7 @@ def _largest(xp, dtype):
 
 
 _MODE = defop("_mode", _mode_fwd, (_pick_vjp,), nout=2, node="ModeBackward0", function=False, method=False,
-              saves=("result1",))
+              saves=("result1", "meta0"))
 
 
 def mode(input, dim=-1, keepdim=False):
@@ -1011,13 +1024,3 @@ def _api_isin(x1, x2, /, *, invert=False):
 
 
 defcomposite("isin", isin, api=True, api_impl=_api_isin, method=False)
-
-
-# Dtypes PyTorch refuses for these ops (see ``refusing``), checked before any backend sees them.
-for _name, _kinds, _errors in (("_cummax", "c", None), ("_cummin", "c", None), ("amax", "c", None),
-                               ("amin", "c", None),
-                               *((_name, "bc", {"b": (RuntimeError, f"{_name}(): does not support bool input"),
-                                                "c": (RuntimeError, f"{_name}(): does not support complex input")})
-                                 for _name in ("argmax", "argmin"))):
-    _op = TABLE[_name].op
-    _op.cast = refusing(_name.strip("_"), _kinds, _op.cast, _errors)

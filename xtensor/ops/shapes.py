@@ -6,11 +6,11 @@ import math
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import BroadcastError, Dims, Dims2, apply, history_alias, node_class, overload_name
+from .._dispatch import BroadcastError, Dims, Dims2, apply, history_alias, overload_name
 from .._index import gather_positions, positions_of
 from .._ns import TENSOR_NS
-from .._table import TABLE, defcomposite, defop, dims_of
-from .._tensor import Size, ViewMeta, contiguous_strides, elements_at
+from .._table import TABLE, defcomposite, defop, dims_of, renamed
+from .._tensor import Size, ViewMeta, check_dim, contiguous_strides, elements_at
 from .indexing import _getitem_vjp
 
 
@@ -86,9 +86,9 @@ def _reshape_vjp(ns, g, ans, x, shape):
 
 
 defop("view", lambda xp, x, shape: xp.reshape(x, shape), (_reshape_vjp,), sig=_view_sig, view=_view_meta,
-      saves=())
+      saves=("meta0",))
 defop("_reshape_copy", lambda xp, x, shape: xp.reshape(x, shape, copy=True), (_reshape_vjp,),  # (contiguous, as PyTorch's)
-      node="UnsafeViewBackward0", saves=(), function=False, method=False)
+      node="UnsafeViewBackward0", saves=("meta0",), function=False, method=False)
 
 
 def _permute_sig(input, *dims):
@@ -194,15 +194,12 @@ def _squeeze_meta(shape, stride, offset, dims):
 
 
 defop("squeeze", lambda xp, x, dims: xp.squeeze(x, axis=dims) if dims else x,
-      (lambda ns, g, ans, x, dims: ns.reshape(g, x.shape),), sig=_squeeze_sig, view=_squeeze_meta, saves=(),
+      (lambda ns, g, ans, x, dims: ns.reshape(g, x.shape),), sig=_squeeze_sig, view=_squeeze_meta, saves=("meta0",),
       names=overload_name("SqueezeBackward"), api=True, api_sig=lambda x, /, axis: ((x,), (dims_of(axis, x.ndim),)))
 
 
 def _unsqueeze_sig(input, dim):
-    n = input.ndim + 1
-    if not -n <= dim < n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
-    return (input,), ((dim % n,),)
+    return (input,), ((check_dim(dim, input.ndim + 1),),)
 
 
 def _expand_dims_sig(x, /, axis=0):
@@ -232,7 +229,7 @@ def _unsqueeze_meta(shape, stride, offset, dims):
 
 
 defop("unsqueeze", _unsqueeze_fwd, (lambda ns, g, ans, x, dims: ns.reshape(g, x.shape),),
-      sig=_unsqueeze_sig, view=_unsqueeze_meta, saves=(), api="expand_dims", api_sig=_expand_dims_sig)
+      sig=_unsqueeze_sig, view=_unsqueeze_meta, saves=("meta0",), api="expand_dims", api_sig=_expand_dims_sig)
 
 
 # ------------------------------------------------------------------ joining
@@ -279,21 +276,17 @@ def _stack_sig(tensors, dim=0):
         if t.shape != tensors[0].shape:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} at "
                                f"entry 0 and {list(t.shape)} at entry {i}")
-    n = tensors[0].ndim + 1
-    if not -n <= dim < n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
-    return tensors, (dim % n,)
+    return tensors, (check_dim(dim, tensors[0].ndim + 1),)
 
 
 defop("cat", lambda xp, *args: xp.concat(args[:-1], axis=args[-1]), vjp_all=_cat_vjp, sig=_cat_sig,
-      method=False, api="concat", out=True, saves=(),
+      method=False, api="concat", out=True, saves=("meta*",), aliases=("concat", "concatenate"),
       api_sig=lambda arrays, /, *, axis=0: _cat_sig(arrays, axis) if axis is not None else
       _cat_sig([a.reshape(-1) for a in arrays], 0))
-TABLE["concat"] = TABLE["concatenate"] = TABLE["cat"]  # PyTorch's other spellings
 defop("stack", lambda xp, *args: xp.stack(args[:-1], axis=args[-1]),
       vjp_all=lambda ns, g, ans, *args: [ns.select(g, args[-1], i) for i in range(len(args) - 1)],
       sig=_stack_sig, method=False, api=True, out=True,
-      api_sig=lambda arrays, /, *, axis=0: _stack_sig(arrays, axis))
+      api_sig=lambda arrays, /, *, axis=0: _stack_sig(arrays, axis), saves=())
 
 
 # ------------------------------------------------------------------ strided views beyond slicing
@@ -344,7 +337,7 @@ def _diagonal_fwd(xp, x, offset, dim1, dim2):
 
 defop("diagonal", _diagonal_fwd,
       (lambda g, ans, x, offset, dim1, dim2: _scatter_by_rule(g, x, _diagonal_meta, offset, dim1, dim2),),
-      sig=_diagonal_sig, view=_diagonal_meta, saves=())
+      sig=_diagonal_sig, view=_diagonal_meta, saves=("meta0",))
 
 
 def _unfold_meta(shape, stride, offset, dim, size, step):
@@ -378,7 +371,7 @@ def _unfold_fwd(xp, x, dim, size, step):
 
 defop("unfold", _unfold_fwd,
       (lambda g, ans, x, dim, size, step: _scatter_by_rule(g, x, _unfold_meta, dim, size, step),),
-      sig=_unfold_sig, view=_unfold_meta, saves=(), function=False)
+      sig=_unfold_sig, view=_unfold_meta, saves=("meta0",), function=False)
 
 
 def _as_strided_meta(shape, stride, offset, size, new_stride, storage_offset, index, root):
@@ -422,7 +415,7 @@ def _as_strided_fwd(xp, x, size, stride, offset, index, root):
 defop("as_strided", _as_strided_fwd,  # (an empty view's gradient: fresh zeros, as PyTorch's as_strided_backward)
       (lambda ns, g, ans, x, size, stride, offset, index, root:
           ns.zeros(tuple(x.shape), g) if 0 in size else _getitem_vjp(ns, g, None, x, index, None),),
-      sig=_as_strided_sig, view=_as_strided_meta, saves=())
+      sig=_as_strided_sig, view=_as_strided_meta, saves=("meta0",))
 
 
 # ------------------------------------------------------------------ views written with other views
@@ -432,8 +425,7 @@ def _named(tensors, node_name):
     for i, r in enumerate(tensors):
         if r._creation is None:
             r._creation = ("multi", i)  # which output, for the error message (views of it say "multi" only)
-        if r._grad_fn is not None:
-            r._grad_fn.__class__ = node_class(node_name)
+        renamed(r, node_name)
     return tensors
 
 
@@ -583,11 +575,8 @@ def _roll_sig(input, shifts, dims=None):
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
     if len(shifts) != len(dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
-    n = max(input.ndim, 1)
-    for d in dims:
-        if not -n <= d < n:
-            raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
-    return (input,), (shifts, tuple(d % n for d in dims) if input.ndim else None)
+    dims = tuple(check_dim(d, input.ndim) for d in dims)
+    return (input,), (shifts, dims if input.ndim else None)
 
 
 def _roll_fwd(xp, x, shifts, dims):
@@ -623,7 +612,7 @@ def _repeat_vjp(g, ans, x, sizes):
     return g.reshape(pairs).sum(tuple(range(0, len(pairs), 2))).reshape(x.shape) if sizes else g
 
 
-defop("repeat", _repeat_fwd, (_repeat_vjp,), sig=_repeat_sig, saves=(), function=False)
+defop("repeat", _repeat_fwd, (_repeat_vjp,), sig=_repeat_sig, saves=("meta0",), function=False)
 
 
 def tile(input, dims):
@@ -782,7 +771,7 @@ def _inplace_view(name, node):
         if not self._backend.mutable:
             self._storage.track(self)
         if view._grad_fn is not None:
-            view._grad_fn.__class__ = node_class(node)
+            renamed(view, node)
             self._grad_fn, self._output_nr, self._requires_grad = view._grad_fn, 0, True
         return self
     inplace.__name__ = inplace.__qualname__ = name + "_"

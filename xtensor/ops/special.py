@@ -29,31 +29,34 @@ def _backend_of(*args):
     return backend
 
 
-def kernel(name, kernel_name, vjp, *, torch_level=False, node=None, refuse="c"):
+def kernel(name, kernel_name, vjp, *, torch_level=False, refuses="c", **facts):
     """A unary primitive computed by the adapter's ``kernel_name``. ``torch_level``: PyTorch also has it as
-    ``torch.name``, a method and ``name_`` (lgamma, i0...); otherwise it lives in ``xtensor.special`` only."""
+    ``torch.name``, a method and ``name_`` (lgamma, i0...); otherwise it lives in ``xtensor.special`` only.
+    ``facts``: the entry's other keywords (see ``defop``)."""
     return defop(name, lambda xp, x, backend: backend.special(kernel_name, x), (vjp,) if vjp else None,
                  kind="custom", inplace=torch_level, out=True, method=torch_level, function=torch_level,
-                 cast=refusing(name, refuse, to_float), sig=lambda input: ((input,), (_backend_of(input),)),
-                 differentiable=vjp is not None, node=node)
+                 cast=to_float, refuses=refuses, sig=lambda input: ((input,), (_backend_of(input),)),
+                 differentiable=vjp is not None, **facts)
 
 
 # ------------------------------------------------------------------ the erf family
-kernel("erf", "erf", lambda ns, g, ans, x, backend: g * TWO_OVER_SQRT_PI * ns.exp(-x * x), torch_level=True)
-kernel("erfc", "erfc", lambda ns, g, ans, x, backend: -g * TWO_OVER_SQRT_PI * ns.exp(-x * x), torch_level=True)
+kernel("erf", "erf", lambda ns, g, ans, x, backend: g * TWO_OVER_SQRT_PI * ns.exp(-x * x), torch_level=True,
+       torch_inplace=True, saves=(0,))
+kernel("erfc", "erfc", lambda ns, g, ans, x, backend: -g * TWO_OVER_SQRT_PI * ns.exp(-x * x), torch_level=True,
+       torch_inplace=True, saves=(0,))
 kernel("erfinv", "erfinv", lambda g, ans, x, backend: g * (0.5 * math.sqrt(math.pi)) * (x.erfinv() ** 2).exp(),
-       torch_level=True)
+       torch_level=True, saves=(0,))
 kernel("special_erfcx", "erfcx", lambda ns, g, ans, x, backend: g * (2 * x * ans - TWO_OVER_SQRT_PI),
-       node="SpecialErfcxBackward0")
+       node="SpecialErfcxBackward0", saves=(0, "result"))
 kernel("special_ndtri", "ndtri", lambda ns, g, ans, x, backend: g * SQRT_2PI * ns.exp(ans * ans / 2),
-       node="SpecialNdtriBackward0")
+       node="SpecialNdtriBackward0", saves=("result",))
 kernel("special_log_ndtr", "log_ndtr", lambda ns, g, ans, x, backend: g / SQRT_2PI * ns.exp(-(ans + x * x / 2)),
-       node="SpecialLogNdtrBackward0")
+       node="SpecialLogNdtrBackward0", saves=(0, "result"))
 
 
 # ------------------------------------------------------------------ the gamma family
-kernel("lgamma", "gammaln", lambda g, ans, x, backend: g * x.digamma(), torch_level=True)
-kernel("digamma", "psi", lambda g, ans, x, backend: g * polygamma(1, x), torch_level=True)
+kernel("lgamma", "gammaln", lambda g, ans, x, backend: g * x.digamma(), torch_level=True, saves=(0,))
+kernel("digamma", "psi", lambda g, ans, x, backend: g * polygamma(1, x), torch_level=True, saves=(0,))
 
 
 def _polygamma_sig(n, input):
@@ -67,7 +70,7 @@ def _polygamma_sig(n, input):
 # PyTorch's method takes n after self and its function before: xtensor.special installs the method and ``_`` form.
 _POLYGAMMA = defop("polygamma", lambda xp, x, n, backend: backend.special("polygamma", n, x),
                    (lambda g, ans, x, n, backend: g * polygamma(n + 1, x),), kind="custom", sig=_polygamma_sig,
-                   cast=refusing("polygamma", "c", to_float), method=False, inplace=True, out=True)
+                   cast=refusing("polygamma", "c", to_float), method=False, inplace=True, out=True, saves=(0, 1))
 
 
 def polygamma(n, input):
@@ -116,14 +119,14 @@ def _igamma_vjp_other(sign):
 
 defop("igamma", lambda xp, a, x, backend: backend.special("gammainc", a, x),
       (_no_derivative("igamma: input"), _igamma_vjp_other(1)), kind="custom", sig=_igamma_sig("igamma"),
-      cast=refusing("igamma", "bc", to_float), inplace=True, out=True)
+      cast=refusing("igamma", "bc", to_float), inplace=True, out=True, saves=((), (0, 1)))
 defop("igammac", lambda xp, a, x, backend: backend.special("gammaincc", a, x),
       (_no_derivative("igammac: input"), _igamma_vjp_other(-1)), kind="custom", sig=_igamma_sig("igammac"),
-      cast=refusing("igammac", "bc", to_float), inplace=True, out=True)
+      cast=refusing("igammac", "bc", to_float), inplace=True, out=True, saves=((), (0, 1)))
 defop("special_zeta", lambda xp, x, q, backend: backend.special("zeta", x, q),
       (_no_derivative("zeta"), _no_derivative("zeta")), kind="custom", function=False, method=False, out=True,
       sig=lambda input, other: ((input, other), (_backend_of(input, other),)),
-      cast=refusing("zeta", "bc", to_float), node="SpecialZetaBackward0")
+      cast=refusing("zeta", "bc", to_float), node="SpecialZetaBackward0", saves=())
 
 
 # ------------------------------------------------------------------ Bessel functions
@@ -142,18 +145,18 @@ def _unary(op):
     return lambda x: apply(op, (x,), (_backend_of(x),))
 
 
-kernel("i0", "i0", lambda g, ans, x, backend: g * i1(x), torch_level=True)
+kernel("i0", "i0", lambda g, ans, x, backend: g * i1(x), torch_level=True, torch_inplace=True, saves=(0,))
 i0e = _unary(kernel("special_i0e", "i0e", lambda g, ans, x, backend: g * (i1e(x) - x.sign() * ans),
-                    node="SpecialI0EBackward0"))
-i1 = _unary(kernel("special_i1", "i1", _i1_vjp, node="SpecialI1Backward0"))
-i1e = _unary(kernel("special_i1e", "i1e", _i1e_vjp, node="SpecialI1EBackward0"))
+                    node="SpecialI0EBackward0", saves=(0, "result")))
+i1 = _unary(kernel("special_i1", "i1", _i1_vjp, node="SpecialI1Backward0", saves=(0, "result")))
+i1e = _unary(kernel("special_i1e", "i1e", _i1e_vjp, node="SpecialI1EBackward0", saves=(0, "result")))
 
 
 for _name, _kernel in (("bessel_j0", "j0"), ("bessel_j1", "j1"), ("bessel_y0", "y0"), ("bessel_y1", "y1"),
                        ("modified_bessel_i0", "i0"), ("modified_bessel_i1", "i1"), ("modified_bessel_k0", "k0"),
                        ("modified_bessel_k1", "k1"), ("scaled_modified_bessel_k0", "k0e"),
                        ("scaled_modified_bessel_k1", "k1e"), ("airy_ai", "airy_ai")):
-    kernel("special_" + _name, _kernel, None, refuse="bc")
+    kernel("special_" + _name, _kernel, None, refuses="bc")
 
 
 def _spherical_j0(xp, x):
@@ -175,7 +178,7 @@ def _entr(xp, x):
 
 
 defop("special_entr", _entr, (lambda g, ans, x: -g * (1 + x.log()),), kind="unary", function=False, method=False,
-      out=True, cast=refusing("entr", "c", to_float))
+      out=True, cast=refusing("entr", "c", to_float), saves=(0,))
 
 
 def _xlog1py(xp, x, y):
@@ -191,7 +194,7 @@ _XLOG1PY = defop("special_xlog1py", _xlog1py,
       (lambda g, ans, x, y: g * xlog1py((x != 0).to(g.dtype), y), lambda g, ans, x, y: g * x / (y + 1)),
       kind="binary", function=False, method=False, out=True, cast=refusing("xlog1py", "c", to_float),
       names=lambda x, y: "SpecialXlog1PyBackward0" if isinstance(x, Tensor) and isinstance(y, Tensor) else
-      "SpecialXlog1PyBackward2" if isinstance(x, Tensor) else "SpecialXlog1PyBackward1")
+      "SpecialXlog1PyBackward2" if isinstance(x, Tensor) else "SpecialXlog1PyBackward1", saves=(0, 1))
 
 
 def xlog1py(x, y):
@@ -212,7 +215,7 @@ def _sinc_vjp(g, ans, x):
     return where_zero(x != 0, g * (slope.conj() if slope.dtype.kind == "c" else slope))
 
 
-defop("sinc", _sinc, (_sinc_vjp,), kind="unary", inplace=True, out=True, cast=to_float)
+defop("sinc", _sinc, (_sinc_vjp,), kind="unary", inplace=True, out=True, cast=to_float, torch_inplace=True, saves=(0,))
 
 
 # ------------------------------------------------------------------ orthogonal polynomials

@@ -65,11 +65,12 @@ class _Arrays:
 
 
 class _Tensors:
-    """Formulas on tensors, written with ``copy_``: the update is recorded when grad mode is on."""
+    """Formulas on tensors, written with ``copy_``: the update is recorded when grad mode is on. A tensor is
+    read as a clone, so that writing it later does not invalidate what the graph saved of its old value."""
 
     @staticmethod
     def read(t):
-        return t
+        return t.clone()
 
     @staticmethod
     def write(t, value):

@@ -31,7 +31,7 @@ class Rprop(Optimizer):
             grad = _gradient(param, group, ops, coupled_decay=False)
             xp = ops.ns(param)
             sign = xp.sign(grad * ops.read(state["prev"]))
-            factor = xp.where(sign > 0, etaplus, xp.where(sign < 0, etaminus, 1.0))
+            factor = xp.where(sign > 0, etaplus, xp.where(sign < 0, etaminus, xp.ones_like(sign)))
             step_size = xp.clip(ops.read(state["step_size"]) * factor, step_size_min, step_size_max)
             grad = xp.where(factor == etaminus, 0.0, grad)
             ops.write(state["step_size"], step_size)

@@ -31,7 +31,7 @@ from .. import _dtypes
 from .._autograd import AccumulateGrad, Node, edge_of, freed_error
 from .._api_extras import layout
 from .._dispatch import apply
-from .._tensor import NotStrided, Size, Tensor, _wrap_dim
+from .._tensor import NotStrided, Size, Tensor, check_dim
 from ..autograd import grad_mode
 
 __all__ = ["SparseTensor", "sparse_coo", "sparse_coo_tensor", "from_parts", "sparse_from", "to_dense", "to_sparse",
@@ -175,7 +175,7 @@ class SparseTensor(Tensor):
         ndim = len(self._sp_size)
         if dim is None:
             return (0,) * ndim
-        _wrap_dim(dim, ndim)
+        check_dim(dim, ndim)
         return 0
 
     def is_contiguous(self, memory_format=None):
@@ -304,7 +304,7 @@ class SparseTensor(Tensor):
         return _permuted(self, [1, 0], "TBackward0") if self.ndim == 2 else self
 
     def transpose(self, dim0, dim1):
-        d0, d1 = _wrap_dim(dim0, self.ndim), _wrap_dim(dim1, self.ndim)
+        d0, d1 = check_dim(dim0, self.ndim), check_dim(dim1, self.ndim)
         sparse_dim = self.sparse_dim()
         if d0 >= sparse_dim or d1 >= sparse_dim:
             raise RuntimeError(f"sparse transpose: transposed dimensions must be sparse Got sparse_dim: {sparse_dim}, "
@@ -314,7 +314,7 @@ class SparseTensor(Tensor):
         return _permuted(self, order, "TransposeBackward0")
 
     def permute(self, *dims):
-        order = [_wrap_dim(d, self.ndim) for d in (dims[0] if len(dims) == 1 and not isinstance(dims[0], int)
+        order = [check_dim(d, self.ndim) for d in (dims[0] if len(dims) == 1 and not isinstance(dims[0], int)
                                                    else dims)]
         if sorted(order) != list(range(self.ndim)):
             raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does not match the "

@@ -1,7 +1,7 @@
 """Reductions over sparse COO tensors: ``sum`` and the softmaxes over stored values (``torch.sparse``)."""
 import numpy as np
 
-from .._tensor import _wrap_dim
+from .._tensor import check_dim
 from ..autograd import grad_mode
 from ._coo import (SparseTensor, _host, _linear_keys, coalesce, named, sparse_from, sum_duplicates,
                    values_with_history)
@@ -21,7 +21,7 @@ def sparse_sum(input, dim=None, *, dtype=None, node="SparseSumBackward0"):
         values = values.long()  # PyTorch sums integers in int64
     if dim is None:
         return values.sum()
-    dims = sorted({_wrap_dim(d, input.ndim) for d in ((dim,) if isinstance(dim, int) else dim)})
+    dims = sorted({check_dim(d, input.ndim) for d in ((dim,) if isinstance(dim, int) else dim)})
     sparse_dim = input.sparse_dim()
     summed_sparse = [d for d in dims if d < sparse_dim]
     dense_axes = tuple(d - sparse_dim + 1 for d in dims if d >= sparse_dim)
@@ -50,7 +50,7 @@ def _groups(s, dim):
 def _shifted_and_sums(s, dim, name):
     if not isinstance(s, SparseTensor):
         raise RuntimeError(f"{name}: expected a sparse COO tensor")
-    dim = _wrap_dim(dim, s.ndim)
+    dim = check_dim(dim, s.ndim)
     if dim >= s.sparse_dim():
         raise NotImplementedError(f"xtensor.sparse.{name} over a dense dimension is not supported")
     s = coalesce(s)

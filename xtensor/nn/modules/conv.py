@@ -3,6 +3,7 @@
 import math
 
 from .. import functional as F, init
+from ..functional._convolution import _conv, _conv_transpose
 from .linear import uniform_bias_, weight_and_bias
 from .module import Module
 
@@ -54,14 +55,14 @@ class _ConvNd(Module):
 
     def forward(self, input):
         if self.padding_mode == "zeros" or self.padding == "valid":
-            return F._conv(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups,
+            return _conv(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups,
                            self.n)
         if self.padding == "same":
             total = [d * (k - 1) for k, d in zip(self.kernel_size, self.dilation)]
             pads = [p for t in reversed(total) for p in (t // 2, t - t // 2)]
         else:
             pads = [p for p in reversed(self.padding) for _ in range(2)]
-        return F._conv(F.pad(input, pads, mode=self.padding_mode), self.weight, self.bias, self.stride, 0,
+        return _conv(F.pad(input, pads, mode=self.padding_mode), self.weight, self.bias, self.stride, 0,
                        self.dilation, self.groups, self.n)
 
     def extra_repr(self):
@@ -110,7 +111,7 @@ class _ConvTransposeNd(_ConvNd):
             smallest = [(size - 1) * s - 2 * p + d * (k - 1) + 1 for size, s, p, d, k in
                         zip(spatial, self.stride, self.padding, self.dilation, self.kernel_size)]
             output_padding = tuple(o - m for o, m in zip(list(output_size)[-self.n:], smallest))
-        return F._conv_transpose(input, self.weight, self.bias, self.stride, self.padding, output_padding,
+        return _conv_transpose(input, self.weight, self.bias, self.stride, self.padding, output_padding,
                                  self.groups, self.dilation, self.n)
 
 

@@ -1,5 +1,6 @@
 """Loss modules: ``reduction=`` (and the deprecated ``size_average``/``reduce``), then ``nn.functional``."""
 from .. import functional as F
+from ..functional._loss import _legacy_reduction
 from .module import Module
 
 __all__ = ["CTCLoss", "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss", "NLLLoss", "BCELoss",
@@ -11,7 +12,7 @@ __all__ = ["CTCLoss", "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "CrossEn
 class _Loss(Module):
     def __init__(self, size_average=None, reduce=None, reduction="mean"):
         super().__init__()
-        self.reduction = F._legacy_reduction(size_average, reduce, reduction)
+        self.reduction = _legacy_reduction(size_average, reduce, reduction)
 
 
 class _WeightedLoss(_Loss):

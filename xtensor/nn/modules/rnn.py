@@ -1,5 +1,6 @@
 """``RNN``, ``LSTM``, ``GRU``: PyTorch's parameters (names, order, init) and equations, unrolled in Python; and
-their one-step cells ``RNNCell``, ``LSTMCell``, ``GRUCell``, which run the same cell equations.
+their one-step cells ``RNNCell``, ``LSTMCell``, ``GRUCell``, which run the same cell equations. The layers take a
+padded batch or a ``nn.utils.rnn.PackedSequence`` (variable lengths), as PyTorch's.
 
 Each layer and direction runs its cell over the time steps with xtensor ops, so gradients (through time, to
 any order) and every backend come for free. The input projection of all time steps is one matmul per layer
@@ -9,6 +10,7 @@ import math
 
 from ... import _creation
 from .. import functional as F, init
+from ..utils.rnn import PackedSequence
 from .linear import empty_parameter
 from .module import Module
 
@@ -138,7 +140,19 @@ class _RNNBase(Module):
 
     # ------------------------------------------------------------------ forward
     def forward(self, input, hx=None):
-        seq, hx, unbatched = self._prepare(input, hx)
+        """Over a padded ``input`` or a ``PackedSequence`` (then the output is one too, each sequence's final
+        state is the one at its own last step, and ``hx`` is in the batch's original order, as PyTorch's)."""
+        packed = isinstance(input, PackedSequence)
+        if packed:
+            batch_sizes = [int(n) for n in input.batch_sizes.tolist()]
+            seq, hx = self._prepare_packed(input, hx, batch_sizes[0])
+            unbatched = False
+        else:
+            seq, hx, unbatched = self._prepare(input, hx)
+            batch_sizes = [seq.shape[1]] * seq.shape[0]
+        starts = [0]
+        for size in batch_sizes[:-1]:
+            starts.append(starts[-1] + size)
         directions = 2 if self.bidirectional else 1
         finals = [[] for _ in range(self.states)]
         for layer in range(self.num_layers):
@@ -148,24 +162,66 @@ class _RNNBase(Module):
                 suffix = f"_l{layer}" + ("_reverse" if direction else "")
                 weights = [getattr(self, name + suffix, None) for name in ("weight_ih", "weight_hh", "bias_ih",
                                                                            "bias_hh", "weight_hr")]
-                state = tuple(h[index] for h in hx)
                 projected = F.linear(seq, weights[0], weights[2])  # every time step at once
-                steps = range(seq.shape[0] - 1, -1, -1) if direction else range(seq.shape[0])
-                out = [None] * seq.shape[0]
-                for t in steps:
-                    state = self._cell(projected[t], state, weights[1], weights[3])
-                    if weights[4] is not None:  # proj_size: h = W_hr h
-                        state = (F.linear(state[0], weights[4]),) + state[1:]
-                    out[t] = state[0]
-                outputs.append(_xt().stack(out, 0))
+                step = ((lambda t: projected[starts[t]:starts[t] + batch_sizes[t]]) if packed
+                        else (lambda t: projected[t]))
+                out, state = self._run(step, tuple(h[index] for h in hx), weights, batch_sizes, direction)
+                outputs.append(_xt().cat(out, 0) if packed else _xt().stack(out, 0))
                 for final, s in zip(finals, state):
                     final.append(s)
-            seq = outputs[0] if directions == 1 else _xt().cat(outputs, 2)
+            seq = outputs[0] if directions == 1 else _xt().cat(outputs, -1)
             if self.dropout and self.training and layer < self.num_layers - 1:
                 seq = F.dropout(seq, self.dropout)
-        output = seq.squeeze(1) if unbatched else seq.transpose(0, 1) if self.batch_first else seq
-        final = tuple(_xt().stack(f, 0).squeeze(1) if unbatched else _xt().stack(f, 0) for f in finals)
+        final = tuple(_xt().stack(f, 0) for f in finals)
+        if packed:
+            final = tuple(_permuted(f, input.unsorted_indices) for f in final)
+            output = PackedSequence(seq, input.batch_sizes, input.sorted_indices, input.unsorted_indices)
+        else:
+            final = tuple(f.squeeze(1) for f in final) if unbatched else final
+            output = seq.squeeze(1) if unbatched else seq.transpose(0, 1) if self.batch_first else seq
         return output, (final if self.states > 1 else final[0])
+
+    def _run(self, step, state, weights, batch_sizes, reverse):
+        """One layer and direction over the time steps; at step ``t`` only the first ``batch_sizes[t]`` rows
+        (the sequences still running, longest first) update, the others keep their state."""
+        full = batch_sizes[0] if batch_sizes else 0
+        out = [None] * len(batch_sizes)
+        for t in (range(len(batch_sizes) - 1, -1, -1) if reverse else range(len(batch_sizes))):
+            size = batch_sizes[t]
+            running = state if size == full else tuple(h[:size] for h in state)
+            new = self._cell(step(t), running, weights[1], weights[3])
+            if weights[4] is not None:  # proj_size: h = W_hr h
+                new = (F.linear(new[0], weights[4]),) + new[1:]
+            out[t] = new[0]
+            state = new if size == full else tuple(_xt().cat([n, h[size:]]) for n, h in zip(new, state))
+        return out, state
+
+    def _prepare_packed(self, input, hx, batch):
+        """A ``PackedSequence``'s data and ``hx`` (given in the original batch order) in its sorted order."""
+        data = input.data
+        weight = self.weight_ih_l0
+        if data.dtype is not weight.dtype:
+            raise ValueError(f"RNN input dtype ({data.dtype}) does not match weight dtype ({weight.dtype}). "
+                             f"Convert input: input.to({weight.dtype}), or convert model: model.to({data.dtype})")
+        if data.ndim != 2 or data.shape[-1] != self.input_size:
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got "
+                               f"{data.shape[-1]}")
+        layers = self.num_layers * (2 if self.bidirectional else 1)
+        sizes = (self.proj_size or self.hidden_size, self.hidden_size)[:self.states]
+        if hx is None:
+            return data, tuple(_creation.zeros(layers, batch, size, dtype=data.dtype).to(data.backend)
+                               for size in sizes)
+        hx = hx if self.states > 1 else (hx,)
+        for i, (h, size) in enumerate(zip(hx, sizes)):
+            if tuple(h.shape) != (layers, batch, size):
+                label = "hidden size" if self.states == 1 else f"hidden[{i}] size"
+                raise RuntimeError(f"Expected {label} {(layers, batch, size)}, got {list(h.shape)}")
+        return data, tuple(_permuted(h, input.sorted_indices) for h in hx)
+
+
+def _permuted(state, indices):
+    """A (layers, batch, hidden) state with its batch rows taken in ``indices`` order (as it is for None)."""
+    return state if indices is None else state.index_select(1, indices)
 
 
 class RNN(_RNNBase):

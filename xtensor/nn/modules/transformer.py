@@ -1,89 +1,19 @@
-"""``MultiheadAttention`` and the Transformer family (encoder/decoder layers and stacks, ``Transformer``) with
-PyTorch's parameters, masks and layouts. PyTorch's fused inference fast path computes the same values; it is not
-reproduced."""
+"""The Transformer family (encoder/decoder layers and stacks, ``Transformer``) with PyTorch's parameters, masks
+and layouts; their ``MultiheadAttention`` is in ``activation.py``, where PyTorch keeps it. PyTorch's fused inference
+fast path computes the same values; it is not reproduced."""
 import copy
 import math
 
 from .. import functional as F, init
-from .basic import Dropout
+from .activation import MultiheadAttention
 from .container import ModuleList
-from .linear import Linear, empty_parameter
+from .dropout import Dropout
+from .linear import Linear
 from .module import Module
 from .normalization import LayerNorm
 
-__all__ = ["MultiheadAttention", "Transformer", "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder",
+__all__ = ["Transformer", "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder",
            "TransformerEncoderLayer"]
-
-
-class NonDynamicallyQuantizableLinear(Linear):
-    """The output projection of MultiheadAttention (PyTorch names it so; it is a Linear)."""
-
-
-class MultiheadAttention(Module):
-    """Attention over ``num_heads`` heads: ``softmax(q k^T / sqrt(head_dim) + mask) v``, projected in and out."""
-
-    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False, add_zero_attn=False,
-                 kdim=None, vdim=None, batch_first=False, device=None, dtype=None):
-        if embed_dim <= 0 or num_heads <= 0:
-            raise ValueError(f"embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} and "
-                             f"num_heads={num_heads} instead")
-        super().__init__()
-        kw = {"device": device, "dtype": dtype}
-        self.embed_dim, self.num_heads, self.dropout, self.batch_first = embed_dim, num_heads, dropout, batch_first
-        self.kdim = kdim if kdim is not None else embed_dim
-        self.vdim = vdim if vdim is not None else embed_dim
-        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
-        self.head_dim = embed_dim // num_heads
-        if self.head_dim * num_heads != embed_dim:
-            raise AssertionError("embed_dim must be divisible by num_heads")
-        if self._qkv_same_embed_dim:
-            self.in_proj_weight = empty_parameter(3 * embed_dim, embed_dim, **kw)
-            for name in ("q_proj_weight", "k_proj_weight", "v_proj_weight"):
-                self.register_parameter(name, None)
-        else:
-            self.q_proj_weight = empty_parameter(embed_dim, embed_dim, **kw)
-            self.k_proj_weight = empty_parameter(embed_dim, self.kdim, **kw)
-            self.v_proj_weight = empty_parameter(embed_dim, self.vdim, **kw)
-            self.register_parameter("in_proj_weight", None)
-        if bias:
-            self.in_proj_bias = empty_parameter(3 * embed_dim, **kw)
-        else:
-            self.register_parameter("in_proj_bias", None)
-        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **kw)
-        if add_bias_kv:
-            self.bias_k = empty_parameter(1, 1, embed_dim, **kw)
-            self.bias_v = empty_parameter(1, 1, embed_dim, **kw)
-        else:
-            self.bias_k = self.bias_v = None
-        self.add_zero_attn = add_zero_attn
-        self._reset_parameters()
-
-    def _reset_parameters(self):
-        if self._qkv_same_embed_dim:
-            init.xavier_uniform_(self.in_proj_weight)
-        else:
-            for weight in (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight):
-                init.xavier_uniform_(weight)
-        if self.in_proj_bias is not None:
-            init.constant_(self.in_proj_bias, 0.0)
-            init.constant_(self.out_proj.bias, 0.0)
-        if self.bias_k is not None:
-            init.xavier_normal_(self.bias_k)
-            init.xavier_normal_(self.bias_v)
-
-    def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
-                average_attn_weights=True, is_causal=False):
-        if self.batch_first and query.ndim == 3:
-            query, key, value = (t.transpose(0, 1) for t in (query, key, value))
-        separate = not self._qkv_same_embed_dim
-        out, weights = F.multi_head_attention_forward(
-            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight, self.in_proj_bias, self.bias_k,
-            self.bias_v, self.add_zero_attn, self.dropout, self.out_proj.weight, self.out_proj.bias,
-            training=self.training, key_padding_mask=key_padding_mask, need_weights=need_weights,
-            attn_mask=attn_mask, use_separate_proj_weight=separate, q_proj_weight=self.q_proj_weight,
-            k_proj_weight=self.k_proj_weight, v_proj_weight=self.v_proj_weight,
-            average_attn_weights=average_attn_weights, is_causal=is_causal)
-        return (out.transpose(0, 1) if self.batch_first and query.ndim == 3 else out), weights
 
 
 _ACTIVATIONS = {"relu": F.relu, "gelu": F.gelu}

@@ -13,6 +13,8 @@ import math
 
 import numpy as np
 
+from ._common import _named, _xt
+
 __all__ = ["ctc_loss"]
 
 
@@ -62,7 +64,6 @@ def _logsumexp(xt, *terms):
 
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
     """PyTorch's ``F.ctc_loss``: ``log_probs`` (T, N, C) or (T, C), ``targets`` padded (N, S) or concatenated."""
-    from .functional import _named, _xt
     xt = _xt()
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")

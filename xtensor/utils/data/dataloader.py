@@ -1,4 +1,4 @@
-"""``xtensor.utils.data``: datasets, samplers, ``DataLoader`` and PyTorch's default collate.
+"""``DataLoader`` and PyTorch's default collate.
 
 Loading happens in the calling process. ``num_workers > 0`` is accepted so PyTorch code runs unchanged, and
 gives the same batches in the same order as PyTorch's (in-order) worker loading; a warning says that no
@@ -6,7 +6,6 @@ worker processes are started (xtensor tensors are cheap to make in-process, and 
 have to re-import the backends). Shuffling draws from xtensor's generators: ``generator=`` (or the
 default generator after ``manual_seed``) makes the order reproducible on every backend.
 """
-import bisect
 import collections.abc
 import copy
 import itertools
@@ -16,242 +15,14 @@ import warnings
 
 import numpy as np
 
-from .. import _creation, _dtypes, stack  # stack: defined before xtensor imports utils
-from .._tensor import Tensor
+from ... import _creation, _dtypes, stack  # stack: defined before xtensor imports utils
+from ..._tensor import Tensor
+from .dataset import IterableDataset
+from .sampler import BatchSampler, RandomSampler, SequentialSampler
 
-__all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset", "Subset", "random_split",
-           "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "BatchSampler", "DataLoader",
-           "default_collate", "default_convert", "get_worker_info"]
-
-
-# ----------------------------------------------------------------------------------------------- datasets
-class Dataset:
-    """A map-style dataset: ``__getitem__(index)`` and usually ``__len__``; ``+`` concatenates."""
-
-    def __getitem__(self, index):
-        raise NotImplementedError("Subclasses of Dataset should implement __getitem__.")
-
-    def __add__(self, other):
-        return ConcatDataset([self, other])
+__all__ = ["DataLoader", "default_collate", "default_convert", "get_worker_info"]
 
 
-class IterableDataset(Dataset):
-    """A dataset read as a stream (``__iter__``); the DataLoader batches it in order."""
-
-    def __iter__(self):
-        raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
-
-
-class TensorDataset(Dataset):
-    """Samples are the rows of tensors that share their first dimension."""
-
-    def __init__(self, *tensors):
-        if any(tensors[0].size(0) != t.size(0) for t in tensors):
-            raise AssertionError("Size mismatch between tensors")
-        self.tensors = tensors
-
-    def __getitem__(self, index):
-        return tuple(t[index] for t in self.tensors)
-
-    def __len__(self):
-        return self.tensors[0].size(0)
-
-
-class StackDataset(Dataset):
-    """Samples are tuples (positional datasets) or dicts (keyword datasets) of the datasets' samples."""
-
-    def __init__(self, *args, **kwargs):
-        if args and kwargs:
-            raise ValueError("Supported either ``tuple``- (via ``args``) or``dict``- (via ``kwargs``) like "
-                             "input/output, but both types are given.")
-        if not args and not kwargs:
-            raise ValueError("At least one dataset should be passed")
-        self.datasets = args or kwargs
-        parts = list(args or kwargs.values())
-        self._length = len(parts[0])
-        if any(self._length != len(d) for d in parts):
-            raise ValueError("Size mismatch between datasets")
-
-    def __getitem__(self, index):
-        if isinstance(self.datasets, dict):
-            return {k: d[index] for k, d in self.datasets.items()}
-        return tuple(d[index] for d in self.datasets)
-
-    def __len__(self):
-        return self._length
-
-
-class ConcatDataset(Dataset):
-    """The datasets one after the other."""
-
-    def __init__(self, datasets):
-        self.datasets = list(datasets)
-        if len(self.datasets) == 0:
-            raise AssertionError("datasets should not be an empty iterable")
-        if any(isinstance(d, IterableDataset) for d in self.datasets):
-            raise AssertionError("ConcatDataset does not support IterableDataset")
-        self.cumulative_sizes = list(itertools.accumulate(len(d) for d in self.datasets))
-
-    def __len__(self):
-        return self.cumulative_sizes[-1]
-
-    def __getitem__(self, idx):
-        if idx < 0:
-            if -idx > len(self):
-                raise ValueError("absolute value of index should not exceed dataset length")
-            idx = len(self) + idx
-        which = bisect.bisect_right(self.cumulative_sizes, idx)
-        return self.datasets[which][idx - (self.cumulative_sizes[which - 1] if which else 0)]
-
-
-class Subset(Dataset):
-    """The samples of ``dataset`` at ``indices``."""
-
-    def __init__(self, dataset, indices):
-        self.dataset = dataset
-        self.indices = indices
-
-    def __getitem__(self, idx):
-        if isinstance(idx, list):
-            return self.dataset[[self.indices[i] for i in idx]]
-        return self.dataset[self.indices[idx]]
-
-    def __getitems__(self, indices):
-        if callable(getattr(self.dataset, "__getitems__", None)):
-            return self.dataset.__getitems__([self.indices[i] for i in indices])
-        return [self.dataset[self.indices[i]] for i in indices]
-
-    def __len__(self):
-        return len(self.indices)
-
-
-def random_split(dataset, lengths, generator=None):
-    """Split ``dataset`` into non-overlapping random subsets of the given lengths (or fractions summing to 1);
-    ``generator`` (default: xtensor's default generator) makes the split reproducible."""
-    if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
-        sizes = []
-        for i, fraction in enumerate(lengths):
-            if fraction < 0 or fraction > 1:
-                raise ValueError(f"Fraction at index {i} is not between 0 and 1")
-            sizes.append(math.floor(len(dataset) * fraction))
-        for i in range(len(dataset) - sum(sizes)):
-            sizes[i % len(sizes)] += 1
-        for i, size in enumerate(sizes):
-            if size == 0:
-                warnings.warn(f"Length of split at index {i} is 0. This might result in an empty dataset.", stacklevel=2)
-        lengths = sizes
-    if sum(lengths) != len(dataset):
-        raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
-    indices = _creation.randperm(sum(lengths), generator=generator).tolist()
-    return [Subset(dataset, indices[end - length:end]) for end, length in zip(itertools.accumulate(lengths), lengths)]
-
-
-# ----------------------------------------------------------------------------------------------- samplers
-class Sampler:
-    """An iterable of dataset indices (or of lists of indices, for a batch sampler)."""
-
-    def __init__(self, data_source=None):
-        pass
-
-    def __iter__(self):
-        raise NotImplementedError
-
-
-class SequentialSampler(Sampler):
-    def __init__(self, data_source):
-        self.data_source = data_source
-
-    def __iter__(self):
-        return iter(range(len(self.data_source)))
-
-    def __len__(self):
-        return len(self.data_source)
-
-
-def _fresh_generator():
-    """A generator seeded from the default one, so an unseeded sampler still follows ``manual_seed``."""
-    generator = _creation.Generator()
-    generator.manual_seed(int(_creation.empty((), dtype=_dtypes.int64).random_().item()))
-    return generator
-
-
-class RandomSampler(Sampler):
-    """Indices in random order (a fresh permutation per epoch), or drawn with ``replacement``."""
-
-    def __init__(self, data_source, replacement=False, num_samples=None, generator=None):
-        self.data_source = data_source
-        self.replacement = replacement
-        self._num_samples = num_samples
-        self.generator = generator
-        if not isinstance(self.replacement, bool):
-            raise TypeError(f"replacement should be a boolean value, but got replacement={self.replacement}")
-        if not isinstance(self.num_samples, int) or self.num_samples <= 0:
-            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={self.num_samples}")
-
-    @property
-    def num_samples(self):
-        return len(self.data_source) if self._num_samples is None else self._num_samples
-
-    def __iter__(self):
-        n = len(self.data_source)
-        generator = self.generator if self.generator is not None else _fresh_generator()
-        if self.replacement:
-            for _ in range(self.num_samples // 32):
-                yield from _creation.randint(0, n, (32,), generator=generator).tolist()
-            yield from _creation.randint(0, n, (self.num_samples % 32,), generator=generator).tolist()
-        else:
-            for _ in range(self.num_samples // n):
-                yield from _creation.randperm(n, generator=generator).tolist()
-            yield from _creation.randperm(n, generator=generator).tolist()[:self.num_samples % n]
-
-    def __len__(self):
-        return self.num_samples
-
-
-class SubsetRandomSampler(Sampler):
-    """The given indices in random order."""
-
-    def __init__(self, indices, generator=None):
-        self.indices = indices
-        self.generator = generator
-
-    def __iter__(self):
-        for i in _creation.randperm(len(self.indices), generator=self.generator).tolist():
-            yield self.indices[i]
-
-    def __len__(self):
-        return len(self.indices)
-
-
-class BatchSampler(Sampler):
-    """Groups another sampler's indices into lists of ``batch_size`` (the last one shorter unless ``drop_last``)."""
-
-    def __init__(self, sampler, batch_size, drop_last):
-        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
-            raise ValueError(f"batch_size should be a positive integer value, but got batch_size={batch_size}")
-        if not isinstance(drop_last, bool):
-            raise ValueError(f"drop_last should be a boolean value, but got drop_last={drop_last}")
-        self.sampler = sampler
-        self.batch_size = batch_size
-        self.drop_last = drop_last
-
-    def __iter__(self):
-        indices = iter(self.sampler)
-        if self.drop_last:
-            yield from (list(batch) for batch in zip(*[indices] * self.batch_size))
-            return
-        batch = list(itertools.islice(indices, self.batch_size))
-        while batch:
-            yield batch
-            batch = list(itertools.islice(indices, self.batch_size))
-
-    def __len__(self):
-        if self.drop_last:
-            return len(self.sampler) // self.batch_size
-        return (len(self.sampler) + self.batch_size - 1) // self.batch_size
-
-
-# ----------------------------------------------------------------------------------------------- collate
 _STRING_OR_OBJECT_DTYPE = re.compile(r"[SaUO]")
 _COLLATE_ERROR = "default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found {}"
 
@@ -338,7 +109,6 @@ def get_worker_info():
     return None
 
 
-# ----------------------------------------------------------------------------------------------- loader
 class DataLoader:
     """Batches of a dataset: ``batch_size``, ``shuffle`` (with ``generator``), ``drop_last``, ``sampler``,
     ``batch_sampler``, ``collate_fn`` (default: ``default_collate``; ``batch_size=None`` converts single

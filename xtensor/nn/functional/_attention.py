@@ -1,10 +1,40 @@
-"""``multi_head_attention_forward``: PyTorch's functional multi-head attention, which ``nn.MultiheadAttention`` calls,
-as a composite of xtensor ops (projections, scaled scores, masks, softmax, dropout, output projection)."""
+"""Attention mechanisms: ``scaled_dot_product_attention``, and ``multi_head_attention_forward`` (PyTorch's functional
+multi-head attention, which ``nn.MultiheadAttention`` calls) as a composite of xtensor ops (projections, scaled
+scores, masks, softmax, dropout, output projection)."""
 import math
 
-from .. import _dtypes
+from ... import _dtypes
+from ._common import _xt
+from ._dropout import dropout
+from ._linear import linear
+from ._padding import pad
 
-__all__ = ["multi_head_attention_forward"]
+__all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
+                                 enable_gqa=False):
+    xt = _xt()
+    length, source = query.shape[-2], key.shape[-2]
+    scale = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
+    if enable_gqa:
+        repeat = query.shape[-3] // key.shape[-3]
+        key, value = key.repeat_interleave(repeat, -3), value.repeat_interleave(repeat, -3)
+    scores = query.matmul(key.transpose(-2, -1)) * scale
+    if is_causal:
+        if attn_mask is not None:
+            raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
+                               "is_causal=True")
+        attn_mask = xt.ones(length, source, dtype=xt.bool).to(query.backend).tril()
+    if attn_mask is not None:
+        if attn_mask.dtype is _dtypes.bool:
+            scores = scores.masked_fill(attn_mask.logical_not(), -math.inf)
+        else:
+            scores = scores + attn_mask
+    weights = scores.softmax(-1)
+    if dropout_p > 0.0:
+        weights = dropout(weights, dropout_p)
+    return weights.matmul(value)
 
 
 def _additive_mask(mask, dtype):
@@ -15,10 +45,9 @@ def _additive_mask(mask, dtype):
 
 
 def _projections(query, key, value, in_proj_weight, in_proj_bias, separate_weights):
-    from . import functional as F
     weights = separate_weights if separate_weights is not None else in_proj_weight.chunk(3)
     biases = in_proj_bias.chunk(3) if in_proj_bias is not None else (None,) * 3
-    return [F.linear(x, w, b) for x, w, b in zip((query, key, value), weights, biases)]
+    return [linear(x, w, b) for x, w, b in zip((query, key, value), weights, biases)]
 
 
 def _heads(x, given, batch_heads, head_dim, name):
@@ -40,8 +69,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
                                  is_causal=False):
     """``softmax(q k^T / sqrt(head_dim) + masks) v`` over ``num_heads`` heads, projected in and out; (L, N, E) inputs
     (or unbatched (L, E)). Returns the output and, with ``need_weights``, the attention weights."""
-    import xtensor
-    from . import functional as F
+    xt = _xt()
     if query.ndim not in (2, 3):
         raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {query.ndim}-D "
                              "query tensor")
@@ -82,19 +110,19 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     if bias_k is not None:
         if static_k is not None or static_v is not None:
             raise AssertionError(f"bias cannot be added to static {'key' if static_k is not None else 'value'}.")
-        k = xtensor.cat([k, bias_k.expand(1, batch, embed)])
-        v = xtensor.cat([v, bias_v.expand(1, batch, embed)])
-        attn_mask = None if attn_mask is None else F.pad(attn_mask, (0, 1))
-        key_padding_mask = None if key_padding_mask is None else F.pad(key_padding_mask, (0, 1))
+        k = xt.cat([k, bias_k.expand(1, batch, embed)])
+        v = xt.cat([v, bias_v.expand(1, batch, embed)])
+        attn_mask = None if attn_mask is None else pad(attn_mask, (0, 1))
+        key_padding_mask = None if key_padding_mask is None else pad(key_padding_mask, (0, 1))
     batch_heads = batch * num_heads
     q = _heads(q, None, batch_heads, head_dim, "q")
     k = _heads(k, static_k, batch_heads, head_dim, "static_k")
     v = _heads(v, static_v, batch_heads, head_dim, "static_v")
     if add_zero_attn:
-        k = xtensor.cat([k, k.new_zeros((batch_heads, 1, head_dim))], 1)
-        v = xtensor.cat([v, v.new_zeros((batch_heads, 1, head_dim))], 1)
-        attn_mask = None if attn_mask is None else F.pad(attn_mask, (0, 1))
-        key_padding_mask = None if key_padding_mask is None else F.pad(key_padding_mask, (0, 1))
+        k = xt.cat([k, k.new_zeros((batch_heads, 1, head_dim))], 1)
+        v = xt.cat([v, v.new_zeros((batch_heads, 1, head_dim))], 1)
+        attn_mask = None if attn_mask is None else pad(attn_mask, (0, 1))
+        key_padding_mask = None if key_padding_mask is None else pad(key_padding_mask, (0, 1))
     source = k.shape[1]
     scores = q.matmul(k.transpose(1, 2)) * (1 / math.sqrt(head_dim))  # (N*H, L, S)
     if attn_mask is not None:
@@ -110,8 +138,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
                   key_padding_mask.reshape(batch, 1, 1, source)).reshape(batch_heads, length, source)
     weights = scores.softmax(-1)
     if dropout_p > 0.0 and training:
-        weights = F.dropout(weights, dropout_p)
-    out = F.linear(weights.matmul(v).transpose(0, 1).reshape(length, batch, embed), out_proj_weight, out_proj_bias)
+        weights = dropout(weights, dropout_p)
+    out = linear(weights.matmul(v).transpose(0, 1).reshape(length, batch, embed), out_proj_weight, out_proj_bias)
     if unbatched:
         out = out.squeeze(1)
     if not need_weights:

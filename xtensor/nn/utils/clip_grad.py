@@ -1,13 +1,13 @@
-"""``nn.utils``: gradient clipping and flattening parameters into one vector, as PyTorch's ``torch.nn.utils``."""
+"""``nn.utils.clip_grad``: gradient clipping by total norm or by value, as PyTorch's."""
 import types
 import warnings
 
-from .. import cat, linalg, stack  # defined before xtensor imports nn
-from .._creation import tensor
-from .._tensor import Tensor
-from ..autograd.grad_mode import no_grad
+from ... import linalg, stack  # defined before xtensor imports nn
+from ..._creation import tensor
+from ..._tensor import Tensor
+from ...autograd.grad_mode import no_grad
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_", "get_total_norm", "parameters_to_vector", "vector_to_parameters"]
+__all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm"]
 
 
 def _as_list(tensors):
@@ -38,13 +38,29 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
         parameters = list(parameters)
         if not parameters:
             warnings.warn("`parameters` is an empty generator, no gradient clipping will occur.", stacklevel=3)
+    parameters = _as_list(parameters)
+    total_norm = get_total_norm([p.grad for p in parameters if p.grad is not None], norm_type, error_if_nonfinite,
+                                foreach)
+    clip_grads_with_norm_(parameters, max_norm, total_norm, foreach)
+    return total_norm
+
+
+def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+    """Deprecated spelling of ``clip_grad_norm_`` (PyTorch warns the same way)."""
+    warnings.warn("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of `torch.nn.utils.clip_grad_norm_`.",
+                  FutureWarning, stacklevel=2)
+    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
+
+
+@no_grad()
+def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
+    """Scale the gradients by ``max_norm / (total_norm + 1e-6)``, capped at 1 (the second half of
+    ``clip_grad_norm_``, for a ``total_norm`` computed elsewhere, e.g. across shards)."""
     grads = [p.grad for p in _as_list(parameters) if p.grad is not None]
-    total_norm = get_total_norm(grads, norm_type, error_if_nonfinite, foreach)
     if grads:
         clip_coef = (float(max_norm) / (total_norm + 1e-6)).clamp(max=1.0)
         for grad in grads:
             grad.mul_(clip_coef)
-    return total_norm
 
 
 @no_grad()
@@ -54,19 +70,3 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
     for p in _as_list(parameters):
         if p.grad is not None:
             p.grad.clamp_(min=-clip_value, max=clip_value)
-
-
-def parameters_to_vector(parameters):
-    """All parameters flattened and concatenated into one vector (differentiable)."""
-    return cat([p.view(-1) for p in parameters])
-
-
-def vector_to_parameters(vec, parameters):
-    """Slice ``vec`` back into the parameters' shapes and make each slice the parameter's data."""
-    if not isinstance(vec, Tensor):
-        raise TypeError(f"expected torch.Tensor, but got: {type(vec).__module__}.{type(vec).__qualname__}")
-    pointer = 0
-    for param in parameters:
-        count = param.numel()
-        param.data = vec[pointer:pointer + count].view_as(param).data
-        pointer += count
