@@ -249,8 +249,7 @@ def _program(name, xtensor_options=(), xtensor_args=(), reason=None):
     _program("polynomial_regression", reason="needs Tensor.__format__ of a 0-d tensor (f'{t}'), from switches"),
     _program("polynomial_regression", ["--backend", "jax"],
              reason="needs Tensor.__format__ of a 0-d tensor (f'{t}'), from switches"),
-    _program("gcn_sparse", reason="needs torch.sparse_coo_tensor, torch.spmm, Tensor.to_dense/_nnz/is_sparse (sparse) "
-                                  "and size= on torch.empty (switches)"),
+    _program("gcn_sparse"),
     _program("rnn_packed_lm", reason="needs torch.nn.utils.rnn (pad_sequence, pack_padded_sequence, pad_packed_sequence, "
                                      "LSTM over a PackedSequence) and LSTM.flatten_parameters, from surface"),
 ])
