@@ -219,3 +219,13 @@ def test_backends_that_cannot_compile_run_eagerly_with_identical_results(name):
     np.testing.assert_array_equal(np.asarray(c_logits.detach().numpy()), np.asarray(logits.detach().numpy()))
     np.testing.assert_array_equal(compiled.fc1.weight.grad.numpy(), model.fc1.weight.grad.numpy())
     assert compiled.compilations == 0
+
+
+def test_a_parameter_replaced_between_calls_is_read_as_the_eager_call_reads_it(on_jax):
+    model, compiled = _twins()
+    compiled(t.tensor(X))
+    for m in (model, compiled):
+        m.fc2.weight = t.nn.Parameter(t.full((3, 8), 0.5))
+    np.testing.assert_allclose(compiled(t.tensor(X))[0].detach().numpy(), model(t.tensor(X))[0].detach().numpy(),
+                               rtol=1e-5, atol=1e-6)
+    assert compiled.compilations == 1  # same shapes: the new tensor is an input of the same program

@@ -186,3 +186,32 @@ def test_iterable_datasets_are_batched_in_order():
     assert [b.tolist() for b in data.DataLoader(Counter(), batch_size=3, drop_last=True)] == [[0, 1, 2], [3, 4, 5]]
     with pytest.raises(ValueError, match="expected unspecified shuffle option, but got shuffle=True"):
         data.DataLoader(Counter(), shuffle=True)
+
+
+# ------------------------------------------------------------------ DistributedSampler
+@pytest.mark.parametrize("size, replicas, drop_last", [(10, 3, False), (10, 3, True), (2, 4, False), (8, 4, True)])
+def test_distributed_sampler_without_shuffle_gives_each_rank_pytorchs_share(size, replicas, drop_last):
+    for rank in range(replicas):
+        ours = data.DistributedSampler(range(size), num_replicas=replicas, rank=rank, shuffle=False,
+                                       drop_last=drop_last)
+        theirs = tdata.DistributedSampler(range(size), num_replicas=replicas, rank=rank, shuffle=False,
+                                          drop_last=drop_last)
+        assert list(ours) == list(theirs) and len(ours) == len(theirs)
+
+
+def test_distributed_sampler_shuffles_one_permutation_per_epoch_split_over_the_ranks():
+    def shares(epoch, seed=0):
+        samplers = [data.DistributedSampler(range(9), num_replicas=3, rank=r, seed=seed) for r in range(3)]
+        for s in samplers:
+            s.set_epoch(epoch)
+        return [list(s) for s in samplers]
+    first = shares(0)
+    assert sorted(i for share in first for i in share) == list(range(9))  # disjoint, and together all of it
+    assert first == shares(0) and first != shares(1) and first != shares(0, seed=1)
+
+
+def test_distributed_sampler_rejects_a_rank_outside_the_world_as_pytorch():
+    with pytest.raises(ValueError, match=r"Invalid rank 3, rank should be in the interval \[0, 2\]"):
+        data.DistributedSampler(range(4), num_replicas=3, rank=3)
+    with pytest.raises(ValueError, match=r"Invalid rank 3, rank should be in the interval \[0, 2\]"):
+        tdata.DistributedSampler(range(4), num_replicas=3, rank=3)

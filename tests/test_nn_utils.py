@@ -68,3 +68,82 @@ def test_parameters_to_vector_and_back(backend):
 def test_vector_to_parameters_wants_a_tensor():
     with pytest.raises(TypeError, match="expected torch.Tensor, but got: builtins.list"):
         xt.nn.utils.vector_to_parameters([1.0], [xt.zeros(1)])
+
+
+# ------------------------------------------------------------------ nn.utils.rnn: packed sequences
+LENGTHS = [2, 4, 1, 4]  # unsorted, with a tie
+
+
+def _padded(lib, batch_first=False):
+    values = np.random.default_rng(0).standard_normal((4, 4, 3))  # (batch, time, features)
+    x = lib.tensor(values, dtype=lib.float64, requires_grad=True)
+    return x, (x if batch_first else x.transpose(0, 1))
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+def test_pack_and_pad_round_trip_as_torch(backend, batch_first):
+    (x, padded), (tx, tpadded) = _padded(xt, batch_first), _padded(torch, batch_first)
+    packed = xt.nn.utils.rnn.pack_padded_sequence(padded, LENGTHS, batch_first=batch_first, enforce_sorted=False)
+    expected = torch.nn.utils.rnn.pack_padded_sequence(tpadded, LENGTHS, batch_first=batch_first,
+                                                       enforce_sorted=False)
+    for got, want in zip(packed, expected):
+        np.testing.assert_array_equal(got.detach().numpy(), want.detach().numpy())
+    out, lengths = xt.nn.utils.rnn.pad_packed_sequence(packed, batch_first=batch_first, padding_value=-1.0)
+    want_out, want_lengths = torch.nn.utils.rnn.pad_packed_sequence(expected, batch_first=batch_first,
+                                                                   padding_value=-1.0)
+    np.testing.assert_array_equal(out.detach().numpy(), want_out.detach().numpy())
+    assert lengths.tolist() == want_lengths.tolist() and lengths.dtype == xt.int64
+    (out * out).sum().backward()
+    (want_out * want_out).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())
+
+
+def test_pack_sequence_and_unpack_sequence_as_torch(backend):
+    values = [np.arange(n * 2, dtype=np.float32).reshape(n, 2) for n in (3, 1, 2)]
+    packed = xt.nn.utils.rnn.pack_sequence([xt.tensor(v) for v in values], enforce_sorted=False)
+    expected = torch.nn.utils.rnn.pack_sequence([torch.tensor(v) for v in values], enforce_sorted=False)
+    np.testing.assert_array_equal(packed.data.numpy(), expected.data.numpy())
+    assert packed.batch_sizes.tolist() == expected.batch_sizes.tolist()
+    for got, want in zip(xt.nn.utils.rnn.unpack_sequence(packed), values):
+        np.testing.assert_array_equal(got.numpy(), want)
+
+
+def test_pad_sequence_pads_left_or_right_as_torch(backend):
+    values = [np.ones((2, 2)), np.full((3, 2), 2.0)]
+    for side in ("left", "right"):
+        got = xt.nn.utils.rnn.pad_sequence([xt.tensor(v) for v in values], batch_first=True, padding_value=7.0,
+                                           padding_side=side)
+        want = torch.nn.utils.rnn.pad_sequence([torch.tensor(v) for v in values], batch_first=True,
+                                               padding_value=7.0, padding_side=side)
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_unsorted_lengths_with_enforce_sorted_raise_as_torch():
+    with pytest.raises(RuntimeError, match="must be sorted in decreasing order"):
+        xt.nn.utils.rnn.pack_padded_sequence(xt.zeros(4, 4, 3), LENGTHS)
+    with pytest.raises(RuntimeError, match="must be sorted in decreasing order"):
+        torch.nn.utils.rnn.pack_padded_sequence(torch.zeros(4, 4, 3), LENGTHS)
+
+
+@pytest.mark.parametrize("kind, options", [("LSTM", dict(num_layers=2, bidirectional=True)),
+                                           ("GRU", dict(batch_first=True)), ("RNN", {}),
+                                           ("LSTM", dict(proj_size=2))], ids=["lstm-2layer-bi", "gru", "rnn", "proj"])
+def test_recurrent_layers_over_a_packed_sequence_match_torch(backend, kind, options):
+    torch.manual_seed(0)
+    expected_model = getattr(torch.nn, kind)(3, 4, **options).double()
+    model = getattr(xt.nn, kind)(3, 4, **options).double()
+    model.load_state_dict({k: xt.tensor(v.detach().numpy()) for k, v in expected_model.state_dict().items()})
+    batch_first = options.get("batch_first", False)
+    outputs = []
+    for lib, m in ((xt, model), (torch, expected_model)):
+        x, padded = _padded(lib, batch_first)
+        rnn = lib.nn.utils.rnn
+        out, state = m(rnn.pack_padded_sequence(padded, LENGTHS, batch_first=batch_first, enforce_sorted=False))
+        assert isinstance(out, rnn.PackedSequence)
+        out = rnn.pad_packed_sequence(out, batch_first=batch_first)[0]
+        state = state if isinstance(state, tuple) else (state,)
+        (out.sum() + sum((h * h).sum() for h in state)).backward()
+        outputs.append([out, *state, x.grad, *(p.grad for p in m.parameters())])
+    for got, want in zip(*outputs):
+        np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-10, atol=1e-12)
+

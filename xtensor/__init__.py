@@ -49,6 +49,7 @@ from . import optim, utils  # noqa: E402
 from .serialization import load, save  # noqa: E402
 from . import special  # noqa: E402  (the torch.special namespace; after nn, whose logsigmoid it uses)
 from . import distributed  # noqa: E402  (torch.distributed over jax.sharding; imports jax only when used)
+from . import jit, onnx, testing  # noqa: E402  (torch.jit/onnx stand-ins, torch.testing.assert_close)
 from . import accelerator, amp, backends, compiler, cpu, cuda, mps  # noqa: E402  (the setup switches scripts set)
 from .amp import autocast  # noqa: E402
 from .amp.autocast_mode import (clear_autocast_cache, get_autocast_cpu_dtype, get_autocast_dtype,  # noqa: E402

@@ -69,12 +69,10 @@ class CompiledModule(Module):
         module = self._orig_mod
         if self._disable:
             return module(*args, **kwargs)
-        modules = list(module.modules())
-        hooked = next((m for m in modules if any(getattr(m, name, None) for name in _HOOKS)), None)
-        if hooked is not None:
-            return self._eager(f"{type(hooked).__name__} has hooks, which must run as Python at every call",
+        call = _Call(module, args, kwargs)
+        if call.hooked is not None:
+            return self._eager(f"{type(call.hooked).__name__} has hooks, which must run as Python at every call",
                                module, args, kwargs)
-        call = _Call(module, modules, args, kwargs)
         if call.backend is None or not getattr(call.backend, "compiles", False) or call.traced():
             return module(*args, **kwargs)
         key = call.signature()
@@ -94,21 +92,39 @@ class CompiledModule(Module):
 
 
 class _Call:
-    """One call's state: the module tree's tensors (unique, in walk order) and storages, the arguments' leaves."""
+    """One call's state: the module tree's tensors (unique, in walk order) and storages, the Python values of its
+    modules' attributes, the arguments' leaves -- read in one pass over the tree (every call reads it: a parameter
+    replaced, a flag switched or a hook added between calls is seen)."""
 
-    def __init__(self, module, modules, args, kwargs):
-        self.module, self.modules = module, modules
-        found = {}
-        for m in modules:
-            for store in (m._parameters, m._buffers, vars(m)):
-                for value in store.values():
-                    if isinstance(value, Tensor):
-                        found.setdefault(id(value), value)
-        self.tensors = list(found.values())
+    def __init__(self, module, args, kwargs):
+        self.module = module
+        found, attributes, hooked = {}, [], None
+        stack, seen = [module], set()
+        while stack:  # preorder, as Module.modules()
+            m = stack.pop()
+            if id(m) in seen:
+                continue
+            seen.add(id(m))
+            d = m.__dict__
+            statics = []
+            for k, v in d.items():
+                cls = type(v)
+                if cls in _SCALARS:
+                    statics.append((k, cls, v))
+                elif isinstance(v, Tensor):
+                    found.setdefault(id(v), v)
+            attributes.append(tuple(statics))
+            for v in (*d["_parameters"].values(), *d["_buffers"].values()):
+                if v is not None:
+                    found.setdefault(id(v), v)
+            if hooked is None and any(d.get(name) for name in _HOOKS):
+                hooked = m
+            stack.extend(child for child in reversed(d["_modules"].values()) if child is not None)
+        self.tensors, self.attributes, self.hooked = list(found.values()), tuple(attributes), hooked
         backends = {t._backend for t in self.tensors}
         backends.update(a._backend for a in (*args, *kwargs.values()) if isinstance(a, Tensor))
         self.backend = backends.pop() if len(backends) == 1 else None
-        if self.backend is None or not getattr(self.backend, "compiles", False):
+        if self.backend is None or not getattr(self.backend, "compiles", False) or hooked is not None:
             return
         self.leaves, self.structure = self.backend.tree_flatten((args, kwargs), Tensor)
         self.inputs = [leaf for leaf in self.leaves if isinstance(leaf, Tensor)]
@@ -136,9 +152,7 @@ class _Call:
         state = tuple((owner, None if t._view is None else t._view.resolve(), t._dtype, t._requires_grad)
                       for t, owner in zip(self.tensors, self.owners))
         storages = tuple((st.array.shape, st.array.dtype) for st in self.storages)
-        attributes = tuple(tuple((k, type(v), v) for k, v in vars(m).items() if type(v) in _SCALARS)
-                           for m in self.modules)
-        return (self.structure, leaves, state, storages, attributes, self.records, grad_mode.state.inference,
+        return (self.structure, leaves, state, storages, self.attributes, self.records, grad_mode.state.inference,
                 _dtypes.get_default_dtype())
 
 

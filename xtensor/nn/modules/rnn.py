@@ -218,10 +218,6 @@ class _RNNBase(Module):
                 raise RuntimeError(f"Expected {label} {(layers, batch, size)}, got {list(h.shape)}")
         return data, tuple(_permuted(h, input.sorted_indices) for h in hx)
 
-    def flatten_parameters(self):
-        """A no-op: PyTorch packs cuDNN's weights into one buffer here; xtensor's layers read each parameter as
-        it is, so there is nothing to pack (scripts call it after ``.to(device)`` or loading a checkpoint)."""
-
 
 def _permuted(state, indices):
     """A (layers, batch, hidden) state with its batch rows taken in ``indices`` order (as it is for None)."""
