@@ -470,6 +470,13 @@ class InputMeta:
     __slots__ = ("shape", "dtype", "_dtype", "_backend")
     _arr = None
 
+    @classmethod
+    def of(cls, t):
+        meta = _new(cls)
+        a = t._arr if t._arr is not None else t._refresh()
+        meta.shape, meta.dtype, meta._dtype, meta._backend = a.shape, a.dtype, t._dtype, t._backend
+        return meta
+
     @property
     def ndim(self):
         return len(self.shape)
@@ -483,8 +490,7 @@ def _drop_unread(args, positions):
         if type(t) is Tensor and t._arr is not None and (t._arr.size or 0) >= _KEEP_BELOW:
             if out is None:
                 out = list(args)
-            meta = out[i] = _new(InputMeta)
-            meta.shape, meta.dtype, meta._dtype, meta._backend = t._arr.shape, t._arr.dtype, t._dtype, t._backend
+            out[i] = InputMeta.of(t)
     return args if out is None else tuple(out)
 
 

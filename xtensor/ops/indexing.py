@@ -38,11 +38,15 @@ def _getitem_vjp(ns, g, ans, x, index, backend, mask=None):
     return ns.index_add(x.shape, index, g)
 
 
+def _view_vjp(ns, g, ans, x, index, backend):
+    return ns.view_index_put(x.shape, index, g)
+
+
 def _getitem_meta(shape, stride, offset, index, backend):
     return basic_meta(shape, stride, offset, index)
 
 
-getitem_view = defop("getitem_view", lambda xp, x, index, backend: x[index], (_getitem_vjp,), view=_getitem_meta,
+getitem_view = defop("getitem_view", lambda xp, x, index, backend: x[index], (_view_vjp,), view=_getitem_meta,
                      saves=("meta0",),
                      function=False, method=False, node="SliceBackward0")
 getitem_copy = defop("getitem_copy", _getitem_fwd, (_getitem_vjp,), saves=(1, "meta0"), function=False, method=False,

@@ -6,9 +6,12 @@ import math
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import BroadcastError, Dims, Dims2, apply, history_alias, overload_name
-from .._index import gather_positions, positions_of
-from .._ns import TENSOR_NS
+from .._autograd import edge_of
+from .._dispatch import (BroadcastError, Dims, Dims2, InputMeta, Op, apply, history_alias, make_view, node_class,
+                         overload_name)
+from .._index import basic_meta, gather_positions, positions_of
+from .._ns import TENSOR_NS, raw_ns
+from ..autograd.grad_mode import state as _grad_state
 from .._table import TABLE, defcomposite, defop, dims_of, renamed
 from .._tensor import Size, ViewMeta, check_dim, contiguous_strides, elements_at
 from .indexing import _getitem_vjp
@@ -419,16 +422,6 @@ defop("as_strided", _as_strided_fwd,  # (an empty view's gradient: fresh zeros, 
 
 
 # ------------------------------------------------------------------ views written with other views
-def _named(tensors, node_name):
-    """Mark views that one op returned together, and give their nodes PyTorch's name for the op (``split``
-    outputs are ``SplitBackward0``); PyTorch refuses in-place writes into them under autograd."""
-    for i, r in enumerate(tensors):
-        if r._creation is None:
-            r._creation = ("multi", i)  # which output, for the error message (views of it say "multi" only)
-        renamed(r, node_name)
-    return tensors
-
-
 def movedim(input, source, destination):
     """``movedim``/``moveaxis``: a permute that moves ``source`` dims to ``destination``."""
     src = (source,) if isinstance(source, int) else tuple(source)
@@ -508,8 +501,7 @@ def split(tensor, split_size_or_sections, dim=0):
             raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
                                f"dimension {d}), but got split_sizes={sections}")
         node = "SplitWithSizesBackward0"
-    starts = np.cumsum([0] + sections[:-1])
-    return _named(tuple(tensor.narrow(d, int(s), k) for s, k in zip(starts, sections)), node)
+    return _pieces(tensor, d, sections, node)
 
 
 def chunk(input, chunks, dim=0):
@@ -519,14 +511,75 @@ def chunk(input, chunks, dim=0):
     d = dims_of(dim, input.ndim)[0]
     n = input.shape[d]
     if n == 0:
-        return _named(tuple(input.narrow(d, 0, 0) for _ in range(chunks)), "SplitBackward0")
+        return _pieces(input, d, [0] * chunks, "SplitBackward0")
     return split(input, -(-n // chunks), d)
 
 
 def unbind(input, dim=0):
     """The slices along ``dim``, each a view."""
     d = dims_of(dim, input.ndim)[0]
-    return _named(tuple(input.select(d, i) for i in range(input.shape[d])), "UnbindBackward0")
+    lead = (slice(None),) * d
+    return _views(input, [lead + (i, Ellipsis) for i in range(input.shape[d])], d, None, "UnbindBackward0")
+
+
+def _pieces(input, d, sizes, node_name):
+    """``split``'s views: consecutive pieces of ``sizes`` along dim ``d``."""
+    lead, indices, start = (slice(None),) * d, [], 0
+    for n in sizes:
+        indices.append(lead + (slice(start, start + n), Ellipsis))
+        start += n
+    return _views(input, indices, d, tuple(sizes), node_name)
+
+
+def _views(input, indices, dim, sizes, node_name):
+    """``input[index]`` for each of the basic ``indices``, made as one op, as PyTorch's ``split``/``unbind``: under
+    autograd one node called ``node_name`` with one output per view (its backward joins their gradients,
+    ``_views_vjp``), and views that refuse in-place writes (PyTorch's rule for the outputs of a function that
+    returns several views)."""
+    value = input._arr if input._arr is not None else input._refresh()
+    backend = input._backend
+    views = []
+    for i, index in enumerate(indices):
+        meta = ViewMeta(input, basic_meta, (index,))
+        if not backend.mutable:
+            meta.resolve()  # immutable backends address storage through it at once
+        view = make_view(input, value[index], meta)
+        if view._creation is None:
+            view._creation = ("multi", i)  # which output, for the error message (views of it say "multi" only)
+        views.append(view)
+    if _grad_state.enabled:
+        if input._requires_grad and views:
+            node = node_class(node_name)()
+            node.op, node.n_outputs, node._edges = _VIEWS, len(views), (edge_of(input),)
+            node._args, node._raw_ns = (InputMeta.of(input), dim, sizes), raw_ns(backend)
+            node._out = node._saved_versions = None  # nothing saved: shapes only
+            for i, view in enumerate(views):
+                view._grad_fn = node
+                if i:
+                    view._output_nr = i
+    elif _grad_state.inference:
+        for view in views:
+            view._inference = True
+    return tuple(views)
+
+
+def _views_vjp(ns, grads, ans, x, dim, sizes):
+    """The gradient of ``split`` (``sizes``: its pieces' lengths along ``dim``) or ``unbind`` (``sizes`` None): the
+    views' gradients joined back along ``dim`` -- zeros for views that got none --, one concatenation (PyTorch's
+    SplitBackward0/UnbindBackward0) rather than a scatter into zeros of the whole input per view."""
+    like = next((g for g in grads if g is not None), None)
+    if like is None:
+        return None
+    shape = tuple(x.shape)
+    if sizes is None:
+        return ns.apply("stack", [ns.zeros(shape[:dim] + shape[dim + 1:], like) if g is None else g for g in grads],
+                        (dim,))
+    parts = [ns.zeros(shape[:dim] + (n,) + shape[dim + 1:], like) if g is None else g for g, n in zip(grads, sizes)]
+    return parts[0] if len(parts) == 1 else ns.apply("cat", parts, (dim,))
+
+
+# the op of their nodes: its one VJP takes every output's gradient (``nout`` > 1; the node has one output per view)
+_VIEWS = Op("split", None, (_views_vjp,), nout=2, saves=("meta0",))
 
 
 defcomposite("split", split)
