@@ -4,7 +4,8 @@ padded batch or a ``nn.utils.rnn.PackedSequence`` (variable lengths), as PyTorch
 
 Each layer and direction runs its cell over the time steps with xtensor ops, so gradients (through time, to
 any order) and every backend come for free. The input projection of all time steps is one matmul per layer
-and direction; only the recurrent part is per step.
+and direction, cut into steps by one ``unbind`` (``split`` when packed); per step the recurrent part is one
+``addmm`` onto the step's projection (the weight transposed once per sequence), its gates one ``chunk``.
 """
 import math
 
@@ -160,12 +161,13 @@ class _RNNBase(Module):
             for direction in range(directions):
                 index = layer * directions + direction
                 suffix = f"_l{layer}" + ("_reverse" if direction else "")
-                weights = [getattr(self, name + suffix, None) for name in ("weight_ih", "weight_hh", "bias_ih",
-                                                                           "bias_hh", "weight_hr")]
-                projected = F.linear(seq, weights[0], weights[2])  # every time step at once
-                step = ((lambda t: projected[starts[t]:starts[t] + batch_sizes[t]]) if packed
-                        else (lambda t: projected[t]))
-                out, state = self._run(step, tuple(h[index] for h in hx), weights, batch_sizes, direction)
+                w_ih, w_hh, b_ih, b_hh, w_hr = (getattr(self, name + suffix, None) for name in (
+                    "weight_ih", "weight_hh", "bias_ih", "bias_hh", "weight_hr"))
+                # every time step's input projection at once, cut into steps by one node
+                projected = F.linear(seq, w_ih, self._input_bias(b_ih, b_hh))
+                steps = projected.split(batch_sizes) if packed else projected.unbind(0)
+                out, state = self._run(steps, tuple(h[index] for h in hx), w_hh.t(), self._hidden_bias(b_hh),
+                                       None if w_hr is None else w_hr.t(), batch_sizes, direction)
                 outputs.append(_xt().cat(out, 0) if packed else _xt().stack(out, 0))
                 for final, s in zip(finals, state):
                     final.append(s)
@@ -181,20 +183,29 @@ class _RNNBase(Module):
             output = seq.squeeze(1) if unbatched else seq.transpose(0, 1) if self.batch_first else seq
         return output, (final if self.states > 1 else final[0])
 
-    def _run(self, step, state, weights, batch_sizes, reverse):
-        """One layer and direction over the time steps; at step ``t`` only the first ``batch_sizes[t]`` rows
-        (the sequences still running, longest first) update, the others keep their state."""
+    def _run(self, steps, state, w_hh_t, b_hh, w_hr_t, batch_sizes, reverse):
+        """One layer and direction over the time ``steps`` (each step's input projection); at step ``t`` only the
+        first ``batch_sizes[t]`` rows (the sequences still running, longest first) update, the others keep their
+        state."""
         full = batch_sizes[0] if batch_sizes else 0
         out = [None] * len(batch_sizes)
         for t in (range(len(batch_sizes) - 1, -1, -1) if reverse else range(len(batch_sizes))):
             size = batch_sizes[t]
             running = state if size == full else tuple(h[:size] for h in state)
-            new = self._cell(step(t), running, weights[1], weights[3])
-            if weights[4] is not None:  # proj_size: h = W_hr h
-                new = (F.linear(new[0], weights[4]),) + new[1:]
+            new = self._cell(steps[t], running, w_hh_t, b_hh)
+            if w_hr_t is not None:  # proj_size: h = W_hr h
+                new = (new[0].matmul(w_hr_t),) + new[1:]
             out[t] = new[0]
             state = new if size == full else tuple(_xt().cat([n, h[size:]]) for n, h in zip(new, state))
         return out, state
+
+    # The cell's biases: RNN and LSTM only add ``b_hh`` to the input projection, so it joins ``b_ih`` there once
+    # (one bias added per sequence, not per step); GRU's multiplies its hidden part by ``r``, so it stays per step.
+    def _input_bias(self, b_ih, b_hh):
+        return b_ih if b_ih is None else b_ih + b_hh
+
+    def _hidden_bias(self, b_hh):
+        return None
 
     def _prepare_packed(self, input, hx, batch):
         """A ``PackedSequence``'s data and ``hx`` (given in the original batch order) in its sorted order."""
@@ -235,8 +246,8 @@ class RNN(_RNNBase):
         super().__init__(*args, **kwargs)
         self.nonlinearity = nonlinearity
 
-    def _cell(self, projected, state, w_hh, b_hh):
-        pre = projected + F.linear(state[0], w_hh, b_hh)
+    def _cell(self, projected, state, w_hh_t, b_hh):
+        pre = _xt().addmm(projected, state[0], w_hh_t)
         return (pre.tanh() if self.nonlinearity == "tanh" else pre.relu(),)
 
 
@@ -246,9 +257,9 @@ class LSTM(_RNNBase):
 
     gates, states, name = 4, 2, "LSTM"
 
-    def _cell(self, projected, state, w_hh, b_hh):
+    def _cell(self, projected, state, w_hh_t, b_hh):
         h, c = state
-        i, f, g, o = (projected + F.linear(h, w_hh, b_hh)).chunk(4, -1)
+        i, f, g, o = _xt().addmm(projected, h, w_hh_t).chunk(4, 1)
         c = f.sigmoid() * c + i.sigmoid() * g.tanh()
         return o.sigmoid() * c.tanh(), c
 
@@ -259,13 +270,20 @@ class GRU(_RNNBase):
 
     gates, name = 3, "GRU"
 
-    def _cell(self, projected, state, w_hh, b_hh):
+    def _cell(self, projected, state, w_hh_t, b_hh):
         (h,) = state
-        xr, xz, xn = projected.chunk(3, -1)
-        hr, hz, hn = F.linear(h, w_hh, b_hh).chunk(3, -1)
+        xr, xz, xn = projected.chunk(3, 1)
+        hidden = h.matmul(w_hh_t) if b_hh is None else _xt().addmm(b_hh, h, w_hh_t)
+        hr, hz, hn = hidden.chunk(3, 1)
         r, z = (xr + hr).sigmoid(), (xz + hz).sigmoid()
         n = (xn + r * hn).tanh()
         return ((1 - z) * n + z * h,)
+
+    def _input_bias(self, b_ih, b_hh):
+        return b_ih
+
+    def _hidden_bias(self, b_hh):
+        return b_hh
 
 
 class _CellBase(Module):
@@ -300,7 +318,9 @@ class _CellBase(Module):
             hx = (_creation.zeros(x.shape[0], self.hidden_size, dtype=x.dtype).to(x.backend),) * states
         elif unbatched:
             hx = tuple(h.unsqueeze(0) for h in hx)
-        state = self.layer._cell(self, F.linear(x, self.weight_ih, self.bias_ih), hx, self.weight_hh, self.bias_hh)
+        layer = self.layer
+        projected = F.linear(x, self.weight_ih, layer._input_bias(self, self.bias_ih, self.bias_hh))
+        state = layer._cell(self, projected, hx, self.weight_hh.t(), layer._hidden_bias(self, self.bias_hh))
         state = tuple(h.squeeze(0) for h in state) if unbatched else state
         return state if states > 1 else state[0]
 
