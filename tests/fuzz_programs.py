@@ -549,6 +549,44 @@ def programs(draw):
     return tuple(b.steps)
 
 
+@st.composite
+def mixed_programs(draw):
+    """A plain base (no grad), 2-4 aliases of it (chains of view ops), a write of a value that requires grad
+    through one alias -- the base and every alias then require grad -- then 1-4 more writes through the base and
+    the aliases, of values with or without grad, some under ``no_grad``; reads after every write, a loss over
+    some aliases and backward. Where PyTorch refuses a write (a leaf's view, a view of a view made under
+    ``no_grad``...) xtensor must refuse the same statement with the same error type."""
+    dtype = draw(st.sampled_from(["torch.float32", "torch.float64"]))
+    shape = draw(st.sampled_from(BASE_SHAPES))
+    b = _Builder(draw, dtype, shape)
+    n = _numel(shape)
+    b.stmt(f"w = ((torch.arange({n}, dtype={dtype}) - {n // 2}) / 8).reshape{_shape_src(shape)}.requires_grad_()")
+    b.stmt(f"base = torch.arange({n}, dtype={dtype}).reshape{_shape_src(shape)} / 4")
+    for i in range(draw(st.integers(2, 4))):
+        source = draw(st.sampled_from(sorted(b.shapes)))
+        line, out = source, b.shapes[source]
+        for step in range(draw(st.integers(1, 3))):
+            suffix, out = draw(view_op(out, n if source == "base" and step == 0 else 0))
+            line += suffix
+        b.stmt(f"a{i} = {line}")
+        b.shapes[f"a{i}"] = out
+        if ".expand(" in line or re.search(r"as_strided\(\([^)]*\), \([^)]*\b0\b", line) or \
+                source in b.overlapping:
+            b.overlapping.add(f"a{i}")
+    b.read_all()
+    aliases = sorted(name for name in b.shapes if name != "base")
+    b.stmt(b.write(draw(st.sampled_from(aliases)), 0, False))
+    b.read_all()
+    for _ in range(draw(st.integers(1, 4))):
+        b.stmt(b.write(draw(st.sampled_from(sorted(b.shapes))), draw(st.integers(0, 2)), draw(st.booleans())))
+        b.read_all()
+    chosen = draw(st.lists(st.sampled_from(sorted(b.shapes)), min_size=1, max_size=3, unique=True))
+    b.stmt(f"loss = {' + '.join(f'({x} * {x}).sum()' for x in chosen)}")
+    b.stmt("loss.backward()")
+    b.steps.append(("read", "w.grad"))
+    return tuple(b.steps)
+
+
 # ------------------------------------------------------------------------------- programs of many ops
 # (FAMILIES, at the end: each strategy with whether its float64 reads take float32's tolerance)
 
@@ -1040,4 +1078,4 @@ KNOWN_DIVERGENCES = {
 }
 
 # The program strategies the differential tests run: name -> (strategy, ``loose`` for ``first_difference``)
-FAMILIES = {"views": (programs, False), "ops": (op_programs, True)}
+FAMILIES = {"views": (programs, False), "mixed": (mixed_programs, False), "ops": (op_programs, True)}

@@ -1,6 +1,8 @@
-"""Smoke test for benchmarks/bench_overhead.py: one case, minimal repeats (well under 5 s)."""
+"""Smoke tests for benchmarks/bench_overhead.py and bench_phases.py: one case, minimal repeats (well under 5 s)."""
 import pathlib
 import sys
+
+import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # plain `pytest` puts tests/, not the repo root, on sys.path
@@ -34,3 +36,12 @@ def test_memory_row_reports_kib_peaks():
     assert result["unit"] == "KiB"
     assert all(v > 0 for v in result["values"].values())
     assert "KiB |" in bench.markdown([result])
+
+
+def test_bench_phases_times_every_phase_of_each_case():
+    pytest.importorskip("torch")
+    from benchmarks import bench_phases
+
+    (rows,) = bench_phases.measure(["tiny_graph"], rounds=1, scale=200).values()
+    assert [label for label, *_ in rows] == ["forward (four recorded ops)", "backward"]
+    assert all(ours > 0 and theirs > 0 for _, ours, theirs in rows)

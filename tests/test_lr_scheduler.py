@@ -35,7 +35,27 @@ SCHEDULES = {
     "onecycle-momentum": (_sgd, lambda s, o: s.OneCycleLR(o, max_lr=[0.5, 0.2], total_steps=12)),
     "onecycle-adam-three-phase-linear": (_adam, lambda s, o: s.OneCycleLR(
         o, max_lr=0.05, epochs=3, steps_per_epoch=4, pct_start=0.25, anneal_strategy="linear", three_phase=True)),
+    "multiplicative": (_sgd, lambda s, o: s.MultiplicativeLR(o, [lambda e: 0.9, lambda e: 1 - 0.01 * e])),
+    "constant": (_sgd, lambda s, o: s.ConstantLR(o, factor=0.5, total_iters=4)),
+    "polynomial": (_sgd, lambda s, o: s.PolynomialLR(o, total_iters=8, power=2.0)),
+    "cosine-warm-restarts": (_sgd, lambda s, o: s.CosineAnnealingWarmRestarts(o, T_0=3, T_mult=2, eta_min=0.001)),
+    "cyclic-triangular2": (_sgd, lambda s, o: s.CyclicLR(o, base_lr=0.01, max_lr=[0.1, 0.05], step_size_up=2,
+                                                         step_size_down=3, mode="triangular2")),
+    "cyclic-exp-range-adam": (_adam, lambda s, o: s.CyclicLR(o, base_lr=0.001, max_lr=0.01, step_size_up=3,
+                                                             mode="exp_range", gamma=0.9)),
+    "sequential": (_sgd, lambda s, o: s.SequentialLR(o, [s.LinearLR(o, start_factor=0.1, total_iters=3),
+                                                         s.ExponentialLR(o, gamma=0.8)], milestones=[4])),
+    "chained": (_sgd, lambda s, o: s.ChainedScheduler([s.ConstantLR(o, factor=0.5, total_iters=3),
+                                                       s.ExponentialLR(o, gamma=0.9)])),
+    "swalr-cos": (_sgd, lambda s, o: _swa_utils(s).SWALR(o, swa_lr=0.02, anneal_epochs=5)),
+    "swalr-linear": (_adam, lambda s, o: _swa_utils(s).SWALR(o, swa_lr=[0.002], anneal_epochs=3,
+                                                            anneal_strategy="linear")),
 }
+
+
+def _swa_utils(lr_scheduler):
+    """The ``swa_utils`` next to an ``lr_scheduler`` module (SWALR is a scheduler of its own)."""
+    return xt.optim.swa_utils if lr_scheduler is xt.optim.lr_scheduler else torch.optim.swa_utils
 
 
 def _train(lib, make_optimizer, make_scheduler, epochs=12):
@@ -82,7 +102,8 @@ def test_reduce_on_plateau_cuts_as_pytorch(mode, threshold_mode):
     assert run(xt) == run(torch)
 
 
-@pytest.mark.parametrize("schedule", ["step", "cosine", "onecycle-momentum"])
+@pytest.mark.parametrize("schedule", ["step", "cosine", "onecycle-momentum", "cosine-warm-restarts", "cyclic-triangular2",
+                                      "sequential", "chained", "swalr-cos"])
 def test_a_resumed_scheduler_continues_the_same_schedule(schedule):
     make_optimizer, make_scheduler = SCHEDULES[schedule]
     uninterrupted, _ = _train(xt, make_optimizer, make_scheduler, epochs=10)
@@ -105,7 +126,7 @@ def test_a_resumed_scheduler_continues_the_same_schedule(schedule):
     assert resumed == [lrs for lrs, _ in uninterrupted[4:]]
 
 
-@pytest.mark.parametrize("schedule", ["step", "multistep", "exponential", "linear", "cosine"])
+@pytest.mark.parametrize("schedule", ["step", "multistep", "exponential", "linear", "cosine", "constant", "polynomial"])
 def test_step_with_an_epoch_uses_the_closed_form_and_warns(schedule):
     def run(lib):
         optimizer = _sgd(lib)
@@ -154,6 +175,16 @@ def test_cosine_annealing_reaches_eta_min_at_t_max():
      "Expected float between 0 and 1 pct_start, but got 1"),
     (lambda s, o: s.ReduceLROnPlateau(o, factor=1.0), ValueError, "Factor should be < 1.0."),
     (lambda s, o: s.ReduceLROnPlateau(o, mode="up"), ValueError, "mode up is unknown!"),
+    (lambda s, o: s.MultiplicativeLR(o, 0.9), TypeError, "lr_lambda should be a function, but got float"),
+    (lambda s, o: s.ConstantLR(o, factor=2.0), ValueError, "Constant multiplicative factor expected"),
+    (lambda s, o: s.CosineAnnealingWarmRestarts(o, T_0=0), ValueError, "Expected positive integer T_0, but got 0"),
+    (lambda s, o: s.CosineAnnealingWarmRestarts(o, T_0=2, T_mult=0), ValueError, "Expected integer T_mult >= 1"),
+    (lambda s, o: s.CyclicLR(o, 0.01, 0.1, mode="sawtooth"), ValueError, "mode is invalid and scale_fn is None"),
+    (lambda s, o: s.SequentialLR(o, [s.StepLR(o, 2)], milestones=[3]), ValueError,
+     "Sequential Schedulers expects number of schedulers provided to be one more than the number of milestone"),
+    (lambda s, o: s.SequentialLR(o, [s.ReduceLROnPlateau(o)], milestones=[]), ValueError,
+     "SequentialLR does not support `ReduceLROnPlateau` scheduler"),
+    (lambda s, o: s.ChainedScheduler([]), ValueError, "ChainedScheduler expects at least one scheduler to be chained"),
 ])
 def test_bad_arguments_raise_pytorchs_errors(make, error, message):
     with pytest.raises(error, match=message):
@@ -171,3 +202,17 @@ def test_one_cycle_refuses_to_step_past_its_total():
         scheduler.step()
         with pytest.raises(ValueError, match="Tried to step 3 times. The specified number of total steps is 2"):
             scheduler.step()
+
+
+def test_cosine_warm_restarts_takes_fractional_epochs_as_pytorch():
+    def run(lib):
+        optimizer = _sgd(lib)
+        scheduler = lib.optim.lr_scheduler.CosineAnnealingWarmRestarts(optimizer, T_0=2, T_mult=3, eta_min=0.01)
+        optimizer.step()
+        lrs = []
+        for epoch in (0.5, 1.25, 2.0, 4.75, 9.5, 30.0):
+            scheduler.step(epoch)
+            lrs.append(scheduler.get_last_lr())
+        return lrs, scheduler.T_i, scheduler.T_cur
+
+    assert run(xt) == run(torch)

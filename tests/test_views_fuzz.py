@@ -7,6 +7,9 @@ Two families of programs (``tests/fuzz_programs.py``), each run once with ``impo
   ``retain_grad`` and backward or second order -- every read (values, shape, dtype, requires_grad, grad_fn name,
   is_leaf, whether a view, strides and contiguity of views), the statement that raises (and its error type),
   ``w.grad`` and retained gradients must agree;
+* ``mixed``: a plain base, several aliases, a write of a value that requires grad through one of them, then
+  writes through the base and the other aliases (with and without grad, some under ``no_grad``) -- PyTorch's
+  errors for such writes must come at the same statement;
 * ``ops``: elementwise unary/binary ops with broadcasting, mixed dtypes (int, bool, float32/64) and Python
   scalars, ``where``, reductions with dim/keepdim, matmul and linalg, advanced indexing, gather/scatter and masked
   ops, cat/stack and views, then ``backward()`` or a second-order pass (``autograd.grad(create_graph=True)`` and a
@@ -33,7 +36,7 @@ from fuzz_programs import FAMILIES, first_difference, program_source, run
 
 torch = pytest.importorskip("torch")
 
-CI_PROGRAMS = {"views": 300, "ops": 100}  # the ops family costs ~0.1 s a program on jax (eager XLA)
+CI_PROGRAMS = {"views": 300, "mixed": 100, "ops": 100}  # the ops family costs ~0.1 s a program on jax (eager XLA)
 PROGRAMS = os.environ.get("XTENSOR_FUZZ_PROGRAMS")
 BACKENDS = os.environ.get("XTENSOR_FUZZ_BACKENDS", "numpy,jax,array_api_strict").split(",")
 SELECTED = os.environ.get("XTENSOR_FUZZ_FAMILIES", ",".join(FAMILIES)).split(",")

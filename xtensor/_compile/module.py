@@ -22,7 +22,9 @@ stays the one source of gradients.
   read on the host: ``.item()``, ``bool(t)``, a boolean mask, a data-dependent shape), one that writes in place to
   a tensor that requires grad or to its own arguments, a parameter that requires grad and is a view, random numbers
   drawn other than as a whole array the tensor is made from (``normal`` with tensor arguments, ``multinomial``).
-  Such a signature stays eager; other signatures still compile.
+  Such a signature stays eager; other signatures still compile. After ``CACHE_SIZE_LIMIT`` (8) signatures, new ones
+  run eagerly, as torch.compile's ``cache_size_limit`` (generation feeding ever longer sequences would otherwise
+  compile once per length).
 * On a backend that cannot compile (numpy, array-API namespaces) the module runs eagerly: the same results. Inside
   an outer trace (``jax.jit``, a compiled step) it runs inline.
 * Known limit: tensors the forward reads through globals or closures (not attributes of the module tree) are
@@ -39,11 +41,12 @@ from .._ns import raw_ns
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..nn.modules.module import Module
-from .gather import _SCALARS
+from .gather import _SCALARS, _environment
 from .state import _host_read_error, _invalidate, _restore, _snapshot
 
 __all__ = ["CompiledModule", "CompiledFunctionBackward"]
 
+CACHE_SIZE_LIMIT = 8  # signatures compiled per module before new ones run eagerly (torch._dynamo's default)
 _HOOKS = ("_forward_pre_hooks", "_forward_hooks", "_backward_hooks", "_backward_pre_hooks")
 
 
@@ -69,17 +72,19 @@ class CompiledModule(Module):
         module = self._orig_mod
         if self._disable:
             return module(*args, **kwargs)
-        modules = list(module.modules())
-        hooked = next((m for m in modules if any(getattr(m, name, None) for name in _HOOKS)), None)
-        if hooked is not None:
-            return self._eager(f"{type(hooked).__name__} has hooks, which must run as Python at every call",
+        call = _Call(module, args, kwargs)
+        if call.hooked is not None:
+            return self._eager(f"{type(call.hooked).__name__} has hooks, which must run as Python at every call",
                                module, args, kwargs)
-        call = _Call(module, modules, args, kwargs)
         if call.backend is None or not getattr(call.backend, "compiles", False) or call.traced():
             return module(*args, **kwargs)
         key = call.signature()
         program = self._programs.get(key)
         if program is None:
+            if len(self._programs) >= CACHE_SIZE_LIMIT:
+                return self._eager(f"it was recompiled {CACHE_SIZE_LIMIT} times (torch.compile's cache_size_limit): "
+                                   "new signatures run eagerly (the input shapes keep changing: a growing sequence in "
+                                   "generation, a last batch of another size...)", module, args, kwargs)
             program = self._programs[key] = _ModuleProgram.trace(call)
             self.compilations += 1
         if isinstance(program, str):  # why this signature runs eagerly
@@ -94,21 +99,39 @@ class CompiledModule(Module):
 
 
 class _Call:
-    """One call's state: the module tree's tensors (unique, in walk order) and storages, the arguments' leaves."""
+    """One call's state: the module tree's tensors (unique, in walk order) and storages, the Python values of its
+    modules' attributes, the arguments' leaves -- read in one pass over the tree (every call reads it: a parameter
+    replaced, a flag switched or a hook added between calls is seen)."""
 
-    def __init__(self, module, modules, args, kwargs):
-        self.module, self.modules = module, modules
-        found = {}
-        for m in modules:
-            for store in (m._parameters, m._buffers, vars(m)):
-                for value in store.values():
-                    if isinstance(value, Tensor):
-                        found.setdefault(id(value), value)
-        self.tensors = list(found.values())
+    def __init__(self, module, args, kwargs):
+        self.module = module
+        found, attributes, hooked = {}, [], None
+        stack, seen = [module], set()
+        while stack:  # preorder, as Module.modules()
+            m = stack.pop()
+            if id(m) in seen:
+                continue
+            seen.add(id(m))
+            d = m.__dict__
+            statics = []
+            for k, v in d.items():
+                cls = type(v)
+                if cls in _SCALARS:
+                    statics.append((k, cls, v))
+                elif isinstance(v, Tensor):
+                    found.setdefault(id(v), v)
+            attributes.append(tuple(statics))
+            for v in (*d["_parameters"].values(), *d["_buffers"].values()):
+                if v is not None:
+                    found.setdefault(id(v), v)
+            if hooked is None and any(d.get(name) for name in _HOOKS):
+                hooked = m
+            stack.extend(child for child in reversed(d["_modules"].values()) if child is not None)
+        self.tensors, self.attributes, self.hooked = list(found.values()), tuple(attributes), hooked
         backends = {t._backend for t in self.tensors}
         backends.update(a._backend for a in (*args, *kwargs.values()) if isinstance(a, Tensor))
         self.backend = backends.pop() if len(backends) == 1 else None
-        if self.backend is None or not getattr(self.backend, "compiles", False):
+        if self.backend is None or not getattr(self.backend, "compiles", False) or hooked is not None:
             return
         self.leaves, self.structure = self.backend.tree_flatten((args, kwargs), Tensor)
         self.inputs = [leaf for leaf in self.leaves if isinstance(leaf, Tensor)]
@@ -136,10 +159,7 @@ class _Call:
         state = tuple((owner, None if t._view is None else t._view.resolve(), t._dtype, t._requires_grad)
                       for t, owner in zip(self.tensors, self.owners))
         storages = tuple((st.array.shape, st.array.dtype) for st in self.storages)
-        attributes = tuple(tuple((k, type(v), v) for k, v in vars(m).items() if type(v) in _SCALARS)
-                           for m in self.modules)
-        return (self.structure, leaves, state, storages, attributes, self.records, grad_mode.state.inference,
-                _dtypes.get_default_dtype())
+        return (self.structure, leaves, state, storages, self.attributes, self.records, *_environment())
 
 
 def _static(leaf):

@@ -5,6 +5,13 @@ Laid out as the standard is: the creation, data type and inspection chapters liv
 entry as the PyTorch-style namespace (generated in ``xtensor._variants``), only spelled the
 standard's way (``axis=``/``keepdims=``, ``concat``, ``permute_dims``). Tensors made by this
 namespace live on the default backend; functions are differentiable as the ``xtensor`` ones are.
+
+Defaults are the ones ``__array_namespace_info__().default_dtypes()`` reports (float64): every function here
+runs under them (``_info.standard_defaults``), so ``sin`` of integers, ``divide(ints, ints)``, ``special.erf(ints)``
+and ``asarray(1.5)`` are float64, and an integer array meeting a float32 one gives float64 (NumPy's rule, SciPy's
+for the promotions the standard leaves open), while the same entries called through ``xtensor`` keep PyTorch's
+float32. The Tensor's operators are PyTorch's in either namespace (``ints / ints`` is float32, as in PyTorch):
+array-API code spells such mixed-kind arithmetic, which the standard leaves open, ``xp.divide``.
 """
 import math as _math
 

@@ -63,7 +63,7 @@ def result_type(*arrays_and_dtypes):
             raise TypeError(f"result_type(): expected arrays, dtypes or Python scalars, got {type(x).__name__}")
         result = d if result is None else _dtypes.promote_types(result, d)
     if result is None:
-        raise ValueError("result_type() needs at least one array or dtype (Python scalars alone have no dtype)")
+        raise ValueError("result_type: at least one array or dtype is needed, Python scalars alone have no dtype")
     return _dtypes.result_type(result, *scalars) if scalars else result
 
 

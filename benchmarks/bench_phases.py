@@ -1,0 +1,105 @@
+"""Where a training step's time goes, phase by phase, for xtensor on numpy against PyTorch: the MLP step and the LSTM
+language-model step of ``bench_overhead`` cut into zero_grad + forward (module calls, dispatch, recording), the loss,
+``backward()`` (the engine and the VJPs) and the optimizer step; the tiny graph into its forward and backward. The two
+libraries run the same code, interleaved round by round; best round, µs per phase.
+
+    python -m benchmarks.bench_phases            # ~1-2 min
+    python -m benchmarks.bench_phases --quick    # smoke run
+"""
+import os
+import sys
+import time
+
+if __name__ == "__main__":  # one thread, as bench_overhead
+    for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(_var, "1")
+
+import numpy as np  # noqa: E402
+
+if __package__ in (None, ""):
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from benchmarks import bench_overhead as bo  # noqa: E402
+
+
+def _training_phases(lib, model, x, y, optimizer, flatten=None):
+    state = {}
+
+    def forward():
+        optimizer.zero_grad()
+        state["out"] = model(x)
+
+    def loss():
+        out = state["out"]
+        state["loss"] = lib.nn.functional.cross_entropy(out if flatten is None else out.reshape(-1, flatten), y)
+    return [("zero_grad + forward", forward), ("cross_entropy", loss),
+            ("backward", lambda: state["loss"].backward()), ("optimizer step", optimizer.step)]
+
+
+def mlp_phases(lib):
+    x, y, params = bo._mlp_inputs()
+    n_in, n_hidden, n_out = bo.MLP_SIZES
+    model = lib.nn.Sequential(lib.nn.Linear(n_in, n_hidden), lib.nn.ReLU(), lib.nn.Linear(n_hidden, n_out))
+    return _training_phases(lib, model, lib.tensor(x), lib.tensor(y), lib.optim.SGD(model.parameters(), lr=0.01))
+
+
+def lstm_phases(lib):
+    size = bo.LSTM_SIZES
+    model = bo._lstm_model(lib)
+    model.load_state_dict({k: lib.tensor(v) for k, v in bo._lstm_weights().items()})
+    tokens = lib.tensor(np.random.default_rng(5).integers(0, size["vocab"], (size["batch"], size["steps"] + 1)))
+    return _training_phases(lib, model, tokens[:, :-1], tokens[:, 1:].reshape(-1),
+                            lib.optim.SGD(model.parameters(), lr=0.1), flatten=size["vocab"])
+
+
+def tiny_graph_phases(lib):
+    x, w, b = (lib.tensor(a, requires_grad=grad) for a, grad in zip(bo._small_inputs(), (False, True, True)))
+    state = {}
+
+    def forward():
+        w.grad = b.grad = None
+        state["loss"] = ((x * w + b).tanh()).sum()
+    return [("forward (four recorded ops)", forward), ("backward", lambda: state["loss"].backward())]
+
+
+CASES = {"mlp_step": (mlp_phases, 30), "tiny_graph": (tiny_graph_phases, 200), "lstm_lm_step": (lstm_phases, 3)}
+
+
+def measure(names=None, rounds=25, scale=1):
+    """{case: [(phase, xtensor µs, torch µs)]} for the cases ``names`` (all by default); ``scale`` divides the calls
+    per round (smoke runs)."""
+    import torch
+
+    import xtensor
+    torch.set_num_threads(1)
+    results = {}
+    for name in names or CASES:
+        make, calls = CASES[name]
+        calls = max(1, calls // scale)
+        phases = {"xtensor[numpy]": make(xtensor), "torch": make(torch)}
+        best = {lib: [float("inf")] * len(p) for lib, p in phases.items()}
+        for _ in range(rounds):
+            for lib, p in phases.items():
+                spent = [0.0] * len(p)
+                for _ in range(calls):
+                    for i, (_, fn) in enumerate(p):
+                        t0 = time.perf_counter()
+                        fn()
+                        spent[i] += time.perf_counter() - t0
+                best[lib] = [min(b, s / calls * 1e6) for b, s in zip(best[lib], spent)]
+        results[name] = [(label, best["xtensor[numpy]"][i], best["torch"][i])
+                         for i, (label, _) in enumerate(phases["torch"])]
+    return results
+
+
+def main(argv=None):
+    quick = "--quick" in (argv if argv is not None else sys.argv[1:])
+    print("| case | phase | xtensor[numpy] µs | torch µs | ratio |\n|---|---|---:|---:|---:|")
+    for name, rows in measure(rounds=3 if quick else 25, scale=10 if quick else 1).items():
+        for label, ours, theirs in rows:
+            print(f"| {name} | {label} | {ours:,.1f} | {theirs:,.1f} | {ours / theirs:.2f}x |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
