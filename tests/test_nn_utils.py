@@ -147,3 +147,36 @@ def test_recurrent_layers_over_a_packed_sequence_match_torch(backend, kind, opti
     for got, want in zip(*outputs):
         np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-10, atol=1e-12)
 
+
+
+# ------------------------------------------------------------------ weight_norm
+@pytest.mark.parametrize("dim", [0, 1, None, -1])
+def test_weight_norm_matches_torch_in_keys_values_and_gradients(backend, dim):
+    torch.manual_seed(0)
+    expected = torch.nn.Conv1d(3, 4, 2).double()
+    model = xt.nn.Conv1d(3, 4, 2).double()
+    model.load_state_dict({k: xt.tensor(v.detach().numpy()) for k, v in expected.state_dict().items()})
+    with pytest.warns(FutureWarning, match="parametrizations.weight_norm"):
+        xt.nn.utils.weight_norm(model, dim=dim)
+    with pytest.warns(FutureWarning):
+        torch.nn.utils.weight_norm(expected, dim=dim)
+    assert list(model.state_dict()) == list(expected.state_dict()) == ["bias", "weight_g", "weight_v"]
+    x = np.random.default_rng(0).standard_normal((2, 3, 5))
+    out, want = model(xt.tensor(x)), expected(torch.tensor(x))
+    (out ** 2).sum().backward()
+    (want ** 2).sum().backward()
+    np.testing.assert_allclose(out.detach().numpy(), want.detach().numpy(), rtol=1e-12)
+    for name in ("weight_g", "weight_v"):
+        np.testing.assert_allclose(getattr(model, name).grad.numpy(), getattr(expected, name).grad.numpy(),
+                                   rtol=1e-10, atol=1e-12)
+    xt.nn.utils.remove_weight_norm(model)
+    torch.nn.utils.remove_weight_norm(expected)
+    assert list(model.state_dict()) == list(expected.state_dict())
+    np.testing.assert_allclose(model.weight.detach().numpy(), expected.weight.detach().numpy(), rtol=1e-12)
+
+
+def test_remove_weight_norm_without_one_raises_as_torch():
+    with pytest.raises(ValueError, match="weight_norm of 'weight' not found in"):
+        xt.nn.utils.remove_weight_norm(xt.nn.Linear(2, 2))
+    with pytest.raises(ValueError, match="weight_norm of 'weight' not found in"):
+        torch.nn.utils.remove_weight_norm(torch.nn.Linear(2, 2))
