@@ -211,12 +211,18 @@ def _assert_prints_the_same(actual, expected):
 
 @contextlib.contextmanager
 def _pytorch_settings_kept(torch):
-    """Run a program in this process and put back the global settings programs change (seeds, flags, dtype)."""
-    saved = (torch.get_rng_state(), torch.get_default_dtype(), torch.get_float32_matmul_precision(),
-             torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32, torch.backends.cudnn.benchmark)
+    """Run a program in this process and put back the global settings programs change (seeds, flags, dtype); on one
+    thread meanwhile: the programs are tiny, and PyTorch's two threads per test worker on two cores spin far longer
+    than they compute (~10x the CPU time)."""
+    saved = (torch.get_num_threads(), torch.get_rng_state(), torch.get_default_dtype(),
+             torch.get_float32_matmul_precision(), torch.backends.cuda.matmul.allow_tf32,
+             torch.backends.cudnn.allow_tf32, torch.backends.cudnn.benchmark)
+    torch.set_num_threads(1)
     try:
         yield
     finally:
+        torch.set_num_threads(saved[0])
+        saved = saved[1:]
         torch.set_rng_state(saved[0])
         torch.set_default_dtype(saved[1])
         torch.set_float32_matmul_precision(saved[2])
