@@ -149,6 +149,20 @@ class JaxAdapter(ArrayAPIAdapter):
         import jax.extend.core
         return jax.extend.core.jaxpr_as_fun(traced)
 
+    def read_inputs(self, traced):
+        """Indices of the inputs of a traced program that its equations or outputs read."""
+        import jax.extend.core
+
+        jaxpr, read = traced.jaxpr, set()
+        for eqn in jaxpr.eqns:
+            read.update(v for v in eqn.invars if not isinstance(v, jax.extend.core.Literal))
+        read.update(v for v in jaxpr.outvars if not isinstance(v, jax.extend.core.Literal))
+        return {i for i, v in enumerate(jaxpr.invars) if v in read}
+
+    def jit(self, fn, donate_argnums=()):
+        """``fn`` compiled, the arguments at ``donate_argnums`` donated (their buffers reused for the results)."""
+        return jax.jit(fn, donate_argnums=donate_argnums)
+
     def differentiable_program(self, fn):
         """Three jitted functions over ``fn(diff, other) -> (diff_outs, other_outs)`` (lists of arrays): ``forward``
         (no gradient), ``forward_vjp`` returning ``(diff_outs, other_outs, residuals)`` -- the residuals are jax's

@@ -261,6 +261,10 @@ declare("scatter scatter_add", cases(((_X, 1, np.array([[0, 4]]), np.ones((1, 2)
 _DIM2 = re.escape("Dimension out of range (expected to be in range of [-2, 1], but got 2)")
 declare("diagonal", cases(((_X, 0, 2), {}, IndexError, _DIM2)))
 declare("roll", cases(((_X, 1, 2), {}, IndexError, _DIM2)))
+declare("constant_pad_nd", cases(((_X, (1, 2, 3)), {}, RuntimeError, "Length of pad must be even"),
+                                 ((_X, (1,) * 6), {}, RuntimeError, "Length of pad should be no more than twice"),
+                                 ((_X, (-3, -2)), {}, RuntimeError, "length must be non-negative"),
+                                 ((_X, (1.5, 1)), {}, TypeError, "must be tuple of ints")))
 
 
 # --------------------------------------------------------------------------- out= of a dtype the result cannot be cast to

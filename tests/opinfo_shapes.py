@@ -134,6 +134,18 @@ add(name="roll", ref=lambda m, x, shifts, dims=None: m.roll(x, shifts, axis=dims
     transposed=(((4, 3), 1, 1),)),
     out_dtype=rule_first, method="roll", table_name="roll",
     api=lambda xa, x, shifts, dims=None: xa.roll(x, shifts, axis=dims))
+def _constant_pad_ref(m, x, pad, value=0):
+    widths = [(0, 0)] * x.ndim
+    for i in range(len(pad) // 2):
+        widths[x.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
+    crop = tuple(slice(max(-before, 0), n - max(-after, 0)) for (before, after), n in zip(widths, x.shape))
+    return m.pad(x[crop], [(max(before, 0), max(after, 0)) for before, after in widths], constant_values=value)
+
+
+add(name="constant_pad_nd", ref=_constant_pad_ref, sample_inputs=_shape_samples(
+    (((3, 4), (1, 2)), ((3, 4), (1, -2, 0, 1), 1), ((2, 3, 4), (0, 0, -1, 2)), ((3,), ()), ((0, 2), (1, 1))),
+    transposed=(((4, 3), (2, 0, 1, -1)),)),
+    out_dtype=rule_first, table_name="constant_pad_nd")
 add(name="repeat", fn=lambda ns: lambda x, *s: x.repeat(*s),
     ref=lambda m, x, *s: m.tile(x, s[0] if len(s) == 1 and not isinstance(s[0], int) else s),
     sample_inputs=_shape_samples((((2, 3), 2, 1), ((2, 3), 1, 2, 2), ((3,), (2, 2)), ((), 3), ((2, 3), 0, 1)),

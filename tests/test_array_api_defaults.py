@@ -182,3 +182,9 @@ def test_other_numpy_functions_see_tensors_as_arrays_as_pytorch(backend):
     result = np.concatenate([xt.ones(2), xt.zeros(1)])
     assert type(result) is type(expected) is np.ndarray
     np.testing.assert_array_equal(result, expected)
+
+
+@pytest.mark.parametrize("obj", ["a duck", [1, "a duck"]])
+def test_asarray_of_a_string_is_a_clear_error(backend, obj):
+    with pytest.raises(TypeError, match="Unsupported value 'a duck' of type str"):
+        xa.asarray(obj)

@@ -229,3 +229,45 @@ def test_a_parameter_replaced_between_calls_is_read_as_the_eager_call_reads_it(o
     np.testing.assert_allclose(compiled(t.tensor(X))[0].detach().numpy(), model(t.tensor(X))[0].detach().numpy(),
                                rtol=1e-5, atol=1e-6)
     assert compiled.compilations == 1  # same shapes: the new tensor is an input of the same program
+
+
+def test_autocast_is_part_of_the_signature(on_jax):
+    compiled = t.compile(t.nn.Linear(4, 3))
+    assert compiled(t.tensor(X)).dtype == t.float32
+    with t.autocast("cpu", dtype=t.bfloat16):
+        assert compiled(t.tensor(X)).dtype == t.bfloat16
+    assert compiled(t.tensor(X)).dtype == t.float32 and compiled.compilations == 2
+
+
+@pytest.mark.parametrize("scheduler_first", [False, True])
+def test_a_compiled_optimizer_step_stays_compiled_under_a_learning_rate_scheduler(on_jax, scheduler_first):
+    w = t.nn.Parameter(t.tensor([1.0, 2.0]))
+    eager_w = t.nn.Parameter(t.tensor([1.0, 2.0]))
+    eager = t.optim.SGD([eager_w], lr=t.tensor(0.1))
+    eager_scheduler = t.optim.lr_scheduler.StepLR(eager, step_size=1, gamma=0.5)
+    optimizer = t.optim.SGD([w], lr=t.tensor(0.1))
+    if scheduler_first:
+        scheduler = t.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=0.5)
+        compiled_step = t.compile(optimizer).step
+    else:
+        compiled_step = t.compile(optimizer).step
+        scheduler = t.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=0.5)  # wraps the compiled step
+    for p, o, s in ((eager_w, eager, eager_scheduler), (w, optimizer, scheduler)):
+        for _ in range(3):
+            o.zero_grad()
+            (p * p).sum().backward()
+            o.step()
+            s.step()
+    np.testing.assert_allclose(w.detach().numpy(), eager_w.detach().numpy(), rtol=1e-6)
+    assert compiled_step.compilations >= 1  # the steps ran compiled, not around it
+
+
+def test_past_the_cache_size_limit_new_signatures_run_eagerly_with_a_warning(on_jax, monkeypatch):
+    from xtensor._compile import module
+
+    monkeypatch.setattr(module, "CACHE_SIZE_LIMIT", 2)  # torch's 8, made small to keep the test cheap
+    identity = t.compile(t.nn.Identity())
+    identity(t.ones(1)), identity(t.ones(2))
+    with pytest.warns(UserWarning, match="recompiled 2 times"):
+        assert identity(t.ones(3)).tolist() == [1.0, 1.0, 1.0]
+    assert identity.compilations == 2

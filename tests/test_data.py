@@ -215,3 +215,39 @@ def test_distributed_sampler_rejects_a_rank_outside_the_world_as_pytorch():
         data.DistributedSampler(range(4), num_replicas=3, rank=3)
     with pytest.raises(ValueError, match=r"Invalid rank 3, rank should be in the interval \[0, 2\]"):
         tdata.DistributedSampler(range(4), num_replicas=3, rank=3)
+
+
+# ------------------------------------------------------------------ WeightedRandomSampler, ChainDataset
+def test_weighted_sampler_draws_only_weighted_indices_reproducibly(backend):
+    def draw(seed):
+        return list(data.WeightedRandomSampler([0.2, 0.0, 0.8], 30, generator=xt.Generator().manual_seed(seed)))
+    drawn = draw(0)
+    assert len(drawn) == 30 and set(drawn) <= {0, 2} and drawn == draw(0)
+    assert sorted(data.WeightedRandomSampler([1.0, 1.0, 0.0, 1.0], 3, replacement=False)) == [0, 1, 3]
+
+
+@pytest.mark.parametrize("args, message", [(([[1.0]], 3), "weights should be a 1d sequence"),
+                                           (([1.0], 0), "num_samples should be a positive integer"),
+                                           (([1.0], 2, 1), "replacement should be a boolean")])
+def test_weighted_sampler_errors_are_pytorchs(args, message):
+    for lib in (data, tdata):
+        with pytest.raises(ValueError, match=message):
+            lib.WeightedRandomSampler(*args)
+
+
+def test_chain_dataset_reads_streams_in_turn_as_pytorch():
+    def streams(lib):
+        class Stream(lib.IterableDataset):
+            def __init__(self, n):
+                self.n = n
+
+            def __iter__(self):
+                return iter(range(self.n))
+
+            def __len__(self):
+                return self.n
+        return lib.ChainDataset([Stream(2), Stream(3)])
+    ours, theirs = streams(data), streams(tdata)
+    assert list(ours) == list(theirs) and len(ours) == len(theirs)
+    with pytest.raises(AssertionError, match="ChainDataset only supports IterableDataset"):
+        list(data.ChainDataset([data.TensorDataset(xt.zeros(2))]))

@@ -102,3 +102,21 @@ def test_init_errors_match_torch():
         nn.init.eye_(xt.empty(2, 2, 2))
     with pytest.raises(ValueError, match="Mode fan_avg not supported"):
         nn.init.kaiming_uniform_(xt.empty(2, 2), mode="fan_avg")
+
+
+@pytest.mark.parametrize("shape, groups", [((4, 2, 3), 1), ((6, 2, 3, 3), 3), ((2, 3, 3, 3, 3), 1)])
+def test_dirac_is_torchs_convolution_identity(backend, shape, groups):
+    weight = nn.init.dirac_(xt.empty(shape), groups)
+    np.testing.assert_array_equal(weight.numpy(), torch.nn.init.dirac_(torch.empty(shape), groups).numpy())
+
+
+def test_sparse_zeroes_the_same_count_in_every_column_as_torch(backend):
+    weight = nn.init.sparse_(xt.empty(10, 4), sparsity=0.3, std=0.5)
+    expected = torch.nn.init.sparse_(torch.empty(10, 4), sparsity=0.3, std=0.5)
+    assert ((weight.numpy() == 0).sum(0) == (expected.numpy() == 0).sum(0)).all()
+
+
+def test_deprecated_names_warn_as_torch_and_initialise():
+    with pytest.warns(FutureWarning, match=r"`nn.init.constant` is now deprecated in favor of `nn.init.constant_`"):
+        weight = nn.init.constant(xt.empty(3), 2.0)
+    assert weight.tolist() == [2.0] * 3

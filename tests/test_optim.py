@@ -365,6 +365,28 @@ def test_differentiable_updates_carry_gradients_to_what_the_parameters_came_from
     _assert_close(grad, expected_grad, rtol=1e-6, atol=1e-9)
 
 
+SPARSE_GRADIENTS = [([[1, 3, 1]], [[0.5, -1.0], [2.0, 0.25], [-0.5, 1.5]]),  # row 1 twice: coalesced
+                    ([[4, 0]], [[1.0, 1.0], [-2.0, 0.5]]),
+                    ([[3]], [[0.75, -0.25]])]
+
+
+@pytest.mark.parametrize("maximize", [False, True])
+def test_sparse_adam_moves_only_the_rows_a_sparse_gradient_holds_as_pytorch(backend, maximize):
+    def run(lib):
+        param = lib.tensor(np.linspace(-1.0, 1.0, 10).reshape(5, 2), dtype=lib.float64, requires_grad=True)
+        optimizer = lib.optim.SparseAdam([param], lr=0.1, betas=(0.8, 0.9), maximize=maximize)
+        for indices, values in SPARSE_GRADIENTS:
+            param.grad = lib.sparse_coo_tensor(indices, lib.tensor(values, dtype=lib.float64), (5, 2))
+            optimizer.step()
+        return param, optimizer.state[param]
+
+    (param, state), (expected, expected_state) = run(xt), run(torch)
+    assert param.backend == backend and state["step"] == expected_state["step"] == 3
+    _assert_close(param, expected, rtol=1e-12, atol=1e-12)
+    for key in ("exp_avg", "exp_avg_sq"):
+        _assert_close(state[key], expected_state[key], rtol=1e-12, atol=1e-12)
+
+
 def test_sparse_adam_refuses_dense_gradients_as_pytorch():
     for lib in (xt, torch):
         params = _params(lib)

@@ -306,6 +306,19 @@ def test_gradient_of_a_sparse_leaf_is_sparse_for_sparse_mm_and_dense_for_mm(back
     np.testing.assert_allclose(_np(gs_x), _np(gs_t))
 
 
+@pytest.mark.parametrize("sparse_first", [True, False])
+def test_sparse_and_dense_gradient_parts_of_a_sparse_leaf_add_up_to_a_dense_gradient(sparse_first):
+    def case(lib):
+        leaf = _uncoalesced(lib)[0].coalesce().requires_grad_()
+        d = lib.arange(12.0, dtype=lib.float64).reshape(3, 4)
+        parts = [lib.sparse.mm(leaf, d).sum() * 3, lib.mm(leaf, d).sum()]
+        (parts[0] + parts[1] if sparse_first else parts[1] + parts[0]).backward()
+        return leaf.grad
+    expected, got = _both(case)
+    assert got.is_sparse == expected.is_sparse
+    np.testing.assert_allclose(_np(got), _np(expected))
+
+
 def test_second_order_gradient_through_sparse_mm(backend):
     def case(lib):
         s, values = _uncoalesced(lib, requires_grad=True)
@@ -354,6 +367,11 @@ def test_two_layer_gcn_matches_pytorch_from_the_same_weights(backend):
 
 
 # --------------------------------------------------------------------------- elementwise ops and sums
+def _single(lib):
+    """One stored value, at (0, 1): coalesced."""
+    return lib.sparse_coo_tensor(lib.tensor([[0], [1]]), lib.tensor([7.0], dtype=lib.float64), (2, 3))
+
+
 _ELEMENTWISE = {
     "neg": lambda lib, s: -s,
     "mul-scalar": lambda lib, s: s * 2,
@@ -365,9 +383,13 @@ _ELEMENTWISE = {
     "square": lambda lib, s: lib.square(s),
     "abs-method": lambda lib, s: (-s).abs(),
     "add-sparse": lambda lib, s: s + s,
+    "add-coalesced": lambda lib, s: s.coalesce() + _single(lib),
+    "add-other-pattern": lambda lib, s: s + _single(lib),
     "sub-sparse": lambda lib, s: s - 2 * s,
     "mul-dense": lambda lib, s: s * lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64),
     "mul-sparse": lambda lib, s: s * s.t().t(),
+    "mul-other-pattern": lambda lib, s: s * lib.sparse_coo_tensor(lib.tensor([[0, 1], [1, 2]]),
+                                                                   lib.tensor([7.0, 2.0], dtype=lib.float64), (2, 3)),
     "to-float32": lambda lib, s: s.float(),
     "t": lambda lib, s: s.t(),
     "transpose": lambda lib, s: s.transpose(0, 1),
@@ -384,8 +406,42 @@ def test_elementwise_op_on_sparse_matches_pytorch(backend, name):
         _weighted_sum(lib, out).backward()
         return out, values.grad
     _same_output_and_gradient(case)
-    assert _ELEMENTWISE[name](xt, _uncoalesced(xt)[0]).is_coalesced() == \
-        _ELEMENTWISE[name](torch, _uncoalesced(torch)[0]).is_coalesced()
+    expected, got = _both(lambda lib: _ELEMENTWISE[name](lib, _uncoalesced(lib)[0]))
+    assert (got.is_coalesced(), got._nnz()) == (expected.is_coalesced(), expected._nnz())
+
+
+@pytest.mark.parametrize("name, args", [("mul_", (2.0,)), ("div_", (4.0,)), ("add_", ("self",)), ("neg_", ()),
+                                        ("zero_", ())])
+def test_in_place_op_on_sparse_matches_pytorch(backend, name, args):
+    """(Without autograd: PyTorch's backward through an in-place op on a COO tensor fails its version check.)"""
+    def case(lib):
+        s = _uncoalesced(lib)[0]
+        assert getattr(s, name)(*[s.clone() if a == "self" else a for a in args]) is s
+        return s
+    expected, got = _both(case)
+    assert got._nnz() == expected._nnz()
+    np.testing.assert_array_equal(_np(got), _np(expected))
+
+
+def test_in_place_op_on_a_sparse_leaf_that_requires_grad_is_refused():
+    _same_error(lambda lib: _uncoalesced(lib)[0].requires_grad_().mul_(2))
+
+
+def test_permute_and_T_reorder_sparse_dims(backend):
+    def case(lib):
+        s, values = _uncoalesced(lib, requires_grad=True)
+        out = s.T.permute(1, 0).mT
+        _weighted_sum(lib, out).backward()
+        return out, values.grad
+    _same_output_and_gradient(case, sparse_exactly=True)
+
+
+@pytest.mark.parametrize("case", [
+    lambda lib: lib.sparse_coo_tensor(lib.tensor(INDICES), lib.ones(4, 2), (2, 3, 2)).permute(2, 0, 1),
+    lambda lib: lib.sparse_coo_tensor(lib.tensor(INDICES), lib.ones(4, 2), (2, 3, 2)).transpose(1, 2),
+], ids=["permute", "transpose"])
+def test_moving_a_dense_dim_among_sparse_ones_is_refused(case):
+    _same_error(case)
 
 
 def test_dense_plus_sparse_is_dense(backend):

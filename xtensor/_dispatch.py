@@ -4,8 +4,8 @@ An ``Op`` is one row of the op table: a forward written against the backend's ar
 namespace ``xp`` (native arrays in, native array out), a VJP per tensor input, a dtype rule, and
 for view ops the strided-metadata rule. A VJP ``(ns, g, ans, *args)`` is written against a
 namespace (``_ns``): it runs on raw arrays when no graph is built and on Tensors (differentiable)
-under ``create_graph``; a VJP ``(g, ans, *args)`` not yet converted is written in xtensor ops and
-always runs on Tensors. ``apply`` runs an op: promote, unify backends, run the forward, wrap the
+under ``create_graph`` (an op whose VJPs still call Tensor methods says ``raw=False``: they always run on
+Tensors). ``apply`` runs an op: promote, unify backends, run the forward, wrap the
 result (as a view of the input's storage for view ops), and record a node when grad is needed.
 Broadcast gradients are reduced in one place per mode (``_fit``, ``OpNode._run_raw``). The function, method,
 in-place, ``out=``, operator and array-API variants are all generated from the entry
@@ -34,18 +34,12 @@ def _camel(name):
     return "".join(part.capitalize() for part in name.strip("_").split("_"))
 
 
-def _takes_ns(fn):
-    """Whether a VJP is written against a namespace: its first parameter is ``ns``."""
-    code = fn.__code__
-    return code.co_argcount > 0 and code.co_varnames[0] == "ns"
-
-
 class Op:
     """One op table entry."""
 
     def __init__(self, name, fwd, vjps=None, *, vjp_all=None, cast=None, view=None, node=None,
                  differentiable=True, nout=1, saves=None, names=None, scalar_edges=True, bool_fwd=None,
-                 raw_any_dtype=()):
+                 raw_any_dtype=(), raw=True):
         self.name = name
         self.fwd = fwd
         self.bool_fwd = bool_fwd  # the forward when computing in bool (the array API lacks bool + bool)
@@ -61,11 +55,10 @@ class Op:
         # scalars into tensors for add/sub/mul/div, but pow and rsub take them as plain scalars.
         self.scalar_edges = scalar_edges
         fns = self.vjps + ((vjp_all,) if vjp_all else ())
-        # VJPs written against a namespace ``(ns, g, ans, *args)`` (see ``_ns``) also run on raw arrays
         written = [fn for fn in fns if fn is not None]
-        self.ns_vjps = bool(written) and all(_takes_ns(fn) for fn in written)
-        if not self.ns_vjps and any(_takes_ns(fn) for fn in written):
-            raise TypeError(f"op {name}: every VJP must take the namespace, or none")
+        # VJPs ``(ns, g, ans, *args)`` run on raw arrays when no graph is built (see ``_ns``) unless ``raw=False``
+        # says they call Tensor methods, which only the Tensor namespace has
+        self.raw_vjps = bool(written) and raw
         # argument positions whose dtype a VJP does not compute with (a condition, a cast's source)
         self.raw_any_dtype = raw_any_dtype
         self.saves = saves
@@ -170,11 +163,11 @@ class OpNode(Node):
         if op.nout == 1 and g is None:
             return (None,) * len(self._edges)
         out = self._saved_outputs()
-        lead = (TENSOR_NS, g, out) if op.ns_vjps else (g, out)
         if op.vjp_all is not None:
-            raw = op.vjp_all(*lead, *args)
+            raw = op.vjp_all(TENSOR_NS, g, out, *args)
         else:
-            raw = [fn(*lead, *args) if edge[0] is not None else None for fn, edge in zip(op.vjps, self._edges)]
+            raw = [fn(TENSOR_NS, g, out, *args) if edge[0] is not None else None
+                   for fn, edge in zip(op.vjps, self._edges)]
         return [_fit(gi, x) for gi, x in zip(raw, args)]
 
     def _run_raw(self, grads):
@@ -283,21 +276,7 @@ def _fit(g, x):
     return g
 
 
-def broadcast_dims(gshape, shape):
-    """The dimensions of a gradient of ``gshape`` that broadcasting added to an input of ``shape`` (to sum).
-    A gradient with fewer dimensions (a one-element view of a 0-d base) has none: it is only reshaped."""
-    extra = len(gshape) - len(shape)
-    if extra < 0:
-        return ()
-    return tuple(range(extra)) + tuple(i + extra for i, n in enumerate(shape) if n == 1 and gshape[i + extra] != 1)
-
-
-def unbroadcast(g, shape):
-    """Sum ``g`` over the dimensions broadcasting added to an input of ``shape``."""
-    dims = broadcast_dims(tuple(g.shape), shape)
-    if dims:
-        g = g.sum(dims)
-    return g.reshape(shape) if tuple(g.shape) != tuple(shape) else g
+unbroadcast = TENSOR_NS.unbroadcast  # the one ``unbroadcast`` (``_ns``), on Tensors
 
 
 _INFERENCE_SAVED = (
@@ -420,7 +399,7 @@ def _record(op, result, args, tensors, ns=None):
         x = args[0]
         args = (wrap(x._arr if x._arr is not None else x._refresh(), x._backend, x._dtype),) + args[1:]
     node._args = args
-    node._raw_ns = (ns or _uniform_ns(op, result, tensors)) if op.ns_vjps else None
+    node._raw_ns = (ns or _uniform_ns(op, result, tensors)) if op.raw_vjps else None
     node._out = None
     if op._saves_any:
         # what the VJPs that will run read: one VJP per input that needs a gradient (a variadic op's one VJP)

@@ -31,7 +31,35 @@ def is_array(v):
     return hasattr(v, "dtype")
 
 
-class RawNamespace:
+class _Reshaping:
+    """The gradient helpers both namespaces share, written once with the namespace's own ``sum``/``reshape``/
+    ``expand``: the one ``unreduce`` and the one ``unbroadcast``."""
+
+    def unreduce(self, g, shape, dims, keepdim):
+        """Broadcast a reduction's gradient back over the reduced ``dims`` of ``shape``."""
+        if not keepdim and dims and g.ndim:
+            g = self.reshape(g, tuple(1 if i in dims else n for i, n in enumerate(shape)))
+        return self.expand(g, shape)
+
+    def unbroadcast(self, g, shape):
+        """Sum ``g`` over the dimensions broadcasting added to an input of ``shape``."""
+        shape = tuple(shape)
+        dims = broadcast_dims(tuple(g.shape), shape)
+        if dims:
+            g = self.sum(g, dims)
+        return self.reshape(g, shape) if tuple(g.shape) != shape else g
+
+
+def broadcast_dims(gshape, shape):
+    """The dimensions of a gradient of ``gshape`` that broadcasting added to an input of ``shape`` (to sum).
+    A gradient with fewer dimensions (a one-element view of a 0-d base) has none: it is only reshaped."""
+    extra = len(gshape) - len(shape)
+    if extra < 0:
+        return ()
+    return tuple(range(extra)) + tuple(i + extra for i, n in enumerate(shape) if n == 1 and gshape[i + extra] != 1)
+
+
+class RawNamespace(_Reshaping):
     """VJP functions over one backend's arrays: the op table's forwards, called directly."""
 
     raw = True
@@ -52,6 +80,14 @@ class RawNamespace:
         fn = functools.partial(entry.op.fwd, self.xp)
         setattr(self, name, fn)
         return fn
+
+    def apply(self, name, tensors, params=()):
+        """The table op ``name`` on ``tensors`` and ``params`` (in the order of its forward): the forward itself."""
+        from ._table import TABLE
+        return TABLE[name].op.fwd(self.xp, *tensors, *params)
+
+    def is_complex(self, v):
+        return getattr(v, "dtype", None) in self._complex
 
     def conj(self, v):
         """The conjugate of a complex array; a Python bool as an int (the array API promotes it with bools only:
@@ -131,21 +167,6 @@ class RawNamespace:
         """``x.scatter_add(dim, index, src)``."""
         from .ops.indexing import _scatter_fwd
         return _scatter_fwd(self.xp, x, src, index, dim, "sum", self.backend)
-
-    def unreduce(self, g, shape, dims, keepdim):
-        """Broadcast a reduction's gradient back over the reduced ``dims`` of ``shape``."""
-        if not keepdim and dims and g.ndim:
-            g = self.reshape(g, tuple(1 if i in dims else n for i, n in enumerate(shape)))
-        return self.expand(g, shape)
-
-    def unbroadcast(self, g, shape):
-        """Sum ``g`` over the dimensions broadcasting added to an input of ``shape``."""
-        from ._dispatch import broadcast_dims
-        dims = broadcast_dims(tuple(g.shape), tuple(shape))
-        if dims:
-            g = self.sum(g, dims)
-        return self.reshape(g, shape) if tuple(g.shape) != tuple(shape) else g
-
 
 class NumpyNamespace(RawNamespace):
     """numpy's own array methods where array-api-compat's wrappers (and numpy's module functions) cost up to
@@ -236,7 +257,7 @@ def raw_ns(backend):
     return ns
 
 
-class TensorNamespace:
+class TensorNamespace(_Reshaping):
     """VJP functions over Tensors: xtensor's differentiable ops (used under ``create_graph=True``)."""
 
     raw = False
@@ -254,6 +275,16 @@ class TensorNamespace:
             raise AttributeError(name)
         setattr(self, name, fn)
         return fn
+
+    @staticmethod
+    def apply(name, tensors, params=()):
+        from ._dispatch import apply
+        from ._table import TABLE
+        return apply(TABLE[name].op, tuple(tensors), tuple(params))
+
+    @staticmethod
+    def is_complex(v):
+        return isinstance(v, Tensor) and v._dtype.kind == "c"
 
     @staticmethod
     def conj(v):
@@ -345,16 +376,6 @@ class TensorNamespace:
     def scatter_add(x, dim, index, src):
         return x.scatter_add(dim, index, src)
 
-    @staticmethod
-    def unreduce(g, shape, dims, keepdim):
-        if not keepdim and dims and g.ndim:
-            g = g.reshape(tuple(1 if i in dims else n for i, n in enumerate(shape)))
-        return g.expand(tuple(shape))
-
-    @staticmethod
-    def unbroadcast(g, shape):
-        from ._dispatch import unbroadcast
-        return unbroadcast(g, tuple(shape))
 
 
 TENSOR_NS = TensorNamespace()

@@ -2,9 +2,9 @@
 
 Each entry gives the forward over the backend namespace ``xp``, the VJPs -- one line per
 input, ``(ns, g, ans, *args) -> gradient`` written against the namespace ``ns`` (``xtensor/_ns.py``:
-raw backend arrays when no graph is built, differentiable xtensor ops under ``create_graph``), or,
-for ops not yet converted, ``(g, ans, *args)`` in xtensor ops -- and how the op is spelled: its torch signature (``sig``: arguments ->
-``(tensors, params)``), its array-API name and signature, and which variants exist. The
+raw backend arrays when no graph is built, differentiable xtensor ops under ``create_graph``; an op whose
+VJPs still call Tensor methods says ``raw=False`` and runs them on Tensors) -- and how the op is spelled: its
+torch signature (``sig``: arguments -> ``(tensors, params)``), its array-API name and signature, and which variants exist. The
 namespaces, Tensor methods, ``_`` in-place forms, ``out=`` forms and operators are generated
 from these entries by ``_variants``.
 
@@ -158,13 +158,6 @@ def via_uint8(fwd):
     return bool_fwd
 
 
-def where_zero(cond, g):
-    """``g`` where ``cond`` holds, else 0 (``cond`` may be a plain bool when an operand was a scalar)."""
-    if not hasattr(cond, "_dtype"):
-        return g if cond else g * 0
-    return g.where(cond, g.new_zeros(()))
-
-
 def dims_of(dim, ndim):
     """Normalized, sorted reduction dims (all dims for ``None``)."""
     if dim is None:
@@ -175,13 +168,6 @@ def dims_of(dim, ndim):
     if len(set(out)) != len(out):
         raise RuntimeError(f"dim {dim} appears multiple times in the list of dims")
     return tuple(sorted(out)) if ndim else ()
-
-
-def unreduce(g, shape, dims, keepdim):
-    """Broadcast a reduction's gradient back over the reduced ``dims`` of ``shape``."""
-    if not keepdim and dims and g.ndim:
-        g = g.reshape(tuple(1 if i in dims else n for i, n in enumerate(shape)))
-    return g.expand(shape)
 
 
 def native_dtype(xp, dtype):

@@ -550,6 +550,10 @@ class Tensor:
     def is_cuda(self):
         return self.device.type == "cuda"
 
+    @property
+    def is_mps(self):  # torchmetrics and Lightning read it on every tensor they meet
+        return self.device.type == "mps"
+
     def get_device(self):
         d = self.device
         return -1 if d.type == "cpu" else d.index

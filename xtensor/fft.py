@@ -35,28 +35,28 @@ def _c2c(x, axes, norm, forward, real_op=None):
     return apply(op, (x,), (axes, norm, forward))
 
 
-def _c2c_vjp(g, ans, x, axes, norm, forward):
+def _c2c_vjp(ns, g, ans, x, axes, norm, forward):
     gx = _c2c(g, axes, _DUAL[norm], not forward)
     return gx if x.dtype.kind == "c" else real(gx)
 
 
 _C2C = defop("_fft_c2c", _c2c_fwd, (_c2c_vjp,), saves=("meta0",), function=False, method=False,
-             names=lambda x, *params: "FftC2CBackward0" if x.dtype.kind == "c" else "FftR2CBackward0")
+             names=lambda x, *params: "FftC2CBackward0" if x.dtype.kind == "c" else "FftR2CBackward0", raw=False)
 _R2C_FULL = defop("_fft_r2c_full", _c2c_fwd, (_c2c_vjp,), saves=(0,), function=False, method=False,
-                  node="FftR2CBackward0")  # the two-sided spectrum of real input (PyTorch's r2c keeps its input)
+                  node="FftR2CBackward0", raw=False)  # the two-sided spectrum of real input (PyTorch's r2c keeps its input)
 
 
 def _r2c(x, axes, norm):
     return apply(_R2C, (x,), (axes, norm))
 
 
-def _r2c_vjp(g, ans, x, axes, norm):
+def _r2c_vjp(ns, g, ans, x, axes, norm):
     full = _resize(g, axes[-1], x.shape[axes[-1]])  # the dropped half of the spectrum had no gradient
     return real(_c2c(full, axes, _DUAL[norm], False))
 
 
 _R2C = defop("_fft_r2c", lambda xp, x, axes, norm: xp.fft.rfftn(x, axes=axes, norm=norm), (_r2c_vjp,),
-             saves=(0,), function=False, method=False, node="FftR2CBackward0")  # as PyTorch (its VJP: the shape)
+             saves=(0,), function=False, method=False, node="FftR2CBackward0", raw=False)  # as PyTorch (its VJP: the shape)
 
 
 def _c2r(x, axes, norm, n):
@@ -67,7 +67,7 @@ def _c2r_fwd(xp, x, axes, norm, n):
     return xp.fft.irfftn(x, s=tuple(x.shape[a] for a in axes[:-1]) + (n,), axes=axes, norm=norm)
 
 
-def _c2r_vjp(g, ans, x, axes, norm, n):
+def _c2r_vjp(ns, g, ans, x, axes, norm, n):
     """PyTorch's fft_c2r_backward: rfft of the gradient, the bins that stand for two (a bin and its mirror)
     counted twice."""
     gx = _r2c(g, axes, _DUAL[norm])
@@ -83,7 +83,7 @@ def _c2r_vjp(g, ans, x, axes, norm, n):
                        backend=gx.backend).reshape(shape)
 
 
-_C2R = defop("_fft_c2r", _c2r_fwd, (_c2r_vjp,), saves=(), function=False, method=False, node="FftC2RBackward0")
+_C2R = defop("_fft_c2r", _c2r_fwd, (_c2r_vjp,), saves=(), function=False, method=False, node="FftC2RBackward0", raw=False)
 
 
 # ------------------------------------------------------------------ arguments

@@ -32,7 +32,20 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=Non
         from .module import CompiledModule
         return CompiledModule(model, disable=disable)
     if hasattr(model, "param_groups") and callable(getattr(model, "step", None)):
-        model.step = CompiledStep(model.step, disable=disable)
+        model.step = _compiled_optimizer_step(model, disable)
         return model
     return CompiledStep(model, disable=disable)
+
+
+def _compiled_optimizer_step(optimizer, disable):
+    """``optimizer.step`` as one program. The optimizer sits in the compiled function's closure, so its state is
+    gathered whatever ``step`` is (a learning-rate scheduler's wrapper too); ``__func__`` lets a scheduler made later
+    re-bind it, as it re-binds a method."""
+    bound = (optimizer, optimizer.step)
+
+    def optimizer_step(*args, **kwargs):
+        return bound[1](*args, **kwargs)
+    compiled = CompiledStep(optimizer_step, disable=disable)
+    compiled.__func__ = lambda self, *args, **kwargs: compiled(*args, **kwargs)
+    return compiled
 

@@ -8,7 +8,7 @@ import types
 
 import numpy as np
 
-from .. import _dtypes
+from .. import _autocast, _dtypes
 from .._backend import get_default_backend
 from .._tensor import Tensor
 from ..autograd import grad_mode
@@ -235,14 +235,13 @@ class _Gathered:
                     f"(grad_fn=<{type(t._grad_fn).__name__}>, shape {list(t.shape)}), which a compiled step "
                     "cannot extend: pass or keep .detach() of it, or run the step eagerly")
         avals = tuple((st.array.shape, st.array.dtype) for st in storages)
-        return (avals, tensors, tuple(self.statics), grad_mode.state.enabled,
-                grad_mode.state.inference, _dtypes.get_default_dtype(), get_default_backend().name)
+        return (avals, tensors, tuple(self.statics), *_environment())
 
 
 def _environment():
-    """What the signature takes from outside the step."""
+    """What the signature takes from outside the step: the grad mode, the default dtype and backend, autocast."""
     return (grad_mode.state.enabled, grad_mode.state.inference, _dtypes.get_default_dtype(),
-            get_default_backend().name)
+            get_default_backend().name, _autocast.state.active and tuple(_autocast.state.dtypes.items()))
 
 
 def _object_kind(cls):

@@ -22,7 +22,9 @@ stays the one source of gradients.
   read on the host: ``.item()``, ``bool(t)``, a boolean mask, a data-dependent shape), one that writes in place to
   a tensor that requires grad or to its own arguments, a parameter that requires grad and is a view, random numbers
   drawn other than as a whole array the tensor is made from (``normal`` with tensor arguments, ``multinomial``).
-  Such a signature stays eager; other signatures still compile.
+  Such a signature stays eager; other signatures still compile. After ``CACHE_SIZE_LIMIT`` (8) signatures, new ones
+  run eagerly, as torch.compile's ``cache_size_limit`` (generation feeding ever longer sequences would otherwise
+  compile once per length).
 * On a backend that cannot compile (numpy, array-API namespaces) the module runs eagerly: the same results. Inside
   an outer trace (``jax.jit``, a compiled step) it runs inline.
 * Known limit: tensors the forward reads through globals or closures (not attributes of the module tree) are
@@ -39,11 +41,12 @@ from .._ns import raw_ns
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..nn.modules.module import Module
-from .gather import _SCALARS
+from .gather import _SCALARS, _environment
 from .state import _host_read_error, _invalidate, _restore, _snapshot
 
 __all__ = ["CompiledModule", "CompiledFunctionBackward"]
 
+CACHE_SIZE_LIMIT = 8  # signatures compiled per module before new ones run eagerly (torch._dynamo's default)
 _HOOKS = ("_forward_pre_hooks", "_forward_hooks", "_backward_hooks", "_backward_pre_hooks")
 
 
@@ -78,6 +81,10 @@ class CompiledModule(Module):
         key = call.signature()
         program = self._programs.get(key)
         if program is None:
+            if len(self._programs) >= CACHE_SIZE_LIMIT:
+                return self._eager(f"it was recompiled {CACHE_SIZE_LIMIT} times (torch.compile's cache_size_limit): "
+                                   "new signatures run eagerly (the input shapes keep changing: a growing sequence in "
+                                   "generation, a last batch of another size...)", module, args, kwargs)
             program = self._programs[key] = _ModuleProgram.trace(call)
             self.compilations += 1
         if isinstance(program, str):  # why this signature runs eagerly
@@ -152,8 +159,7 @@ class _Call:
         state = tuple((owner, None if t._view is None else t._view.resolve(), t._dtype, t._requires_grad)
                       for t, owner in zip(self.tensors, self.owners))
         storages = tuple((st.array.shape, st.array.dtype) for st in self.storages)
-        return (self.structure, leaves, state, storages, self.attributes, self.records, grad_mode.state.inference,
-                _dtypes.get_default_dtype())
+        return (self.structure, leaves, state, storages, self.attributes, self.records, *_environment())
 
 
 def _static(leaf):

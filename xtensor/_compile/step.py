@@ -127,10 +127,8 @@ class _Program:
 
     @classmethod
     def trace(cls, fn, args, kwargs, gathered, backend):
-        """Run the step once on tracers (``jax.make_jaxpr``) and jit what it did; every object is put back."""
-        import jax
-        import jax.extend.core
-
+        """Run the step once on tracers (the backend's ``trace``: ``jax.make_jaxpr``) and jit what it did; every object
+        is put back."""
         from .._creation import default_generator
 
         program = cls(backend)
@@ -150,7 +148,7 @@ class _Program:
                                       gathered)
 
         try:
-            closed = jax.make_jaxpr(step)([st.array for st in storages], list(gathered.arrays))
+            closed = backend.trace(step, [st.array for st in storages], list(gathered.arrays))
         except Exception as e:
             host_read = _host_read_error(e, backend.host_read_errors)
             if host_read is not None:
@@ -164,9 +162,9 @@ class _Program:
                 "xtensor.compile: the step draws random numbers (rand, randn, dropout...), which come from "
                 "xtensor's host generator and would be frozen into the compiled program: draw them outside the "
                 "step and pass them in, or run it eagerly (xtensor.compile(fn, disable=True))")
-        run = jax.extend.core.jaxpr_as_fun(closed)
+        run = backend.program_function(closed)
         written = set(program.written)
-        read = _read_inputs(closed.jaxpr)
+        read = backend.read_inputs(closed)
         program.kept = [i for i in range(len(storages)) if i not in written and i in read]  # others: never read
         program.refreshed = [index for index, owner in enumerate(owners) if owner in written]
         avals = closed.in_avals
@@ -179,17 +177,15 @@ class _Program:
                 values[i] = v
             for i, v in enumerate(values):
                 if v is None:  # a storage the step never reads (a .grad it clears first): not an input
-                    values[i] = jax.numpy.zeros(avals[i].shape, avals[i].dtype)
+                    values[i] = backend.xp.zeros(avals[i].shape, dtype=avals[i].dtype)
             return run(*values, *array_values)
 
-        program.executable = jax.jit(ordered, donate_argnums=0)
+        program.executable = backend.jit(ordered, donate_argnums=0)
         return program
 
     def _read_back(self, result, roots, storages, owners, installed, before, gathered):
         """Inside the trace, after the step: what the program returns (a flat list of arrays), and how
         each entry is written back (recorded on ``self``)."""
-        import jax
-
         tensors = gathered.tensors
         outs = []
         self.written = [i for i, st in enumerate(storages) if st.array is not installed[i]]
@@ -216,7 +212,7 @@ class _Program:
         self.created = list(created.values())
         outs += [st.array for st, _ in self.created]
         self.reusable = not self.created
-        leaves, treedef = jax.tree_util.tree_flatten(result, is_leaf=lambda x: isinstance(x, Tensor))
+        leaves, treedef = self.backend.tree_flatten(result, Tensor)
         plan = []
         for leaf in leaves:
             if isinstance(leaf, Tensor) and id(leaf) in gathered.position:
@@ -265,8 +261,6 @@ class _Program:
         treedef, plan = self.outputs
         if treedef is None:  # the step returned one tensor (a loss): the common case
             return wrap(next(outs), backend, plan)
-        import jax
-
         leaves = []
         for kind, info in plan:
             if kind == "state":
@@ -277,7 +271,7 @@ class _Program:
                 leaves.append(next(outs))
             else:
                 leaves.append(info)
-        return jax.tree_util.tree_unflatten(treedef, leaves)
+        return backend.tree_unflatten(treedef, leaves)
 
 
 def _substitute(obj, positions, values):
@@ -289,17 +283,6 @@ def _substitute(obj, positions, values):
         return {k: _substitute(v, positions, values) for k, v in obj.items()}
     index = positions.get(id(obj))
     return obj if index is None else values[index]
-
-
-def _read_inputs(jaxpr):
-    """Indices of the inputs of ``jaxpr`` that its equations or outputs read."""
-    import jax.extend.core
-
-    read = set()
-    for eqn in jaxpr.eqns:
-        read.update(v for v in eqn.invars if not isinstance(v, jax.extend.core.Literal))
-    read.update(v for v in jaxpr.outvars if not isinstance(v, jax.extend.core.Literal))
-    return {i for i, v in enumerate(jaxpr.invars) if v in read}
 
 
 def _unshared(donated, others):

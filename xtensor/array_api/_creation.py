@@ -110,6 +110,10 @@ def _nested_scalars(data):
 def _infer_dtype(obj, adapter):
     """The standard's inference: bool, then int64, then the default float, then the default complex."""
     flat = list(_torch_creation._flatten(obj)) if isinstance(obj, (list, tuple)) else [obj]
+    refused = next((v for v in flat if not isinstance(v, (numbers.Number, np.generic))), None)
+    if refused is not None:
+        raise TypeError(f"asarray(): Unsupported value {refused!r} of type {type(refused).__name__}: an array holds "
+                        "numbers or booleans")
     if builtins.any(isinstance(v, complex) for v in flat):
         return default_complex(adapter)
     if builtins.any(isinstance(v, float) for v in flat):

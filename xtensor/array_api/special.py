@@ -11,6 +11,7 @@ from ._info import with_standard_defaults as _with_standard_defaults
 from .. import _dtypes
 from .. import special as _special
 from .._tensor import Tensor as _Tensor
+from ._data_types import broadcast_shapes as _broadcast_shapes
 from ..ops.elementwise import api_promoted as _api_promoted
 
 __all__ = ["entr", "rel_entr", "xlogy", "xlog1py", "erf", "erfc", "erfinv", "erfcx", "expit", "logit", "log_expit",
@@ -55,12 +56,14 @@ def zeta(x, q=None, /):
 
 def polygamma(n, x, /):
     """The n-th derivative of digamma; ``n`` an int or an integer array (each distinct order computed once, the
-    result broadcast over ``n`` and ``x``). A negative order has no value: NaN, as SciPy gives."""
-    if not isinstance(n, _Tensor) or n.ndim == 0:
+    result broadcast over ``n`` and ``x``, in their promoted floating dtype). A negative order has no value: NaN,
+    as SciPy gives."""
+    if not isinstance(n, _Tensor):
         n = int(n)
         return _special.polygamma(n, x) if n >= 0 else _floating(x) * float("nan")
+    x = _floating(x)
     x = x.to(_dtypes.promote_types(n.dtype, x.dtype))  # an integer order counts as the default float (float64)
-    result = x * n.new_full((), float("nan"), dtype=x.dtype)
+    result = x.new_full(_broadcast_shapes(tuple(n.shape), tuple(x.shape)), float("nan"))
     for k in (k for k in n.unique().tolist() if k >= 0):
         result = _special.polygamma(int(k), x).where(n == k, result)
     return result

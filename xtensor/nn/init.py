@@ -9,8 +9,10 @@ import warnings
 
 from ..autograd import no_grad
 
-__all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_", "eye_", "xavier_uniform_",
-           "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_", "trunc_normal_"]
+__all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_", "eye_", "dirac_",
+           "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_", "sparse_",
+           "trunc_normal_", "uniform", "normal", "constant", "eye", "dirac", "xavier_uniform", "xavier_normal",
+           "kaiming_uniform", "kaiming_normal", "orthogonal", "sparse"]
 
 _LINEAR = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d")
 
@@ -83,6 +85,22 @@ def eye_(tensor):
         return tensor.copy_(xtensor.eye(*tensor.shape, dtype=tensor.dtype))
 
 
+def dirac_(tensor, groups=1):
+    """The identity of a 3-, 4- or 5-d convolution: each group keeps as many input channels as it can."""
+    if tensor.ndim not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    if tensor.shape[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    per_group = tensor.shape[0] // groups
+    centre = tuple(size // 2 for size in tensor.shape[2:])
+    with no_grad():
+        tensor.zero_()
+        for g in range(groups):
+            for d in range(min(per_group, tensor.shape[1])):
+                tensor[(g * per_group + d, d) + centre] = 1
+    return tensor
+
+
 def xavier_uniform_(tensor, gain=1.0, generator=None):
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     bound = math.sqrt(3.0) * gain * math.sqrt(2.0 / float(fan_in + fan_out))
@@ -134,6 +152,20 @@ def orthogonal_(tensor, gain=1, generator=None):
         return tensor.copy_(q.reshape(tensor.shape) * gain)
 
 
+def sparse_(tensor, sparsity, std=0.01, generator=None):
+    """Normal(0, std) entries with ``ceil(sparsity * rows)`` of each column zeroed (rows drawn at random)."""
+    if tensor.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    import xtensor
+    rows, cols = tensor.shape
+    zeros = math.ceil(sparsity * rows)
+    with no_grad():
+        tensor.normal_(0, std, generator=generator)
+        for col in range(cols):
+            tensor[xtensor.randperm(rows, generator=generator)[:zeros].to(tensor.device), col] = 0
+    return tensor
+
+
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     if mean < a - 2 * std or mean > b + 2 * std:
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values may "
@@ -146,3 +178,21 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
         tensor.uniform_(2 * low - 1, 2 * high - 1, generator=generator)
         tensor.erfinv_().mul_(std * math.sqrt(2.0)).add_(mean)
         return tensor.clamp_(min=a, max=b)
+
+
+def _deprecated(initialiser):
+    """PyTorch's old name without the trailing underscore: the same initialiser, with its FutureWarning."""
+    old_name, new_name = initialiser.__name__[:-1], initialiser.__name__
+
+    def deprecated(*args, **kwargs):
+        warnings.warn(f"`nn.init.{old_name}` is now deprecated in favor of `nn.init.{new_name}`.", FutureWarning,
+                      stacklevel=2)
+        return initialiser(*args, **kwargs)
+    deprecated.__name__ = deprecated.__qualname__ = old_name
+    return deprecated
+
+
+uniform, normal, constant, eye, dirac = map(_deprecated, (uniform_, normal_, constant_, eye_, dirac_))
+xavier_uniform, xavier_normal = _deprecated(xavier_uniform_), _deprecated(xavier_normal_)
+kaiming_uniform, kaiming_normal = _deprecated(kaiming_uniform_), _deprecated(kaiming_normal_)
+orthogonal, sparse = _deprecated(orthogonal_), _deprecated(sparse_)

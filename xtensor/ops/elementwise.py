@@ -18,7 +18,7 @@ import operator
 from .. import _dtypes
 from .._dispatch import apply
 from .._ns import is_array
-from .._table import TABLE, as_bool, as_uint8, defcomposite, defop, refusing, to_float, via_uint8, where_zero
+from .._table import TABLE, as_bool, as_uint8, defcomposite, defop, refusing, to_float, via_uint8
 from .._tensor import Tensor
 
 LN2, LN10 = math.log(2.0), math.log(10.0)
@@ -283,7 +283,7 @@ unary("conj", lambda xp, x: xp.conj(x) if _is_complex(x) else xp.asarray(x, copy
 unary("real", lambda xp, x: xp.real(x) if _is_complex(x) else xp.asarray(x, copy=True), lambda ns, g, ans, x: g,
       inplace=False, saves=())
 unary("imag", lambda xp, x: xp.imag(x) if _is_complex(x) else xp.zeros_like(x),
-      lambda g, ans, x: g * 1j if x.dtype.kind == "c" else g * 0, inplace=False,
+      lambda ns, g, ans, x: g * 1j if ns.is_complex(x) else g * 0, inplace=False,
       saves=("meta0",))  # PyTorch's: grad * i; reads only x's dtype
 
 
@@ -304,7 +304,7 @@ def _round(xp, x, decimals=0):
     return xp.round(x / scale) * scale
 
 
-defop("round", _round, (lambda g, ans, x, decimals=0: g.new_zeros(g.shape),), kind="custom", api=True, inplace=True, out=True,
+defop("round", _round, (lambda ns, g, ans, x, decimals=0: ns.zeros(g.shape, g),), kind="custom", api=True, inplace=True, out=True,
       sig=_round_sig,
       api_sig=lambda x, /: ((x,), ()), names=lambda x, decimals=0: f"RoundBackward{int(bool(decimals))}", refuses="b",
       torch_inplace=True, saves=())
@@ -316,11 +316,11 @@ def _logit(xp, x, eps):
     return xp.log(x / (1 - x))
 
 
-def _logit_vjp(g, ans, x, eps):
+def _logit_vjp(ns, g, ans, x, eps):
     inside = x * (1 - x)
     if eps is None:  # NaN outside [0, 1], as PyTorch's formula
-        return (g / inside).masked_fill((x < 0) | (x > 1), math.nan)
-    return where_zero((x >= eps) & (x <= 1 - eps), g / inside)
+        return ns.where((x < 0) | (x > 1), ns.full_like(g, math.nan), g / inside)
+    return ns.where_zero((x >= eps) & (x <= 1 - eps), g / inside)
 
 
 defop("logit", _logit, (_logit_vjp,), kind="custom", inplace=True, out=True, cast=to_float,
@@ -337,7 +337,7 @@ def _nan_to_num(xp, x, nan=0.0, posinf=None, neginf=None):
     return xp.where(x == -math.inf, xp.asarray(info.min if neginf is None else neginf, dtype=x.dtype), x)
 
 
-defop("nan_to_num", _nan_to_num, (lambda g, ans, x, *bounds: where_zero(x.isfinite(), g),), kind="custom",
+defop("nan_to_num", _nan_to_num, (lambda ns, g, ans, x, *bounds: ns.where_zero(ns.isfinite(x), g),), kind="custom",
       inplace=True, out=True,
       sig=lambda input, nan=0.0, posinf=None, neginf=None: ((input,), (nan, posinf, neginf)), torch_inplace=True,
       saves=(0,))
@@ -398,8 +398,8 @@ def _div_rounded(xp, x, y, rounding_mode):
     return xp.trunc(x / y)
 
 
-_div_mode = defop("_div_mode", _div_rounded, (lambda g, ans, x, y, mode: g.new_zeros(g.shape),
-                                               lambda g, ans, x, y, mode: g.new_zeros(g.shape)),
+_div_mode = defop("_div_mode", _div_rounded, (lambda ns, g, ans, x, y, mode: ns.zeros(g.shape, g),
+                                               lambda ns, g, ans, x, y, mode: ns.zeros(g.shape, g)),
                   node="DivBackward2", function=False, method=False, saves=(0, 1),
                   refuses="bc")  # as PyTorch's DivBackward2
 
@@ -415,11 +415,11 @@ def _div(input, other, *, rounding_mode=None):
     return apply(_div_mode, (input, other), (rounding_mode,))
 
 
-def _copysign_vjp(g, ans, x, y):
+def _copysign_vjp(ns, g, ans, x, y):
     """PyTorch: ``g * ans / x`` where ``x != 0``, else 0 -- written as a sign flip so no 0/0 enters the graph (from
     ``x`` and the result, what PyTorch keeps: not ``y``)."""
-    flip = x.signbit() != ans.signbit()
-    return where_zero(x != 0, g.where(~flip, -g))
+    flip = ns.signbit(x) != ns.signbit(ans)
+    return ns.where_zero(x != 0, ns.where(flip, -g, g))
 
 
 def _fmax(xp, x, y):
@@ -506,11 +506,11 @@ binary("minimum", lambda xp, x, y: xp.minimum(x, y),
        (lambda ns, g, ans, x, y: ns.where_zero(x <= y, ns.where(x != y, g, g / 2)),
         lambda ns, g, ans, x, y: ns.where_zero(y <= x, ns.where(x != y, g, g / 2))), bool_fwd=_bools_min,
        refuses={"c": (RuntimeError, "minimum not implemented for complex tensors.")}, tensors_only=True, saves=(0, 1))
-binary("fmax", _fmax, (lambda g, ans, x, y: where_zero((x >= y) | y.isnan(), g),
-                       lambda g, ans, x, y: where_zero(~((x >= y) | y.isnan()), g)), api=None, bool_fwd=_bools_max,
+binary("fmax", _fmax, (lambda ns, g, ans, x, y: ns.where_zero((x >= y) | ns.isnan(y), g),
+                       lambda ns, g, ans, x, y: ns.where_zero(~((x >= y) | ns.isnan(y)), g)), api=None, bool_fwd=_bools_max,
        refuses={"c": (RuntimeError, "fmax not implemented for complex tensors.")}, tensors_only=True, saves=(0, 1))
-binary("fmin", _fmin, (lambda g, ans, x, y: where_zero((x <= y) | y.isnan(), g),
-                       lambda g, ans, x, y: where_zero(~((x <= y) | y.isnan()), g)), api=None, bool_fwd=_bools_min,
+binary("fmin", _fmin, (lambda ns, g, ans, x, y: ns.where_zero((x <= y) | ns.isnan(y), g),
+                       lambda ns, g, ans, x, y: ns.where_zero(~((x <= y) | ns.isnan(y)), g)), api=None, bool_fwd=_bools_min,
        refuses={"c": (RuntimeError, "fmin not implemented for complex tensors.")}, tensors_only=True, saves=(0, 1))
 binary("atan2", lambda xp, x, y: xp.atan2(x, y),
        (lambda ns, g, ans, x, y: g * y / (x * x + y * y), lambda ns, g, ans, x, y: -g * x / (x * x + y * y)),
@@ -521,22 +521,22 @@ binary("hypot", lambda xp, x, y: xp.hypot(x, y),
 binary("logaddexp", lambda xp, x, y: xp.logaddexp(x, y),
        (lambda ns, g, ans, x, y: g / (1 + ns.exp(y - x)), lambda ns, g, ans, x, y: g / (1 + ns.exp(x - y))),
        cast=to_float, refuses="bi", tensors_only=True, saves=(0, 1))
-binary("copysign", lambda xp, x, y: xp.copysign(x, y), (_copysign_vjp, lambda g, ans, x, y: g.new_zeros(g.shape)),
+binary("copysign", lambda xp, x, y: xp.copysign(x, y), (_copysign_vjp, lambda ns, g, ans, x, y: ns.zeros(g.shape, g)),
        cast=to_float,
        names=lambda x, y: "CopysignBackward0" if isinstance(y, Tensor) else "CopysignBackward1", refuses="c",
        saves=((0, "result"), ()))
-binary("xlogy", _xlogy, (lambda g, ans, x, y: g.xlogy(y).masked_fill((x == 0) & (y <= 0), 0),  # PyTorch's formula
-                         lambda g, ans, x, y: g * x / y),
+binary("xlogy", _xlogy, (lambda ns, g, ans, x, y: ns.where_zero(~((x == 0) & (y <= 0)), ns.xlogy(g, y)),  # PyTorch's formula
+                         lambda ns, g, ans, x, y: g * x / y),
        cast=to_float, api=None,
        names=lambda x, y: "XlogyBackward0" if isinstance(x, Tensor) and isinstance(y, Tensor) else
        "XlogyBackward2" if isinstance(x, Tensor) else "XlogyBackward1", refuses="c", torch_inplace=True, saves=(0, 1))
 binary("nextafter", lambda xp, x, y: xp.nextafter(x, y), None, differentiable=False, refuses="bic", tensors_only=True)
 binary("remainder", _remainder,
-       (lambda g, ans, x, y: g, lambda g, ans, x, y: -g * (x / y).floor()),
+       (lambda ns, g, ans, x, y: g, lambda ns, g, ans, x, y: -g * ns.floor(x / y)),
        operators=("__mod__", "__rmod__", "__imod__"),
        names=lambda x, y: "RemainderBackward1" if isinstance(y, Tensor) else "RemainderBackward0", refuses="bc",
        saves=((), (0, 1)))
-binary("fmod", _fmod, (lambda g, ans, x, y: g, lambda g, ans, x, y: -g * (x / y).trunc()), api=None,
+binary("fmod", _fmod, (lambda ns, g, ans, x, y: g, lambda ns, g, ans, x, y: -g * ns.trunc(x / y)), api=None,
        names=lambda x, y: "FmodBackward1" if isinstance(y, Tensor) else "FmodBackward0", refuses="bc",
        saves=((), (0, 1)))
 binary("floor_divide", _floor_divide, None, differentiable=False,
@@ -571,20 +571,20 @@ def _lerp(xp, x, end, weight):
     return xp.where(xp.abs(weight) < 0.5, x + weight * diff, end - diff * (1 - weight))
 
 
-defop("lerp", _lerp, (lambda g, ans, x, end, w: g * (1 - w), lambda g, ans, x, end, w: g * w,
-                      lambda g, ans, x, end, w: g * (end - x)),
+defop("lerp", _lerp, (lambda ns, g, ans, x, end, w: g * (1 - w), lambda ns, g, ans, x, end, w: g * w,
+                      lambda ns, g, ans, x, end, w: g * (end - x)),
       kind="custom", inplace=True, out=True, sig=_lerp_sig, scalar_edges=False,  # lerp.Scalar: a plain number
       names=lambda x, end, w: "LerpBackward1" if isinstance(w, Tensor) else "LerpBackward0", overlap="elementwise",
       saves=((2,), (2,), (0, 1)))
 defop("addcmul", lambda xp, x, t1, t2, value=1: x + value * t1 * t2,
-      (lambda g, ans, x, t1, t2, value=1: g, lambda g, ans, x, t1, t2, value=1: g * value * t2,
-       lambda g, ans, x, t1, t2, value=1: g * value * t1),
+      (lambda ns, g, ans, x, t1, t2, value=1: g, lambda ns, g, ans, x, t1, t2, value=1: g * value * t2,
+       lambda ns, g, ans, x, t1, t2, value=1: g * value * t1),
       kind="custom", inplace=True, out=True,
       sig=lambda input, tensor1, tensor2, *, value=1: ((input, tensor1, tensor2), (value,)), refuses="b",
       overlap="elementwise", saves=((), (2, 3), (1, 3)))
 defop("addcdiv", lambda xp, x, t1, t2, value=1: x + value * t1 / t2,
-      (lambda g, ans, x, t1, t2, value=1: g, lambda g, ans, x, t1, t2, value=1: g * value / t2,
-       lambda g, ans, x, t1, t2, value=1: -g * value * t1 / (t2 * t2)),
+      (lambda ns, g, ans, x, t1, t2, value=1: g, lambda ns, g, ans, x, t1, t2, value=1: g * value / t2,
+       lambda ns, g, ans, x, t1, t2, value=1: -g * value * t1 / (t2 * t2)),
       kind="custom", inplace=True, out=True,
       sig=lambda input, tensor1, tensor2, *, value=1: ((input, tensor1, tensor2), (value,)),
       refuses={"b": _INTEGER_ADDCDIV, "i": _INTEGER_ADDCDIV}, overlap="elementwise", saves=((), (2, 3), (1, 2, 3)))

@@ -72,10 +72,10 @@ overwrite = defop("overwrite", lambda xp, old, new: new,
 # host ``index`` made of them)
 index_put = defop(
     "index_put", _index_put_fwd,
-    (lambda g, ans, x, v, index, backend, accumulate=False, indices=():
+    (lambda ns, g, ans, x, v, index, backend, accumulate=False, indices=():
         g if accumulate else g.index_put_host(index, g.new_zeros(())),
-     lambda g, ans, x, v, index, backend, accumulate=False, indices=(): g.getitem_host(index)),
-    saves=(2, 5), function=False, method=False, node="IndexPutBackward0")
+     lambda ns, g, ans, x, v, index, backend, accumulate=False, indices=(): g.getitem_host(index)),
+    saves=(2, 5), function=False, method=False, node="IndexPutBackward0", raw=False)
 
 
 # ------------------------------------------------------------------ gather / scatter
@@ -208,19 +208,19 @@ def _no_derivative(what):
     raise RuntimeError(f"the derivative for '{what}' is not implemented.")
 
 
-def _set_x_vjp(g, ans, x, src, index, dim, mode, backend):
+def _set_x_vjp(ns, g, ans, x, src, index, dim, mode, backend):
     return g.scatter(dim, index, 0) if mode == "set" else _no_derivative("scatter with reduce")
 
 
-def _set_src_vjp(g, ans, x, src, index, dim, mode, backend):
+def _set_src_vjp(ns, g, ans, x, src, index, dim, mode, backend):
     return _into(g.gather(dim, index), src) if mode == "set" else _no_derivative("scatter with reduce")
 
 
-def _add_x_vjp(g, ans, x, src, index, dim, mode, backend, given=None):
+def _add_x_vjp(ns, g, ans, x, src, index, dim, mode, backend, given=None):
     return g
 
 
-def _add_src_vjp(g, ans, x, src, index, dim, mode, backend, given=None):
+def _add_src_vjp(ns, g, ans, x, src, index, dim, mode, backend, given=None):
     return _into(g.gather(dim, index), src)
 
 
@@ -231,7 +231,7 @@ def _into(gi, src):
 
 defop("scatter", _scatter_fwd, (_set_x_vjp, _set_src_vjp), sig=_scatter_sig, inplace=True, out=True, saves=(2, "meta1"),
       names=lambda x, src, *params: "ScatterBackward0" if isinstance(src, Tensor) else "ScatterBackward1",
-      overlap="scatter")
+      overlap="scatter", raw=False)
 
 
 def _scatter_add_sig(input, dim, index, src):
@@ -242,7 +242,7 @@ def _scatter_add_sig(input, dim, index, src):
 
 
 defop("scatter_add", _scatter_fwd, (_add_x_vjp, _add_src_vjp), sig=_scatter_add_sig, inplace=True, out=True,
-      saves=(2, "meta1"), bool_fwd=_bools_scatter, overlap="scatter")
+      saves=(2, "meta1"), bool_fwd=_bools_scatter, overlap="scatter", raw=False)
 
 
 # ------------------------------------------------------------------ scatter_reduce
@@ -296,7 +296,7 @@ def _mean_count(x, src, index, dim, include_self):
     return _reduce_count(x, src, index, dim, include_self, x.new_ones(x.shape), x.new_ones(index.shape))
 
 
-def _scatter_reduce_x_vjp(g, ans, x, src, index, dim, reduce, include_self, backend):
+def _scatter_reduce_x_vjp(ns, g, ans, x, src, index, dim, reduce, include_self, backend):
     if reduce == "sum":
         return g if include_self else g * _untouched(x, index, dim)
     if reduce == "mean":
@@ -309,7 +309,7 @@ def _scatter_reduce_x_vjp(g, ans, x, src, index, dim, reduce, include_self, back
     return g * hits / ties
 
 
-def _scatter_reduce_src_vjp(g, ans, x, src, index, dim, reduce, include_self, backend):
+def _scatter_reduce_src_vjp(ns, g, ans, x, src, index, dim, reduce, include_self, backend):
     part = src[_sub(index)]
     if reduce == "sum":
         gi = g.gather(dim, index)
@@ -342,7 +342,7 @@ def _others_product(ans, value, x, src, index, dim, include_self, of_src=False):
 
 
 defop("scatter_reduce", _scatter_reduce_fwd, (_scatter_reduce_x_vjp, _scatter_reduce_src_vjp),
-      sig=_scatter_reduce_sig, inplace=True, out=True, overlap="scatter", saves=(0, 1, 2, 3, 4, 5, "result"))
+      sig=_scatter_reduce_sig, inplace=True, out=True, overlap="scatter", saves=(0, 1, 2, 3, 4, 5, "result"), raw=False)
 
 
 # ------------------------------------------------------------------ index_* (a 1-d index along dim)
@@ -389,7 +389,7 @@ defop("embedding", lambda xp, x, index, dim, backend, shape: xp.reshape(_gather_
                                                                          shape),
       (lambda ns, g, ans, x, index, dim, backend, shape:
        ns.scatter_add(ns.zeros(x.shape, g), dim, index, ns.reshape(g, index.shape)),),
-      sig=_embedding_sig, method=False, function=False, saves=(1,))
+      sig=_embedding_sig, method=False, function=False, saves=(1, "meta0"))  # (the weight: a parameter, alive anyway)
 
 
 def _source_along(name, input, d, index, source):
@@ -447,7 +447,7 @@ def _index_add_sig(input, dim, index, source, *, alpha=1):
 
 defop("index_add", _scatter_fwd, (_add_x_vjp, _add_src_vjp), sig=_index_add_sig, inplace=True, out=True,
       saves=(1, 2, 6), bool_fwd=_bools_scatter,
-      overlap="scatter")  # source (the caller's, also when scaled by alpha) and index, as PyTorch
+      overlap="scatter", raw=False)  # source (the caller's, also when scaled by alpha) and index, as PyTorch
 
 
 def _index_copy_sig(input, dim, index, source):
@@ -456,7 +456,7 @@ def _index_copy_sig(input, dim, index, source):
 
 
 defop("index_copy", _scatter_fwd, (_set_x_vjp, _set_src_vjp), sig=_index_copy_sig, inplace=True, out=True,
-      saves=(1, 2), overlap="scatter")
+      saves=(1, 2), overlap="scatter", raw=False)
 
 
 def _index_fill_sig(input, dim, index, value):
@@ -475,10 +475,10 @@ def _index_fill_sig(input, dim, index, value):
 
 
 defop("index_fill", _scatter_fwd,
-      (lambda g, ans, x, v, index, dim, mode, backend: g.scatter(dim, index, 0),
-       lambda g, ans, x, v, index, dim, mode, backend: g.gather(dim, index).sum()),
+      (lambda ns, g, ans, x, v, index, dim, mode, backend: g.scatter(dim, index, 0),
+       lambda ns, g, ans, x, v, index, dim, mode, backend: g.gather(dim, index).sum()),
       sig=_index_fill_sig, inplace=True, saves=(2,),
-      names=lambda x, value, *params: "IndexFillBackward1" if isinstance(value, Tensor) else "IndexFillBackward0")
+      names=lambda x, value, *params: "IndexFillBackward1" if isinstance(value, Tensor) else "IndexFillBackward0", raw=False)
 
 
 # ------------------------------------------------------------------ masks
@@ -514,8 +514,8 @@ def _masked_fill_sig(input, mask, value):
 
 
 defop("masked_fill", _masked_fill_fwd,
-      (lambda g, ans, x, v, mask, backend: g.masked_fill(mask, 0),
-       lambda g, ans, x, v, mask, backend: g.where(mask, 0 * g).sum()),
+      (lambda ns, g, ans, x, v, mask, backend: ns.where_zero(~mask, g),
+       lambda ns, g, ans, x, v, mask, backend: ns.sum(ns.where_zero(mask, g), tuple(range(g.ndim)))),
       sig=_masked_fill_sig, inplace=True, saves=(2,),
       names=lambda x, value, *params: "MaskedFillBackward1" if isinstance(value, Tensor) else "MaskedFillBackward0")
 
@@ -544,15 +544,15 @@ def _masked_scatter_sig(input, mask, source):
     return (input, source), (mask, _adapter(input, source, mask))
 
 
-def _masked_scatter_source_vjp(g, ans, x, source, mask, backend):
+def _masked_scatter_source_vjp(ns, g, ans, x, source, mask, backend):
     picked = g[mask]
     flat = source.new_zeros((source.numel(),))
     return flat.index_put_host((slice(0, picked.numel()),), picked).reshape(source.shape)
 
 
 defop("masked_scatter", _masked_scatter_fwd,
-      (lambda g, ans, x, source, mask, backend: g.masked_fill(mask, 0), _masked_scatter_source_vjp),
-      sig=_masked_scatter_sig, inplace=True, saves=(2, "meta1"))
+      (lambda ns, g, ans, x, source, mask, backend: g.masked_fill(mask, 0), _masked_scatter_source_vjp),
+      sig=_masked_scatter_sig, inplace=True, saves=(2, "meta1"), raw=False)
 
 
 # ------------------------------------------------------------------ flat take / put
@@ -574,8 +574,8 @@ def _take_fwd(xp, x, index, shape, backend, given):
     return xp.reshape(xp.take(xp.reshape(x, (-1,)), _index_array(xp, index, backend), axis=0), shape)
 
 
-defop("take", _take_fwd, (lambda g, ans, x, index, shape, backend, given: g.new_zeros(x.shape).put(index, g, True),),
-      sig=_take_sig, saves=(0, 4), out=True)  # self and index, as PyTorch
+defop("take", _take_fwd, (lambda ns, g, ans, x, index, shape, backend, given: g.new_zeros(x.shape).put(index, g, True),),
+      sig=_take_sig, saves=(0, 4), out=True, raw=False)  # self and index, as PyTorch
 
 
 def _put_sig(input, index, source, accumulate=False):
@@ -597,10 +597,10 @@ def _put_fwd(xp, x, source, index, mode, backend, given):
 
 
 defop("put", _put_fwd,
-      (lambda g, ans, x, source, index, mode, backend, given:
+      (lambda ns, g, ans, x, source, index, mode, backend, given:
        g if mode == "sum" else g.put(index, g.new_zeros(index.shape)),
-       lambda g, ans, x, source, index, mode, backend, given: g.take(index).reshape(source.shape)),
-      sig=_put_sig, inplace=True, saves=(1, 5), overlap="scatter")  # source and index, as PyTorch
+       lambda ns, g, ans, x, source, index, mode, backend, given: g.take(index).reshape(source.shape)),
+      sig=_put_sig, inplace=True, saves=(1, 5), overlap="scatter", raw=False)  # source and index, as PyTorch
 
 
 def take_along_dim(input, indices, dim=None):
@@ -671,7 +671,7 @@ defop("to_dtype", _to_dtype_fwd,
       (lambda ns, g, ans, x, dtype: ns.cast_like(g, x),), node="ToCopyBackward0", saves=("meta0",), function=False,
       method=False, raw_any_dtype=(0,))
 defop("_to_device", lambda xp, x, adapter, device: adapter.to_device(x, device),
-      (lambda g, ans, x, adapter, device: g.to(x.device),), node="ToCopyBackward0", saves=("meta0",), function=False,
-      method=False)
-defop("_to_backend", None, (lambda g, ans, x, adapter: g.to(x.backend),), node="ToCopyBackward0", saves=("meta0",),
-      function=False, method=False)
+      (lambda ns, g, ans, x, adapter, device: g.to(x.device),), node="ToCopyBackward0", saves=("meta0",), function=False,
+      method=False, raw=False)
+defop("_to_backend", None, (lambda ns, g, ans, x, adapter: g.to(x.backend),), node="ToCopyBackward0", saves=("meta0",),
+      function=False, method=False, raw=False)

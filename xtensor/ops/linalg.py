@@ -18,7 +18,7 @@ import math
 
 from .. import _dtypes
 from .._dispatch import _unify, apply, wrap
-from .._table import TABLE, defcomposite, defop, dims_of, unreduce, where_zero
+from .._table import TABLE, defcomposite, defop, dims_of
 from .._tensor import check_dim
 
 
@@ -338,8 +338,8 @@ def _cross_op(x, y, dim):
 
 
 defop("linalg_cross", _cross_fwd,
-      (lambda g, ans, x, y, dim: _cross_op(y, g, dim), lambda g, ans, x, y, dim: _cross_op(g, x, dim)),
-      node="LinalgCrossBackward0", function=False, method=False, saves=((1, 2), (0, 2)))
+      (lambda ns, g, ans, x, y, dim: _cross_op(y, g, dim), lambda ns, g, ans, x, y, dim: _cross_op(g, x, dim)),
+      node="LinalgCrossBackward0", function=False, method=False, saves=((1, 2), (0, 2)), raw=False)
 
 
 def cross(input, other, dim=None):
@@ -366,14 +366,14 @@ def _pad_last(t, n):
     return _variants.torch_functions["cat"]([t, t.new_zeros((*t.shape[:-1], missing))], -1)
 
 
-def _diagonal_grad(g, shape, offset):
+def _diagonal_grad(ns, g, shape, offset):
     """The gradient of a diagonal taken from matrices of ``shape``: ``g`` back on that diagonal, zeros elsewhere."""
     rows, cols = shape[-2:]
     if offset >= 0:  # diagonal position = row index
         spread = _pad_last(g, rows).unsqueeze(-1).expand(*g.shape[:-1], rows, cols)
     else:  # = column index
         spread = _pad_last(g, cols).unsqueeze(-2).expand(*g.shape[:-1], rows, cols)
-    return where_zero(_band(g, rows, cols, offset, None), spread)
+    return ns.where_zero(_band(g, rows, cols, offset, None), spread)
 
 
 def _diagonal_copy(x, offset):
@@ -398,10 +398,10 @@ def _embed_fwd(xp, v, offset):
 
 
 defop("_diagonal_copy", lambda xp, x, offset: xp.asarray(xp.linalg.diagonal(x, offset=offset), copy=True),  # numpy's is a view
-      (lambda g, ans, x, offset: _diagonal_grad(g, x.shape, offset),), saves=("meta0",), function=False, method=False,
-      node="DiagonalBackward0_copy")
-defop("_diag_embed", _embed_fwd, (lambda g, ans, x, offset: _diagonal_copy(g, offset),), saves=(),
-      node="DiagEmbedBackward0", function=False, method=False)
+      (lambda ns, g, ans, x, offset: _diagonal_grad(ns, g, x.shape, offset),), saves=("meta0",), function=False, method=False,
+      node="DiagonalBackward0_copy", raw=False)
+defop("_diag_embed", _embed_fwd, (lambda ns, g, ans, x, offset: _diagonal_copy(g, offset),), saves=(),
+      node="DiagEmbedBackward0", function=False, method=False, raw=False)
 defcomposite("diag_embed", diag_embed)
 
 
@@ -425,8 +425,8 @@ def _trace_sig(input):
 
 defop("trace", lambda xp, x: xp.sum(xp.linalg.diagonal(x), dtype=xp.int64 if x.dtype in (
     xp.int8, xp.int16, xp.int32, xp.uint8, xp.bool) else None),
-      (lambda g, ans, x: _diagonal_grad(g.expand(_diag_length(*x.shape, 0)), x.shape, 0),),
-      sig=_trace_sig, saves=("meta0",))
+      (lambda ns, g, ans, x: _diagonal_grad(ns, g.expand(_diag_length(*x.shape, 0)), x.shape, 0),),
+      sig=_trace_sig, saves=("meta0",), raw=False)
 
 
 def _triangle(name, above):
@@ -692,7 +692,7 @@ def _real_only(name, x):
         raise NotImplementedError(f"{name}: gradients for complex inputs are not supported yet")
 
 
-def _svd_vjp(g, ans, x, full_matrices):
+def _svd_vjp(ns, g, ans, x, full_matrices):
     _real_only("linalg.svd", x)
     gU, gS, gVh = g
     U, S, Vh = ans
@@ -727,7 +727,7 @@ def _svd_vjp(g, ans, x, full_matrices):
 
 
 defop("linalg_svd", _svd_fwd, (_svd_vjp,), nout=3, node="LinalgSvdBackward0", function=False, method=False,
-      saves=("result", "meta0"))  # U, S, Vh (the VJP reads the input's shape only), as PyTorch
+      saves=("result", "meta0"), raw=False)  # U, S, Vh (the VJP reads the input's shape only), as PyTorch
 
 
 def linalg_svd(A, full_matrices=True):
@@ -763,7 +763,7 @@ def _eigh_fwd(xp, x, uplo):
     return w, v
 
 
-def _eigh_vjp(g, ans, x, uplo):
+def _eigh_vjp(ns, g, ans, x, uplo):
     _real_only("linalg.eigh", x)
     gL, gV = g
     L, V = ans
@@ -779,7 +779,7 @@ def _eigh_vjp(g, ans, x, uplo):
 
 
 defop("linalg_eigh", _eigh_fwd, (_eigh_vjp,), nout=2, node="LinalgEighBackward0", function=False, method=False,
-      saves=("result", "meta0"))
+      saves=("result", "meta0"), raw=False)
 
 
 def eigh(A, UPLO="L"):
@@ -792,7 +792,7 @@ def eigh(A, UPLO="L"):
 
 # eig: general (non-symmetric) matrices; complex results always (the standard's rule). PyTorch's
 # linalg_eig_backward: gA = V^-H (P(V^H gV) / conj(E), diagonal gL) V^H, P projecting out the phase gauge.
-def _eig_vjp(g, ans, x):
+def _eig_vjp(ns, g, ans, x):
     gL, gV = g
     L, V = ans
     inner = V.new_zeros(V.shape)
@@ -814,7 +814,7 @@ def _eig_fwd(xp, x):
 
 
 defop("linalg_eig", _eig_fwd, (_eig_vjp,), nout=2, node="LinalgEigBackward0", function=False, method=False,
-      saves=(0, "result"))
+      saves=(0, "result"), raw=False)
 
 
 def eig(A):
@@ -836,7 +836,7 @@ def _qr_grad_tall(Q, R, gQ, gR):
     return Q @ (gR + (qdq - qdq.mT + rdr - rdr.mT).tril() @ Rinv_T) + (gQ - Q @ qdq) @ Rinv_T
 
 
-def _qr_vjp(g, ans, x, mode):
+def _qr_vjp(ns, g, ans, x, mode):
     _real_only("linalg.qr", x)
     gQ, gR = g
     Q, R = ans
@@ -855,7 +855,7 @@ def _qr_vjp(g, ans, x, mode):
 
 
 defop("linalg_qr", _qr_fwd, (_qr_vjp,), nout=2, node="LinalgQrBackward0", function=False, method=False,
-      saves=("result", "meta0"))
+      saves=("result", "meta0"), raw=False)
 
 
 def qr(A, mode="reduced"):
@@ -876,7 +876,7 @@ defcomposite("qr", torch_qr)
 
 
 # Cholesky: gA = sym(L^-T Phi(L^T gL) L^-1), Phi = lower triangle with the diagonal halved
-def _cholesky_vjp(g, ans, x, upper):
+def _cholesky_vjp(ns, g, ans, x, upper):
     _real_only("linalg.cholesky", x)
     L, gL = (ans.mT, g.mT) if upper else (ans, g)
     phi = (L.mT @ gL).tril()
@@ -892,7 +892,7 @@ def _cholesky_fwd(xp, x, upper):
 
 for _name, _node in (("linalg_cholesky", "LinalgCholeskyExBackward0"), ("_torch_cholesky", "CholeskyBackward0")):
     defop(_name, _cholesky_fwd, (_cholesky_vjp,), node=_node, function=False, method=False,
-          saves=("result", "meta0"))
+          saves=("result", "meta0"), raw=False)
 
 
 def cholesky_of(name, op_name, A, upper):
@@ -920,10 +920,10 @@ def _solve_op(a, b, vector):
 
 
 defop("linalg_solve", _solve_fwd,
-      (lambda g, ans, a, b, vector: -(_solve_op(_mH(a), g, vector).unsqueeze(-1) * conj(ans).unsqueeze(-2))
+      (lambda ns, g, ans, a, b, vector: -(_solve_op(_mH(a), g, vector).unsqueeze(-1) * conj(ans).unsqueeze(-2))
        if vector else -(_solve_op(_mH(a), g, vector) @ _mH(ans)),
-       lambda g, ans, a, b, vector: _solve_op(_mH(a), g, vector)),
-      node="LinalgSolveExBackward0", function=False, method=False, saves=((0, 2, "result"), (0, 2)))
+       lambda ns, g, ans, a, b, vector: _solve_op(_mH(a), g, vector)),
+      node="LinalgSolveExBackward0", function=False, method=False, saves=((0, 2, "result"), (0, 2)), raw=False)
 
 
 def solve(A, B, *, left=True, vector=None):
@@ -954,7 +954,7 @@ def solve(A, B, *, left=True, vector=None):
 
 
 # pinv: PyTorch's pinv_backward; the forward cuts singular values below rtol * largest
-def _pinv_vjp(g, ans, A, rtol):
+def _pinv_vjp(ns, g, ans, A, rtol):
     m, n = A.shape[-2:]
     pinvAh = _mH(ans)
     gh = _mH(g)
@@ -968,7 +968,7 @@ def _pinv_vjp(g, ans, A, rtol):
 
 
 defop("linalg_pinv", lambda xp, x, rtol: xp.linalg.pinv(x, rtol=rtol), (_pinv_vjp,), node="LinalgPinvBackward0",
-      function=False, method=False, saves=(0, "result"))
+      function=False, method=False, saves=(0, "result"), raw=False)
 
 
 def pinv(A, rtol=None, hermitian=False, *, atol=None):
@@ -985,14 +985,14 @@ def _rtol(A, rtol):
 
 # lstsq's solution pinv(A) @ B as one node that keeps A, B and the solution, as PyTorch's LinalgLstsqBackward0;
 # its VJPs recompute pinv(A) (as PyTorch's linalg_lstsq_backward does)
-def _lstsq_vjp_a(g, ans, A, B, rtol):
+def _lstsq_vjp_a(ns, g, ans, A, B, rtol):
     P = apply(TABLE["linalg_pinv"].op, (A,), (rtol,))
-    return _pinv_vjp(g @ _mH(B), P, A, rtol)
+    return _pinv_vjp(ns, g @ _mH(B), P, A, rtol)
 
 
 defop("_lstsq_solution", lambda xp, A, B, rtol: xp.linalg.pinv(A, rtol=rtol) @ B,
-      (_lstsq_vjp_a, lambda g, ans, A, B, rtol: _mH(apply(TABLE["linalg_pinv"].op, (A,), (rtol,))) @ g),
-      node="LinalgLstsqBackward0", function=False, method=False, saves=(0, 1, "result"))
+      (_lstsq_vjp_a, lambda ns, g, ans, A, B, rtol: _mH(apply(TABLE["linalg_pinv"].op, (A,), (rtol,))) @ g),
+      node="LinalgLstsqBackward0", function=False, method=False, saves=(0, 1, "result"), raw=False)
 
 
 def lstsq_solution(A, B, rtol=None):
@@ -1230,17 +1230,17 @@ def _complex_dtype(xp, x):
     return xp.complex64 if x.dtype == xp.float32 else xp.complex128
 
 
-defop("_complex_real", _real_fwd, (lambda g, ans, x: as_complex(g) if x.dtype.kind == "c" else g,), saves=("meta0",),
-      node="RealBackward0", function=False, method=False)
-defop("_complex_imag", lambda xp, x: xp.imag(x), (lambda g, ans, x: _times_i(g),), saves=(),
-      node="ImagBackward0", function=False, method=False)
+defop("_complex_real", _real_fwd, (lambda ns, g, ans, x: as_complex(g) if x.dtype.kind == "c" else g,), saves=("meta0",),
+      node="RealBackward0", function=False, method=False, raw=False)
+defop("_complex_imag", lambda xp, x: xp.imag(x), (lambda ns, g, ans, x: _times_i(g),), saves=(),
+      node="ImagBackward0", function=False, method=False, raw=False)
 # i * x for real x: the imag VJP as an op of its own, whose VJP (Im g) needs no complex multiplication
-defop("_times_i", lambda xp, x: xp.astype(x, _complex_dtype(xp, x)) * 1j, (lambda g, ans, x: imag(g),), saves=(),
-      node="MulBackward0", function=False, method=False)
-defop("_complex_conj", lambda xp, x: xp.conj(x), (lambda g, ans, x: conj(g),), saves=(),
-      node="ConjBackward0", function=False, method=False)
-defop("_as_complex", lambda xp, x: xp.astype(x, _complex_dtype(xp, x)), (lambda g, ans, x: real(g),), saves=(),
-      node="ToCopyBackward0", function=False, method=False)
+defop("_times_i", lambda xp, x: xp.astype(x, _complex_dtype(xp, x)) * 1j, (lambda ns, g, ans, x: imag(g),), saves=(),
+      node="MulBackward0", function=False, method=False, raw=False)
+defop("_complex_conj", lambda xp, x: xp.conj(x), (lambda ns, g, ans, x: conj(g),), saves=(),
+      node="ConjBackward0", function=False, method=False, raw=False)
+defop("_as_complex", lambda xp, x: xp.astype(x, _complex_dtype(xp, x)), (lambda ns, g, ans, x: real(g),), saves=(),
+      node="ToCopyBackward0", function=False, method=False, raw=False)
 
 
 def real(x):

@@ -112,7 +112,7 @@ def _conv_fwd(xp, x, w, b, stride, pads, lhs_dilation, dilation, groups, backend
     return out if b is None else out + xp.reshape(b, (1, -1) + (1,) * (x.ndim - 2))
 
 
-def _conv_input_grad(g, ans, x, w, b, stride, pads, lhs_dilation, dilation, groups, backend):
+def _conv_input_grad(ns, g, ans, x, w, b, stride, pads, lhs_dilation, dilation, groups, backend):
     out_channels, group_in, *kernel = w.shape
     spatial = tuple(range(2, w.ndim))
     flipped = w.reshape(groups, out_channels // groups, group_in, *kernel).transpose(1, 2).reshape(
@@ -122,7 +122,7 @@ def _conv_input_grad(g, ans, x, w, b, stride, pads, lhs_dilation, dilation, grou
     return convolution(g, flipped, None, lhs_dilation, pads, stride, dilation, groups)
 
 
-def _conv_weight_grad(g, ans, x, w, b, stride, pads, lhs_dilation, dilation, groups, backend):
+def _conv_weight_grad(ns, g, ans, x, w, b, stride, pads, lhs_dilation, dilation, groups, backend):
     (batch, channels), out_channels, kernel = x.shape[:2], w.shape[0], w.shape[2:]
     spatial = tuple(range(3, x.ndim + 1))
     inputs = x.reshape(batch, groups, channels // groups, *x.shape[2:]).permute(2, 1, 0, *spatial).reshape(
@@ -135,8 +135,8 @@ def _conv_weight_grad(g, ans, x, w, b, stride, pads, lhs_dilation, dilation, gro
 
 
 _CONVOLUTION = defop("convolution", _conv_fwd, (
-    _conv_input_grad, _conv_weight_grad, lambda g, ans, x, w, b, *geometry: g.sum((0, *range(2, g.ndim)))),
-    method=False, function=False, node="ConvolutionBackward0", saves=((0, 1, 3, 4, 5, 6, 7), (0, 1, 3, 4, 5, 6, 7), ()))
+    _conv_input_grad, _conv_weight_grad, lambda ns, g, ans, x, w, b, *geometry: g.sum((0, *range(2, g.ndim)))),
+    method=False, function=False, node="ConvolutionBackward0", saves=((0, 1, 3, 4, 5, 6, 7), (0, 1, 3, 4, 5, 6, 7), ()), raw=False)
 
 
 def convolution(input, weight, bias, stride, pads, lhs_dilation, dilation, groups):

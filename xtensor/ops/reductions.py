@@ -30,8 +30,7 @@ import numpy as np
 
 from .. import _dtypes
 from .._dispatch import Dims, apply, overload_name
-from .._table import (TABLE, defcomposite, defop, dims_of, native_dtype, refusing, sum_dtype, to_float, unreduce,
-                      via_uint8, where_zero)
+from .._table import TABLE, defcomposite, defop, dims_of, native_dtype, refusing, sum_dtype, to_float, via_uint8
 from .._tensor import Tensor
 
 
@@ -112,13 +111,13 @@ def _pick_vjp(ns, g, ans, x, dim, keepdim, *_):
                          ns.expand(g[0] if keepdim else ns.unsqueeze(g[0], dim), x.shape))
 
 
-def _scatter_along(g, idx, dim, shape):
+def _scatter_along(ns, g, idx, dim, shape):
     """Each element of ``g`` added at its index ``idx`` along ``dim`` of a tensor of ``shape`` (a one-hot sum:
     written in xtensor ops, so it is differentiable again)."""
     from .._creation import arange
     pos = arange(shape[dim], backend=g._backend).reshape((shape[dim],) + (1,) * (len(shape) - dim))
     hits = pos == idx.unsqueeze(dim)
-    return where_zero(hits, g.unsqueeze(dim)).sum(dim + 1)
+    return ns.where_zero(hits, g.unsqueeze(dim)).sum(dim + 1)
 
 
 def _share_vjp(ns, g, ans, x, dims, keepdim):
@@ -205,20 +204,21 @@ def _prod_fwd(xp, x, dims, keepdim, dtype):
     return xp.prod(x, axis=dims, keepdims=keepdim, dtype=native_dtype(xp, dtype))
 
 
-def _prod_vjp(g, ans, x, dims, keepdim, dtype):
+def _prod_vjp(ns, g, ans, x, dims, keepdim, dtype):
     if x.ndim == 0:  # the gradient itself, as PyTorch's prod_backward (no graph of x)
         return g
-    return unreduce(g, x.shape, dims, keepdim) * _product_of_others(x, unreduce(ans, x.shape, dims, keepdim), dims)
+    return ns.unreduce(g, x.shape, dims, keepdim) * _product_of_others(ns, x, ns.unreduce(ans, x.shape, dims, keepdim),
+                                                                        dims)
 
 
-def _product_of_others(x, total, dims):
+def _product_of_others(ns, x, total, dims):
     """For each element, the product of the others in its reduction: ``total / x`` away from zeros; at a
     zero, the product of the rest when it is the only zero (else 0)."""
     zero = x == 0
-    safe = x.where(zero.logical_not(), x.new_ones(()))
-    rest = apply(_PROD, (safe,), (Dims(dims), True, None))
-    lone = zero.sum(dims, keepdim=True) == 1
-    return where_zero(lone, rest).expand(x.shape).where(zero, total / safe)
+    safe = ns.where(zero, ns.full_like(x, 1), x)
+    rest = ns.apply("_prod", (safe,), (dims, True, None))
+    lone = ns.sum(ns.cast_like(zero, x), dims, keepdim=True) == 1
+    return ns.where(zero, ns.expand(ns.where_zero(lone, rest), x.shape), total / safe)
 
 
 _PROD = _reduction("prod", _prod_fwd, (_prod_vjp,), cast=sum_dtype, saves=(0, 1, 2, "result"))
@@ -242,8 +242,8 @@ def _nansum_fwd(xp, x, dims, keepdim, dtype):
     return _sum_fwd(xp, x, dims, keepdim, dtype)
 
 
-defop("nansum", _nansum_fwd, (lambda g, ans, x, dims, keepdim, dtype:
-                              where_zero(x == x, unreduce(g, x.shape, dims, keepdim)),),
+defop("nansum", _nansum_fwd, (lambda ns, g, ans, x, dims, keepdim, dtype:
+                              ns.where_zero(x == x, ns.unreduce(g, x.shape, dims, keepdim)),),
       sig=_reduce_sig, cast=sum_dtype, out=True, saves=(0, 1, 2))
 
 
@@ -276,15 +276,16 @@ def _var_fwd(xp, x, dims, correction, keepdim):
     return xp.var(x, axis=dims, correction=correction, keepdims=keepdim)
 
 
-def _var_vjp(g, ans, x, dims, correction, keepdim):
+def _var_vjp(ns, g, ans, x, dims, correction, keepdim):
     dof = _count(x.shape, dims) - correction
-    return unreduce(g, x.shape, dims, keepdim) * (x - x.mean(dims, keepdim=True)) * (2 / dof if dof else math.inf)
+    deviation = x - ns.apply("_mean", (x,), (dims, True, None))
+    return ns.unreduce(g, x.shape, dims, keepdim) * deviation * (2 / dof if dof else math.inf)
 
 
-def _std_vjp(g, ans, x, dims, correction, keepdim):
+def _std_vjp(ns, g, ans, x, dims, correction, keepdim):
     nonzero = ans != 0
-    return _var_vjp(where_zero(nonzero, g / (2 * ans.where(nonzero, ans.new_ones(())))), None, x, dims, correction,
-                    keepdim)
+    safe = ns.where(nonzero, ans, ns.full_like(ans, 1))
+    return _var_vjp(ns, ns.where_zero(nonzero, g / (2 * safe)), None, x, dims, correction, keepdim)
 
 
 def _var_sig(name):
@@ -313,17 +314,17 @@ def _stat_mean(name, stat_fwd, stat_vjp):
     def fwd(xp, x, dims, correction, keepdim):
         return stat_fwd(xp, x, dims, correction, keepdim), xp.mean(x, axis=dims, keepdims=keepdim)
 
-    def vjp(g, stat, x, dims, correction, keepdim):
-        parts = [] if g[0] is None else [stat_vjp(g[0], stat, x, dims, correction, keepdim)]
+    def vjp(ns, g, stat, x, dims, correction, keepdim):
+        parts = [] if g[0] is None else [stat_vjp(ns, g[0], stat, x, dims, correction, keepdim)]
         if g[1] is not None:
-            parts.append(unreduce(g[1], x.shape, dims, keepdim) / _count(x.shape, dims))
+            parts.append(ns.unreduce(g[1], x.shape, dims, keepdim) / _count(x.shape, dims))
         return parts[0] if len(parts) == 1 else parts[0] + parts[1]
 
-    def std_mean_vjp(g, ans, x, dims, correction, keepdim):
-        return vjp(g, ans[0], x, dims, correction, keepdim)
+    def std_mean_vjp(ns, g, ans, x, dims, correction, keepdim):
+        return vjp(ns, g, ans[0], x, dims, correction, keepdim)
 
-    def var_mean_vjp(g, ans, x, dims, correction, keepdim):  # (var's gradient does not read the result)
-        return vjp(g, None, x, dims, correction, keepdim)
+    def var_mean_vjp(ns, g, ans, x, dims, correction, keepdim):  # (var's gradient does not read the result)
+        return vjp(ns, g, None, x, dims, correction, keepdim)
     op = defop(f"_{name}", fwd, (std_mean_vjp if name == "std_mean" else var_mean_vjp,), nout=2,
                node=f"{name[:3].capitalize()}MeanBackward0", function=False,
                method=False, saves=(0, "result0") if name == "std_mean" else (0,))  # var_mean: self alone
@@ -523,25 +524,25 @@ def _cumulative(xp, f, x, dim, dtype, include_initial, initial):
     return r
 
 
-def _reverse_cumsum(g, dim):
-    """sum_{k >= i} g_k along ``dim``, in xtensor ops (the transpose of cumsum). Summed from the end, not as
+def _reverse_cumsum(ns, g, dim):
+    """sum_{k >= i} g_k along ``dim`` (the transpose of cumsum). Summed from the end, not as
     ``total - cumsum + g``, which cancels catastrophically when early terms dwarf late ones."""
-    return g.flip(dim).cumsum(dim).flip(dim)
+    return ns.flip(ns.apply("cumsum", (ns.flip(g, (dim,)),), (dim, None, False)), (dim,))
 
 
-def _trim_initial(g, dim, include_initial):
-    return g.narrow(dim, 1, g.shape[dim] - 1) if include_initial and g.ndim else g
+def _trim_initial(ns, g, dim, include_initial):
+    return ns.narrow(g, dim, 1, g.shape[dim] - 1) if include_initial and g.ndim else g
 
 
-def _cumsum_vjp(g, ans, x, dim, dtype, include_initial):
-    g = _trim_initial(g, dim, include_initial)
-    return _reverse_cumsum(g, dim) if x.ndim else g
+def _cumsum_vjp(ns, g, ans, x, dim, dtype, include_initial):
+    g = _trim_initial(ns, g, dim, include_initial)
+    return _reverse_cumsum(ns, g, dim) if x.ndim else g
 
 
-def _cumprod_vjp(g, ans, x, dim, dtype, include_initial):
+def _cumprod_vjp(ns, g, ans, x, dim, dtype, include_initial):
     """Exact with zeros: before the first zero of a slice ``rev_cumsum(g * ans) / x``; at the first zero the
     product of the elements before it times ``rev_cumsum(g * cumprod(the elements after it))``; after it 0."""
-    g, ans = _trim_initial(g, dim, include_initial), _trim_initial(ans, dim, include_initial)
+    g, ans = _trim_initial(ns, g, dim, include_initial), _trim_initial(ns, ans, dim, include_initial)
     if x.ndim == 0 or x.shape[dim] <= 1:  # the gradient itself, as PyTorch's cumprod_backward (no graph of x)
         return g
     zero = x == 0
@@ -551,11 +552,11 @@ def _cumprod_vjp(g, ans, x, dim, dtype, include_initial):
     one = x.new_ones(())
     nonzero = zero.logical_not()
     safe = x.where(nonzero, one)
-    regular = where_zero(before & nonzero, _reverse_cumsum(g * ans, dim) / safe)
+    regular = ns.where_zero(before & nonzero, _reverse_cumsum(ns, g * ans, dim) / safe)
     head = one.where(first_zero | before.logical_not(), x).cumprod(dim)  # product of the elements before the first zero
     tail = one.where(before, x).cumprod(dim)  # product from after the first zero up to k
-    at_zero = head * _reverse_cumsum(g * tail, dim)
-    return where_zero(first_zero, at_zero) + regular
+    at_zero = head * _reverse_cumsum(ns, g * tail, dim)
+    return ns.where_zero(first_zero, at_zero) + regular
 
 
 def _cum_sig(name):
@@ -580,7 +581,7 @@ defop("cumsum", lambda xp, x, dim, dtype, initial: _cumulative(xp, "cumulative_s
       api_sig=_cum_api_sig("cumulative_sum"), out=True, inplace=True, saves=("meta0",), overlap="elementwise")
 defop("cumprod", lambda xp, x, dim, dtype, initial: _cumulative(xp, "cumulative_prod", x, dim, dtype, initial, 1),
       (_cumprod_vjp,), sig=_cum_sig("cumprod"), cast=sum_dtype, api="cumulative_prod",
-      api_sig=_cum_api_sig("cumulative_prod"), out=True, inplace=True, overlap="elementwise", saves=(0, 1, 3, "result"))
+      api_sig=_cum_api_sig("cumulative_prod"), out=True, inplace=True, overlap="elementwise", saves=(0, 1, 3, "result"), raw=False)
 
 
 def _running_extreme(kind):
@@ -608,9 +609,9 @@ def _running_extreme(kind):
 
 for _kind in ("max", "min"):
     _op = defop(f"_cum{_kind}", _running_extreme(_kind),
-                (lambda g, ans, x, dim: _scatter_along(g[0], ans[1], dim, tuple(x.shape)) if x.ndim else g[0],),
+                (lambda ns, g, ans, x, dim: _scatter_along(ns, g[0], ans[1], dim, tuple(x.shape)) if x.ndim else g[0],),
                 nout=2, node=f"Cum{_kind}Backward0", function=False, method=False, saves=(0, "result1"),
-                bool_fwd=via_uint8(_running_extreme(_kind)), refuses="c")
+                bool_fwd=via_uint8(_running_extreme(_kind)), refuses="c", raw=False)
     defcomposite(f"cum{_kind}", (lambda op, kind: lambda input, dim: RESULTS[f"cum{kind}"](
         *apply(op, (input,), (_one_dim(input, dim),))))(_op, _kind))
 
@@ -649,8 +650,8 @@ def _permute_along(x, perm, dim):
 
 
 _PERMUTE_ALONG = defop("_permute_along", lambda xp, x, perm, dim: _take_along(xp, x, perm._value, dim),
-                       (lambda g, ans, x, perm, dim: _permute_along(g, perm.argsort(dim) if perm.ndim else perm, dim),),
-                       node="GatherBackward0", function=False, method=False, saves=())
+                       (lambda ns, g, ans, x, perm, dim: _permute_along(g, perm.argsort(dim) if perm.ndim else perm, dim),),
+                       node="GatherBackward0", function=False, method=False, saves=(), raw=False)
 
 
 def _order(xp, x, dim, descending):
@@ -665,10 +666,10 @@ def _sort_fwd(xp, x, dim, descending):
     return _take_along(xp, x, order, dim), order
 
 
-_SORT = defop("_sort", _sort_fwd, (lambda g, ans, x, dim, descending: _permute_along(
+_SORT = defop("_sort", _sort_fwd, (lambda ns, g, ans, x, dim, descending: _permute_along(
     g[0], ans[1].argsort(dim) if x.ndim else ans[1], dim),),
     nout=2, node="SortBackward0", function=False, method=False, saves=("result1", "meta0"),
-              bool_fwd=via_uint8(_sort_fwd))
+              bool_fwd=via_uint8(_sort_fwd), raw=False)
 
 
 def sort(input, dim=-1, descending=False, stable=False):
@@ -712,9 +713,9 @@ def _topk_fwd(xp, x, k, dim, largest):
     return _take_along(xp, x, order, dim), order
 
 
-_TOPK = defop("_topk", _topk_fwd, (lambda g, ans, x, k, dim, largest:
-                                   _scatter_along(g[0], ans[1], dim, tuple(x.shape)) if x.ndim else g[0],),
-              nout=2, node="TopkBackward0", function=False, method=False, saves=("result1", "meta0"))
+_TOPK = defop("_topk", _topk_fwd, (lambda ns, g, ans, x, k, dim, largest:
+                                   _scatter_along(ns, g[0], ans[1], dim, tuple(x.shape)) if x.ndim else g[0],),
+              nout=2, node="TopkBackward0", function=False, method=False, saves=("result1", "meta0"), raw=False)
 
 
 _NO_TOPK = refusing("topk", "bc", errors={"b": (RuntimeError, "topk does not support bool dtypes on CPU"),

@@ -336,8 +336,8 @@ def _diagonal_fwd(xp, x, offset, dim1, dim2):
 
 
 defop("diagonal", _diagonal_fwd,
-      (lambda g, ans, x, offset, dim1, dim2: _scatter_by_rule(g, x, _diagonal_meta, offset, dim1, dim2),),
-      sig=_diagonal_sig, view=_diagonal_meta, saves=("meta0",))
+      (lambda ns, g, ans, x, offset, dim1, dim2: _scatter_by_rule(g, x, _diagonal_meta, offset, dim1, dim2),),
+      sig=_diagonal_sig, view=_diagonal_meta, saves=("meta0",), raw=False)
 
 
 def _unfold_meta(shape, stride, offset, dim, size, step):
@@ -370,8 +370,8 @@ def _unfold_fwd(xp, x, dim, size, step):
 
 
 defop("unfold", _unfold_fwd,
-      (lambda g, ans, x, dim, size, step: _scatter_by_rule(g, x, _unfold_meta, dim, size, step),),
-      sig=_unfold_sig, view=_unfold_meta, saves=("meta0",), function=False)
+      (lambda ns, g, ans, x, dim, size, step: _scatter_by_rule(g, x, _unfold_meta, dim, size, step),),
+      sig=_unfold_sig, view=_unfold_meta, saves=("meta0",), function=False, raw=False)
 
 
 def _as_strided_meta(shape, stride, offset, size, new_stride, storage_offset, index, root):
@@ -585,9 +585,48 @@ def _roll_fwd(xp, x, shifts, dims):
     return xp.roll(x, shifts, axis=dims)
 
 
-defop("roll", _roll_fwd, (lambda g, ans, x, shifts, dims: g.roll(tuple(-s for s in shifts), dims),),
+defop("roll", _roll_fwd, (lambda ns, g, ans, x, shifts, dims: ns.apply("roll", (g,), (tuple(-s for s in shifts), dims)),),
       sig=_roll_sig, saves=(), api=True,
       api_sig=lambda x, /, shift, *, axis=None: _roll_sig(x, shift, axis))
+
+
+# ------------------------------------------------------------------ constant_pad_nd
+def _constant_pad_sig(input, pad, value=0):
+    """``pad``: (before, after) pairs from the last dim backwards, as ``F.pad``; negative ones crop."""
+    pad = tuple(pad)
+    for i, p in enumerate(pad):
+        if not isinstance(p, int):
+            raise TypeError(f"constant_pad_nd(): argument 'pad' (position 2) must be tuple of ints, but found element "
+                            f"of type {type(p).__name__} at pos {i}")
+    if len(pad) % 2:
+        raise RuntimeError(f"Length of pad must be even but instead it equals {len(pad)}")
+    if len(pad) > 2 * input.ndim:
+        raise RuntimeError("Length of pad should be no more than twice the number of dimensions of the input. Pad "
+                           f"length is {len(pad)} while the input has {input.ndim} dimensions.")
+    for i in range(len(pad) // 2):
+        if input.shape[input.ndim - 1 - i] + min(pad[2 * i], 0) + min(pad[2 * i + 1], 0) < 0:
+            raise RuntimeError("narrow(): length must be non-negative.")
+    kind = {"b": bool, "i": int, "u": int, "f": float, "c": complex}[input.dtype.kind]
+    return (input,), (pad, kind(value))  # the value in the input's kind, as PyTorch casts it (2.7 -> 2 for ints)
+
+
+def _constant_pad_fwd(xp, x, pad, value):
+    if not pad:
+        return xp.asarray(x, copy=True)  # a new tensor, never the input's array
+    for i in range(len(pad) // 2):
+        dim, before, after = x.ndim - 1 - i, pad[2 * i], pad[2 * i + 1]
+        x = x[(slice(None),) * dim + (slice(max(-before, 0), x.shape[dim] - max(-after, 0)), ...)]  # the crops
+
+        def side(n):
+            return [xp.full(x.shape[:dim] + (n,) + x.shape[dim + 1:], value, dtype=x.dtype)] if n > 0 else []
+        x = xp.concat(side(before) + [x] + side(after), axis=dim)
+    return x
+
+
+# its gradient crops what it padded and pads what it cropped: itself, with the pads negated
+defop("constant_pad_nd", _constant_pad_fwd,
+      (lambda ns, g, ans, x, pad, value: ns.apply("constant_pad_nd", (g,), (tuple(-p for p in pad), 0)),),
+      sig=_constant_pad_sig, method=False, saves=())
 
 
 def _repeat_sig(input, *sizes):
@@ -605,11 +644,11 @@ def _repeat_fwd(xp, x, sizes):
     return _owned(xp.tile(x, sizes)) if sizes else xp.asarray(x, copy=True)
 
 
-def _repeat_vjp(g, ans, x, sizes):
+def _repeat_vjp(ns, g, ans, x, sizes):
     """Each input element's gradient sums its copies: view ``g`` as (repeat, size) pairs and sum the repeats."""
     shape = (1,) * (len(sizes) - x.ndim) + tuple(x.shape)
     pairs = tuple(n for r, s in zip(sizes, shape) for n in (r, s))
-    return g.reshape(pairs).sum(tuple(range(0, len(pairs), 2))).reshape(x.shape) if sizes else g
+    return ns.reshape(ns.sum(ns.reshape(g, pairs), tuple(range(0, len(pairs), 2))), x.shape) if sizes else g
 
 
 defop("repeat", _repeat_fwd, (_repeat_vjp,), sig=_repeat_sig, saves=("meta0",), function=False)

@@ -15,7 +15,7 @@ The namespaces over these entries are ``xtensor.special`` (PyTorch's names) and 
 import math
 
 from .._dispatch import _unify, apply
-from .._table import defop, refusing, to_float, where_zero
+from .._table import defop, refusing, to_float
 from .._tensor import Tensor
 
 TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
@@ -44,7 +44,7 @@ kernel("erf", "erf", lambda ns, g, ans, x, backend: g * TWO_OVER_SQRT_PI * ns.ex
        torch_inplace=True, saves=(0,))
 kernel("erfc", "erfc", lambda ns, g, ans, x, backend: -g * TWO_OVER_SQRT_PI * ns.exp(-x * x), torch_level=True,
        torch_inplace=True, saves=(0,))
-kernel("erfinv", "erfinv", lambda g, ans, x, backend: g * (0.5 * math.sqrt(math.pi)) * (x.erfinv() ** 2).exp(),
+kernel("erfinv", "erfinv", lambda ns, g, ans, x, backend: g * (0.5 * math.sqrt(math.pi)) * ns.exp(ns.apply("erfinv", (x,), (backend,)) ** 2),
        torch_level=True, saves=(0,))
 kernel("special_erfcx", "erfcx", lambda ns, g, ans, x, backend: g * (2 * x * ans - TWO_OVER_SQRT_PI),
        node="SpecialErfcxBackward0", saves=(0, "result"))
@@ -55,8 +55,8 @@ kernel("special_log_ndtr", "log_ndtr", lambda ns, g, ans, x, backend: g / SQRT_2
 
 
 # ------------------------------------------------------------------ the gamma family
-kernel("lgamma", "gammaln", lambda g, ans, x, backend: g * x.digamma(), torch_level=True, saves=(0,))
-kernel("digamma", "psi", lambda g, ans, x, backend: g * polygamma(1, x), torch_level=True, saves=(0,))
+kernel("lgamma", "gammaln", lambda ns, g, ans, x, backend: g * ns.apply("digamma", (x,), (backend,)), torch_level=True, saves=(0,))
+kernel("digamma", "psi", lambda ns, g, ans, x, backend: g * ns.apply("polygamma", (x,), (1, backend)), torch_level=True, saves=(0,))
 
 
 def _polygamma_sig(n, input):
@@ -69,7 +69,7 @@ def _polygamma_sig(n, input):
 
 # PyTorch's method takes n after self and its function before: xtensor.special installs the method and ``_`` form.
 _POLYGAMMA = defop("polygamma", lambda xp, x, n, backend: backend.special("polygamma", n, x),
-                   (lambda g, ans, x, n, backend: g * polygamma(n + 1, x),), kind="custom", sig=_polygamma_sig,
+                   (lambda ns, g, ans, x, n, backend: g * ns.apply("polygamma", (x,), (n + 1, backend)),), kind="custom", sig=_polygamma_sig,
                    cast=refusing("polygamma", "c", to_float), method=False, inplace=True, out=True, saves=(0, 1))
 
 
@@ -92,7 +92,7 @@ def _mvlgamma(xp, x, p, backend):
     return total + p * (p - 1) / 4 * math.log(math.pi)
 
 
-defop("mvlgamma", _mvlgamma, (lambda g, ans, x, p, backend: g * sum((x - j / 2).digamma() for j in range(p)),),
+defop("mvlgamma", _mvlgamma, (lambda ns, g, ans, x, p, backend: g * sum(ns.apply("digamma", (x - j / 2,), (backend,)) for j in range(p)),),
       kind="custom", sig=_mvlgamma_sig, cast=refusing("mvlgamma", "c", to_float), inplace=True, out=True,
       saves=(0,))  # (x is read inside a generator, which the saved-set inference does not see)
 
@@ -107,14 +107,14 @@ def _igamma_sig(name):
 
 
 def _no_derivative(what):
-    def vjp(g, ans, *args):
+    def vjp(ns, g, ans, *args):
         raise NotImplementedError(f"the derivative for '{what}' is not implemented.")
     return vjp
 
 
 def _igamma_vjp_other(sign):
     """d/dx of the regularized lower (sign 1) or upper (sign -1) incomplete gamma function P(a, x)."""
-    return lambda g, ans, a, x, backend: sign * g * ((a - 1) * x.log() - x - a.lgamma()).exp()
+    return lambda ns, g, ans, a, x, backend: sign * g * ns.exp((a - 1) * ns.log(x) - x - ns.apply("lgamma", (a,), (backend,)))
 
 
 defop("igamma", lambda xp, a, x, backend: backend.special("gammainc", a, x),
@@ -130,23 +130,26 @@ defop("special_zeta", lambda xp, x, q, backend: backend.special("zeta", x, q),
 
 
 # ------------------------------------------------------------------ Bessel functions
-def _i1_vjp(g, ans, x, backend):
+def _i1_vjp(ns, g, ans, x, backend):
     """PyTorch's: ``i0(x) - i1(x) / x``, and its limit 1/2 at 0."""
-    safe = x.where(x != 0, x.new_ones(()))
-    return g * (safe.i0() - ans / safe).where(x != 0, x.new_full((), 0.5))
+    nonzero = x != 0
+    safe = ns.where(nonzero, x, ns.full_like(x, 1))
+    return g * ns.where(nonzero, ns.apply("i0", (safe,), (backend,)) - ans / safe, ns.full_like(x, 0.5))
 
 
-def _i1e_vjp(g, ans, x, backend):
-    safe = x.where(x != 0, x.new_ones(()))
-    return g * (i0e(safe) - ans * (safe.sign() + 1 / safe)).where(x != 0, x.new_full((), 0.5))
+def _i1e_vjp(ns, g, ans, x, backend):
+    nonzero = x != 0
+    safe = ns.where(nonzero, x, ns.full_like(x, 1))
+    i0e = ns.apply("special_i0e", (safe,), (backend,))
+    return g * ns.where(nonzero, i0e - ans * (ns.sign(safe) + 1 / safe), ns.full_like(x, 0.5))
 
 
 def _unary(op):
     return lambda x: apply(op, (x,), (_backend_of(x),))
 
 
-kernel("i0", "i0", lambda g, ans, x, backend: g * i1(x), torch_level=True, torch_inplace=True, saves=(0,))
-i0e = _unary(kernel("special_i0e", "i0e", lambda g, ans, x, backend: g * (i1e(x) - x.sign() * ans),
+kernel("i0", "i0", lambda ns, g, ans, x, backend: g * ns.apply("special_i1", (x,), (backend,)), torch_level=True, torch_inplace=True, saves=(0,))
+i0e = _unary(kernel("special_i0e", "i0e", lambda ns, g, ans, x, backend: g * (ns.apply("special_i1e", (x,), (backend,)) - ns.sign(x) * ans),
                     node="SpecialI0EBackward0", saves=(0, "result")))
 i1 = _unary(kernel("special_i1", "i1", _i1_vjp, node="SpecialI1Backward0", saves=(0, "result")))
 i1e = _unary(kernel("special_i1e", "i1e", _i1e_vjp, node="SpecialI1EBackward0", saves=(0, "result")))
@@ -177,7 +180,7 @@ def _entr(xp, x):
     return xp.where(xp.isnan(x), x, out)
 
 
-defop("special_entr", _entr, (lambda g, ans, x: -g * (1 + x.log()),), kind="unary", function=False, method=False,
+defop("special_entr", _entr, (lambda ns, g, ans, x: -g * (1 + ns.log(x)),), kind="unary", function=False, method=False,
       out=True, cast=refusing("entr", "c", to_float), saves=(0,))
 
 
@@ -191,7 +194,7 @@ def _xlog1py(xp, x, y):
 
 
 _XLOG1PY = defop("special_xlog1py", _xlog1py,
-      (lambda g, ans, x, y: g * xlog1py((x != 0).to(g.dtype), y), lambda g, ans, x, y: g * x / (y + 1)),
+      (lambda ns, g, ans, x, y: g * ns.apply("special_xlog1py", (ns.cast_like(x != 0, g), y)), lambda ns, g, ans, x, y: g * x / (y + 1)),
       kind="binary", function=False, method=False, out=True, cast=refusing("xlog1py", "c", to_float),
       names=lambda x, y: "SpecialXlog1PyBackward0" if isinstance(x, Tensor) and isinstance(y, Tensor) else
       "SpecialXlog1PyBackward2" if isinstance(x, Tensor) else "SpecialXlog1PyBackward1", saves=(0, 1))
@@ -207,12 +210,13 @@ def _sinc(xp, x):
     return xp.where(x == 0, xp.ones_like(x), xp.sin(px) / px)
 
 
-def _sinc_vjp(g, ans, x):
+def _sinc_vjp(ns, g, ans, x):
     """PyTorch's: ``(cos(pi x) - sinc(x)) / x``, 0 at 0 (conjugated for complex x); from ``x`` alone, as PyTorch
     keeps it."""
-    safe = x.where(x != 0, x.new_ones(()))
-    slope = ((math.pi * safe).cos() - safe.sinc()) / safe
-    return where_zero(x != 0, g * (slope.conj() if slope.dtype.kind == "c" else slope))
+    nonzero = x != 0
+    safe = ns.where(nonzero, x, ns.full_like(x, 1))
+    slope = (ns.cos(math.pi * safe) - ns.sinc(safe)) / safe
+    return ns.where_zero(nonzero, g * ns.conj(slope))
 
 
 defop("sinc", _sinc, (_sinc_vjp,), kind="unary", inplace=True, out=True, cast=to_float, torch_inplace=True, saves=(0,))

@@ -173,8 +173,10 @@ class Optimizer:
         return loss
 
     def _check_gradients(self, params):
-        if any(getattr(p._grad, "is_sparse", False) for p in params):
-            raise RuntimeError(f"{type(self).__name__} does not support sparse gradients")
+        """Refuse sparse gradients (only ``SparseAdam`` reads them here; PyTorch's SGD and Adagrad also do)."""
+        if any(p._grad.is_sparse for p in params):
+            raise RuntimeError(f"{type(self).__name__} does not support sparse gradients, please consider "
+                               "SparseAdam instead")
 
     def _update(self, group, params, ops):
         """Update ``params`` (those of ``group`` with a gradient) by the formulas run through ``ops``."""

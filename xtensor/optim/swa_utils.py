@@ -8,6 +8,7 @@ from copy import deepcopy
 from .._creation import tensor
 from .. import _dtypes
 from ..autograd import grad_mode
+from ..nn.modules.batchnorm import _BatchNorm
 from ..nn.modules.module import Module
 from .lr_scheduler import LRScheduler, _per_group
 
@@ -109,21 +110,12 @@ class AveragedModel(Module):
         self.n_averaged += 1
 
 
-def _batch_norm_base():
-    try:  # PyTorch's layout
-        from ..nn.modules.batchnorm import _BatchNorm
-    except ImportError:
-        from ..nn.modules.normalization import _BatchNorm
-    return _BatchNorm
-
-
 def update_bn(loader, model, device=None):
     """Recompute the BatchNorm running statistics of ``model`` (an averaged model's) with one pass over
     ``loader`` (batches, or tuples/lists whose first item is the batch), as a cumulative average."""
-    batch_norm = _batch_norm_base()
     momenta = {}
     for module in model.modules():
-        if isinstance(module, batch_norm):
+        if isinstance(module, _BatchNorm):
             module.reset_running_stats()
             momenta[module] = module.momentum
     if not momenta:

@@ -29,23 +29,20 @@ import numpy as np
 
 from .. import _dtypes
 from .._autograd import AccumulateGrad, Node, edge_of, freed_error
+from .._api_extras import layout
 from .._dispatch import apply
-from .._tensor import NotStrided, Size, Tensor
+from .._tensor import NotStrided, Size, Tensor, check_dim
 from ..autograd import grad_mode
 
-__all__ = ["named", "sparse_mask", "SparseTensor", "sparse_coo", "sparse_coo_tensor", "from_parts", "to_dense", "to_sparse", "coalesce",
-           "values_with_history", "sparse_node", "dispatch", "coalesced_indices"]
+__all__ = ["SparseTensor", "sparse_coo", "sparse_coo_tensor", "from_parts", "sparse_from", "to_dense", "to_sparse",
+           "coalesce", "sum_duplicates", "sparse_mask", "values_with_history", "gather_at", "sparse_node", "named",
+           "dispatch", "gradient"]
 
 _grad_state = grad_mode.state
 _CTOR_NODE = "SparseCooTensorWithDimsAndTensorsBackward0"
 
 
-def _layout_object():
-    from .._api_extras import layout
-    return layout("sparse_coo")
-
-
-sparse_coo = _layout_object()
+sparse_coo = layout("sparse_coo")
 
 
 # --------------------------------------------------------------------------- autograd nodes
@@ -86,6 +83,14 @@ def sparse_node(result, name, inputs, backward):
     return result
 
 
+def gradient(s):
+    """Mark ``s``, a sparse gradient a backward made, as one the engine may add a dense gradient to in either order
+    (PyTorch's engine accumulates both layouts; its ``sparse + dense`` operator refuses, and so does xtensor's for
+    every other sparse tensor)."""
+    s._sp_gradient = True
+    return s
+
+
 def named(result, name):
     """``result`` (a tensor with history) behind a pass-through node called ``name``: PyTorch's one node for what
     xtensor computes with several."""
@@ -112,11 +117,12 @@ class SparseAccumulateGrad(AccumulateGrad):
                 grad = r
         current = leaf._grad
         if current is None:
-            leaf._grad = grad if _grad_state.enabled else grad.detach().clone()
-        elif isinstance(current, SparseTensor) or not isinstance(grad, SparseTensor):
-            leaf._grad = current + grad if _grad_state.enabled else (current + grad).detach()
-        else:  # dense so far, a sparse part now: PyTorch adds it into the dense gradient
-            leaf._grad = grad + current if _grad_state.enabled else (grad + current).detach()
+            total = grad if _grad_state.enabled else grad.clone()  # (a clone: no longer marked as a gradient)
+        elif isinstance(current, SparseTensor) and not isinstance(grad, SparseTensor):
+            total = grad + current  # a dense part joins a sparse gradient: the sum is dense (dense + sparse)
+        else:
+            total = current + grad
+        leaf._grad = total if _grad_state.enabled else total.detach()
         for hook in list(leaf._post_accumulate_hooks or ()):
             hook(leaf)
         return ()
@@ -169,7 +175,6 @@ class SparseTensor(Tensor):
         ndim = len(self._sp_size)
         if dim is None:
             return (0,) * ndim
-        from .._tensor import check_dim
         check_dim(dim, ndim)
         return 0
 
@@ -185,7 +190,7 @@ class SparseTensor(Tensor):
     storage = untyped_storage
 
     def storage_offset(self):
-        raise NotImplementedError("Cannot access storage of SparseTensorImpl")
+        return 0
 
     def numpy(self, *, force=False):
         raise TypeError("can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() first.")
@@ -256,8 +261,8 @@ class SparseTensor(Tensor):
     def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
         _check_layout(layout)
         if sparse_dim is not None and sparse_dim != self.sparse_dim():
-            raise RuntimeError("to_sparse: conversion from Sparse to Sparse with sparse_dim argument !=self.sparse_dim()"
-                               " is not supported")
+            raise RuntimeError("to_sparse: conversion from Sparse to Sparse with sparse_dim argument "
+                               "!=self.sparse_dim() is not supported")
         return self
 
     def to_sparse_coo(self):
@@ -281,6 +286,10 @@ class SparseTensor(Tensor):
     def cpu(self):
         return self.to("cpu")
 
+    def zero_(self):
+        empty = from_parts(self._sp_indices[:, :0], self._sp_values[:0], self._sp_size, True)
+        return _become(self, empty)
+
     def detach(self):
         return from_parts(self._sp_indices, self._sp_values, self._sp_size, self._sp_coalesced)
 
@@ -292,18 +301,37 @@ class SparseTensor(Tensor):
         if self.sparse_dim() > 2 or self.ndim > 2:
             raise RuntimeError(f"t() expects a tensor with <= 2 sparse and 0 dense dimensions, but got "
                                f"{self.sparse_dim()} sparse and {self.dense_dim()} dense dimensions")
-        return _transposed(self, 0, 1, "TBackward0") if self.ndim == 2 else self
+        return _permuted(self, [1, 0], "TBackward0") if self.ndim == 2 else self
 
     def transpose(self, dim0, dim1):
-        from .._tensor import check_dim
         d0, d1 = check_dim(dim0, self.ndim), check_dim(dim1, self.ndim)
-        sd = self.sparse_dim()
-        if (d0 < sd) != (d1 < sd):
-            raise RuntimeError("transpose(): can't transpose a sparse dimension with a dense dimension")
-        return _transposed(self, d0, d1, "TransposeBackward0")
+        sparse_dim = self.sparse_dim()
+        if d0 >= sparse_dim or d1 >= sparse_dim:
+            raise RuntimeError(f"sparse transpose: transposed dimensions must be sparse Got sparse_dim: {sparse_dim}, "
+                               f"d0: {d0}, d1: {d1}")
+        order = list(range(self.ndim))
+        order[d0], order[d1] = d1, d0
+        return _permuted(self, order, "TransposeBackward0")
 
     def permute(self, *dims):
-        raise _not_run("permute")
+        order = [check_dim(d, self.ndim) for d in (dims[0] if len(dims) == 1 and not isinstance(dims[0], int)
+                                                   else dims)]
+        if sorted(order) != list(range(self.ndim)):
+            raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does not match the "
+                               "length of the desired ordering of dimensions i.e. input.dim() = "
+                               f"{self.ndim} is not equal to len(dims) = {len(order)}")
+        if sorted(order[:self.sparse_dim()]) != list(range(self.sparse_dim())):
+            raise RuntimeError("permute(sparse_coo): transpositions between sparse and dense dimensions are not "
+                               "allowed.Only transpositions within sparse and dense dimensions are supported.")
+        return _permuted(self, order, "PermuteBackward0")
+
+    @property
+    def T(self):
+        return self.permute(*reversed(range(self.ndim)))
+
+    @property
+    def mT(self):
+        return self.transpose(-2, -1)
 
     def view(self, *shape):
         raise _not_run("view")
@@ -313,7 +341,6 @@ class SparseTensor(Tensor):
 
     def contiguous(self, memory_format=None):
         return self
-
     def __matmul__(self, other):
         from ._products import matmul
         return matmul(self, other)
@@ -399,7 +426,7 @@ def values_with_history(s):
     def backward(g):
         if not s_coalesced:
             g = g / _multiplicity(indices, size, g)
-        return (coalesce(sparse_from(indices, g, size, s_coalesced)),)
+        return (gradient(coalesce(sparse_from(indices, g, size, s_coalesced))),)
     return sparse_node(values.detach(), "ValuesBackward0", (s,), backward)
 
 
@@ -531,14 +558,16 @@ def _check_bounds(idx, size):
 
 
 # --------------------------------------------------------------------------- coalesce and conversions
-def coalesced_indices(s):
-    """``(indices, inverse)``: the sorted distinct positions of ``s`` (as its indices) and, for each stored value,
-    the slot of its position among them (host ints)."""
-    keys = _linear_keys(s._sp_indices, s._sp_size)
-    unique, inverse = np.unique(keys, return_inverse=True)
-    idx = np.stack(np.unravel_index(unique, tuple(s._sp_size[:s.sparse_dim()]))) if unique.size else \
-        np.zeros((s.sparse_dim(), 0), np.int64)
-    return _host(idx.astype(np.int64).reshape(s.sparse_dim(), -1), s._sp_indices), inverse.reshape(-1)
+def sum_duplicates(indices, values, size):
+    """The sorted distinct positions among ``indices`` (a sparse tensor of ``size``'s) and ``values`` summed at each
+    (differentiable in ``values``)."""
+    sparse_dim = indices.shape[0]
+    unique, inverse = np.unique(_linear_keys(indices, size), return_inverse=True)
+    idx = np.stack(np.unravel_index(unique, tuple(size[:sparse_dim]))).reshape(sparse_dim, -1) if unique.size else \
+        np.zeros((sparse_dim, 0), np.int64)
+    summed = values.new_zeros((unique.size,) + tuple(values.shape[1:])).index_add(
+        0, _host(inverse.reshape(-1), values), values)
+    return _host(idx.astype(np.int64), indices), summed
 
 
 def coalesce(s):
@@ -547,10 +576,7 @@ def coalesce(s):
         raise RuntimeError("coalesce expected sparse coordinate tensor layout but got Strided")
     if s._sp_coalesced:
         return s
-    indices, inverse = coalesced_indices(s)
-    values = values_with_history(s)
-    summed = values.new_zeros((indices.shape[1],) + tuple(values.shape[1:])).index_add(0, _host(inverse, values),
-                                                                                        values)
+    indices, summed = sum_duplicates(s._sp_indices, values_with_history(s), s._sp_size)
     return sparse_from(indices, summed, s._sp_size, True, node="CoalesceBackward0")
 
 
@@ -569,7 +595,7 @@ def to_dense(s):
 
     def backward(g):
         indices = coalesce(s.detach())._sp_indices
-        return (sparse_from(indices, gather_at(g, indices, size), size),)
+        return (gradient(sparse_from(indices, gather_at(g, indices, size), size)),)
     return sparse_node(dense, "ToDenseBackward0", (s,), backward)
 
 
@@ -608,18 +634,15 @@ def sparse_mask(x, mask):
 
 
 # --------------------------------------------------------------------------- ops on the values
-def _transposed(s, d0, d1, node):
-    indices = s._sp_indices
-    order = list(range(indices.shape[0]))
-    if d0 < len(order) and d1 < len(order):
-        order[d0], order[d1] = order[d1], order[d0]
-        indices = indices[order]
-        values = values_with_history(s)
-    else:  # two dense dims
-        values = values_with_history(s).transpose(d0 - len(order) + 1, d1 - len(order) + 1)
-    size = list(s._sp_size)
-    size[d0], size[d1] = size[d1], size[d0]
-    return sparse_from(indices, values, size, s._sp_coalesced and d0 == d1, node=node)
+def _permuted(s, order, node):
+    """``s`` with its dims in ``order`` (sparse dims among themselves: rows of the indices; dense dims: the values')."""
+    sparse_dim = s.sparse_dim()
+    values = values_with_history(s)
+    if order[sparse_dim:] != list(range(sparse_dim, s.ndim)):
+        values = values.permute(0, *[d - sparse_dim + 1 for d in order[sparse_dim:]])
+    kept = order[:sparse_dim] == list(range(sparse_dim))
+    indices = s._sp_indices if kept else s._sp_indices[order[:sparse_dim]]
+    return sparse_from(indices, values, [s.shape[d] for d in order], s._sp_coalesced and kept, node=node)
 
 
 def map_values(s, fn, node, keep_uncoalesced=False):
@@ -679,6 +702,8 @@ def _add(op, a, b):
     if not isinstance(a, SparseTensor):  # dense + sparse: dense
         return apply(op, (a, to_dense(b)))
     if not isinstance(b, SparseTensor):
+        if a.__dict__.get("_sp_gradient") and name == "add":  # the engine summing a gradient's parts
+            return apply(op, (b, to_dense(a)))
         raise RuntimeError(_DENSE_FIRST.format(op=name))
     if tuple(a.shape) != tuple(b.shape):
         raise RuntimeError(f"{name}: expected sizes of 'self' and 'other' to match, but {list(a.shape)} != "
@@ -688,35 +713,69 @@ def _add(op, a, b):
                            f"{a.sparse_dim()} and {b.sparse_dim()}")
     from .._variants import torch_functions
     cat = torch_functions["cat"]
-    vb = values_with_history(b)
-    values = cat([values_with_history(a), -vb if name == "sub" else vb])
-    indices = cat([a._sp_indices, b._sp_indices], 1)
+    va, vb = values_with_history(a), values_with_history(b)
+    vb = -vb if name == "sub" else vb
+    ia, ib = a._sp_indices, b._sp_indices
+    node, size = op.node_cls.__name__, a._sp_size
+    if tuple(ia.shape) == tuple(ib.shape) and bool((ia == ib).all()):  # one pattern: PyTorch adds the values
+        out = sparse_from(ia, va + vb, size, a._sp_coalesced, node=node)
+    elif a._sp_coalesced and b._sp_coalesced:  # PyTorch merges two coalesced tensors into one
+        out = sparse_from(*sum_duplicates(cat([ia, ib], 1), cat([va, vb]), size), size, True, node=node)
+    else:
+        out = sparse_from(cat([ia, ib], 1), cat([va, vb]), size, False, node=node)
     dtype = _dtypes.result_type(a, b)
-    return sparse_from(indices, values.to(dtype), a._sp_size, False, node=op.node_cls.__name__)
+    return out if out.dtype is dtype else out.to(dtype)
 
 
 def _mul(op, a, b):
-    """sparse * scalar (the pattern kept), sparse * dense (the dense read at the sparse positions), sparse * sparse
-    (the positions both store)."""
+    """sparse * scalar, sparse * dense (the dense read at the stored positions), sparse * sparse (on the pattern of
+    the operand storing fewer values, times the other's value there, zero where it stores none): PyTorch's."""
     node = op.node_cls.__name__
     if not isinstance(a, SparseTensor):
         a, b = b, a
     if not isinstance(b, Tensor) or (not isinstance(b, SparseTensor) and b.ndim == 0):
         return map_values(a, lambda v: apply(op, (v, b)), node, keep_uncoalesced=True)
-    flagged = a._sp_coalesced and getattr(b, "_sp_coalesced", False)  # as PyTorch flags the result
-    a = coalesce(a)
     if isinstance(b, SparseTensor):
         if tuple(a.shape) != tuple(b.shape):
             raise RuntimeError(f"mul: expected 'self' and 'other' to have same size, but {list(a.shape)} != "
                                f"{list(b.shape)}")
-        b = coalesce(b)
-        mine, theirs = _linear_keys(a._sp_indices, a._sp_size), _linear_keys(b._sp_indices, b._sp_size)
-        both = np.nonzero(np.isin(mine, theirs))[0]
-        keep = _host(both, a._sp_values)
-        indices = a._sp_indices.index_select(1, keep)
-        va = values_with_history(a).index_select(0, keep)
-        return sparse_from(indices, apply(op, (va, gather_at(b, indices, a._sp_size))), a._sp_size, flagged, node=node)
-    if tuple(b.shape) != tuple(a.shape):
-        b = b.expand(tuple(a.shape))  # PyTorch broadcasts the dense operand to the sparse one's size
-    return sparse_from(a._sp_indices, apply(op, (values_with_history(a), gather_at(b, a._sp_indices, a._sp_size))),
-                       a._sp_size, False, node=node)
+        if b._nnz() < a._nnz():
+            a, b = b, a
+        coalesced = a._sp_coalesced and b._sp_coalesced
+    else:
+        if tuple(b.shape) != tuple(a.shape):
+            b = b.expand(tuple(a.shape))  # PyTorch broadcasts the dense operand to the sparse one's size
+        coalesced = a._sp_coalesced
+    indices, size = a._sp_indices, a._sp_size
+    return sparse_from(indices, apply(op, (values_with_history(a), gather_at(b, indices, size))), size, coalesced,
+                       node=node)
+
+
+def _become(target, result):
+    """An in-place op on a COO tensor: ``target`` takes ``result``'s indices, values (cast to its dtype) and history,
+    refused as PyTorch refuses writes into a leaf that requires grad."""
+    if _grad_state.enabled and target._requires_grad and target._grad_fn is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    if result._dtype is not target._dtype:
+        if not _dtypes.can_cast(result._dtype, target._dtype):
+            raise RuntimeError(f"result type {result._dtype.scalar_name} can't be cast to the desired output type "
+                               f"{target._dtype.scalar_name}")
+        result = result.to(target._dtype)
+    target._sp_indices, target._sp_values, target._sp_coalesced = \
+        result._sp_indices, result._sp_values, result._sp_coalesced
+    if result._grad_fn is not None:
+        target._grad_fn, target._requires_grad = result._grad_fn, True
+    return target
+
+
+def _inplace(name):
+    """``name_`` on a COO tensor: the out-of-place op, then ``_become``."""
+    def inplace(self, *args, **kwargs):
+        return _become(self, getattr(Tensor, name)(self, *args, **kwargs))
+    inplace.__name__ = inplace.__qualname__ = name + "_"
+    return inplace
+
+
+for _name in ("mul", "div", "add", "sub", *sorted(ZERO_PRESERVING)):
+    if hasattr(Tensor, _name + "_"):
+        setattr(SparseTensor, _name + "_", _inplace(_name))

@@ -14,7 +14,7 @@ from .. import _dtypes
 from .._dispatch import wrap
 from .._tensor import Tensor
 from ..autograd import grad_mode
-from ._coo import SparseTensor, coalesce, named, sparse_from, sparse_node, to_dense, to_sparse
+from ._coo import SparseTensor, coalesce, gradient, named, sparse_from, sparse_node, to_dense, to_sparse
 
 __all__ = ["mm", "sparse_mm", "matmul", "addmm"]
 
@@ -70,8 +70,8 @@ def _sparse_times_dense(s, dense, node, sparse_grad):
         if sparse_grad and s._requires_grad:
             c = coalesce(s.detach())
             rows, cols = c._sp_indices[0], c._sp_indices[1]
-            grad_s = sparse_from(c._sp_indices, (g.index_select(0, rows) * dense.index_select(0, cols)).sum(-1),
-                                 s.shape)
+            products = (g.index_select(0, rows) * dense.index_select(0, cols)).sum(-1)  # g @ dense.T at (row, col)
+            grad_s = gradient(sparse_from(c._sp_indices, products, s.shape))
         elif s._requires_grad:
             grad_s = g @ dense.mT
         if dense._requires_grad:

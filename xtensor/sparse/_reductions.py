@@ -3,7 +3,8 @@ import numpy as np
 
 from .._tensor import check_dim
 from ..autograd import grad_mode
-from ._coo import SparseTensor, _host, named, _linear_keys, _numpy_indices, coalesce, sparse_from, values_with_history
+from ._coo import (SparseTensor, _host, _linear_keys, coalesce, named, sparse_from, sum_duplicates,
+                   values_with_history)
 
 __all__ = ["sparse_sum", "softmax", "log_softmax"]
 
@@ -33,23 +34,15 @@ def sparse_sum(input, dim=None, *, dtype=None, node="SparseSumBackward0"):
         return sparse_from(input._sp_indices, values, sizes, input.is_coalesced(), node=node)
     kept = [d for d in range(sparse_dim) if d not in summed_sparse]
     size = [n for d, n in enumerate(input.shape) if d not in dims]
-    idx = _numpy_indices(input._sp_indices)[kept]
-    keys = np.ravel_multi_index(tuple(idx), tuple(size[:len(kept)])) if idx.shape[1] else np.zeros(0, np.int64)
-    unique, inverse = np.unique(keys, return_inverse=True)
-    indices = _host(np.stack(np.unravel_index(unique, tuple(size[:len(kept)]))).reshape(len(kept), -1).astype(np.int64),
-                    input._sp_indices)
-    total = values.new_zeros((unique.size,) + tuple(values.shape[1:])).index_add(0, _host(inverse.reshape(-1), values),
-                                                                                 values)
-    return sparse_from(indices, total, size, True, node=node)
+    return sparse_from(*sum_duplicates(input._sp_indices[kept], values, size), size, True, node=node)
 
 
 def _groups(s, dim):
     """For each stored value of a coalesced ``s``, the slot of its group: the values that share every sparse index
     but ``dim``'s (host ints), and the number of groups."""
-    idx = _numpy_indices(s._sp_indices)
-    others = [d for d in range(idx.shape[0]) if d != dim]
+    others = [d for d in range(s.sparse_dim()) if d != dim]
     keys = _linear_keys(s._sp_indices[others], [s.shape[d] for d in others]) if others else \
-        np.zeros(idx.shape[1], np.int64)
+        np.zeros(s._nnz(), np.int64)
     unique, inverse = np.unique(keys, return_inverse=True)
     return inverse.reshape(-1), unique.size
 

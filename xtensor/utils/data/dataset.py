@@ -6,7 +6,8 @@ import warnings
 
 from ... import _creation
 
-__all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset", "Subset", "random_split"]
+__all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset", "ChainDataset", "Subset",
+           "random_split"]
 
 
 class Dataset:
@@ -63,6 +64,26 @@ class StackDataset(Dataset):
 
     def __len__(self):
         return self._length
+
+
+class ChainDataset(IterableDataset):
+    """Iterable datasets read one after another (the ``ConcatDataset`` of streams)."""
+
+    def __init__(self, datasets):
+        self.datasets = datasets
+
+    def _streams(self):
+        for dataset in self.datasets:
+            if not isinstance(dataset, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            yield dataset
+
+    def __iter__(self):
+        for dataset in self._streams():
+            yield from dataset
+
+    def __len__(self):
+        return sum(len(dataset) for dataset in self._streams())
 
 
 class ConcatDataset(Dataset):
