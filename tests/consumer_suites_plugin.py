@@ -116,10 +116,12 @@ def _without_backend(params):
     scikit-learn's estimator checks bind the namespace inside a ``functools.partial``: its keywords count."""
     backend, rest = None, []
     for name, value in sorted(params.items()):
-        which = _backend_of(value)
         if isinstance(value, functools.partial):
             which, inner = _without_backend(value.keywords)
-            value = f"{value.func.__name__}({inner})"
+            backend = which or backend
+            rest.append(f"{name}={value.func.__name__}({inner})")
+            continue
+        which = _backend_of(value)
         if which is not None:
             backend = which
         elif "device" not in name:

@@ -51,6 +51,7 @@ def seen_with_xtensor_as_torch():
         import torch.nn as nn
         import torch.nn.functional as F
         import torch.nn.modules.linear
+        import torch.version
         from torch.utils.data import DataLoader
         from torch.optim.lr_scheduler import StepLR
         import xtensor
@@ -62,7 +63,9 @@ def seen_with_xtensor_as_torch():
                                               "torch.optim.lr_scheduler", "torch.nn.modules.linear"]],
                 "xtensor.nn's own names": [xtensor.nn.__name__, xtensor.nn.__spec__.name],
                 "find_spec origin": importlib.util.find_spec("torch.nn.functional").origin == F.__file__,
-                "version": [torch.__version__, torch.__version__ >= "2.0", torch.__version__ > (2, 12)]}
+                "version": [torch.__version__, torch.__version__ >= "2.0", torch.__version__ > (2, 12)],
+                "torch.version": [torch.version.__version__ == torch.__version__, torch.version.cuda,
+                                  torch.version.hip]}
         try:
             import torch._dynamo
         except ImportError as e:
@@ -96,6 +99,10 @@ def test_importlib_finds_the_torch_modules_xtensor_has(seen_with_xtensor_as_torc
 
 def test_torch_version_is_the_torch_api_xtensor_follows_with_an_xtensor_label(seen_with_xtensor_as_torch):
     assert seen_with_xtensor_as_torch["version"] == [f"2.13.0+xtensor.{xtensor.__version__}", True, True]
+
+
+def test_torch_version_module_reads_as_a_cpu_build_of_that_version(seen_with_xtensor_as_torch):
+    assert seen_with_xtensor_as_torch["torch.version"] == [True, None, None]
 
 
 def test_install_as_torch_twice_is_the_same_as_once(seen_with_xtensor_as_torch):
@@ -211,12 +218,18 @@ def _assert_prints_the_same(actual, expected):
 
 @contextlib.contextmanager
 def _pytorch_settings_kept(torch):
-    """Run a program in this process and put back the global settings programs change (seeds, flags, dtype)."""
-    saved = (torch.get_rng_state(), torch.get_default_dtype(), torch.get_float32_matmul_precision(),
-             torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32, torch.backends.cudnn.benchmark)
+    """Run a program in this process and put back the global settings programs change (seeds, flags, dtype); on one
+    thread meanwhile: the programs are tiny, and PyTorch's two threads per test worker on two cores spin far longer
+    than they compute (~10x the CPU time)."""
+    saved = (torch.get_num_threads(), torch.get_rng_state(), torch.get_default_dtype(),
+             torch.get_float32_matmul_precision(), torch.backends.cuda.matmul.allow_tf32,
+             torch.backends.cudnn.allow_tf32, torch.backends.cudnn.benchmark)
+    torch.set_num_threads(1)
     try:
         yield
     finally:
+        torch.set_num_threads(saved[0])
+        saved = saved[1:]
         torch.set_rng_state(saved[0])
         torch.set_default_dtype(saved[1])
         torch.set_float32_matmul_precision(saved[2])

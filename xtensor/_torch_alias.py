@@ -16,7 +16,8 @@ Versions: while installed, ``torch.__version__`` (that is, ``xtensor.__version__
 ``2.13.0+xtensor.<xtensor's version>``: the release of PyTorch whose API xtensor follows and is tested against
 (the ``torch`` extra's pin), with a local label saying it is xtensor. Libraries gate features on it
 (``version.parse(torch.__version__) >= version.parse("2.0")``), and xtensor has the 2.x API they would take.
-The value compares with strings and tuples by PEP 440's rules, as torch's ``TorchVersion`` does.
+The value (``xtensor.version.__version__``, which is ``torch.version.__version__``) compares with strings and
+tuples by PEP 440's rules, as torch's ``TorchVersion`` does.
 ``importlib.metadata.version("torch")`` is left alone: it reports what pip installed (a real torch, or
 ``PackageNotFoundError``); faking a distribution would mislead tools that install or inspect packages.
 """
@@ -105,6 +106,5 @@ def install_as_torch():
                            "call install_as_torch() before anything imports torch")
     if not any(isinstance(finder, _TorchFinder) for finder in sys.meta_path):
         sys.meta_path.insert(0, _TorchFinder())
-    if not isinstance(xtensor.__version__, TorchVersion):
-        xtensor.__version__ = TorchVersion(f"{TORCH_API_VERSION}+xtensor.{xtensor.__version__}")
+    xtensor.__version__ = xtensor.version.__version__
     importlib.import_module("torch")

@@ -392,7 +392,7 @@ def main(argv=None):
                                           "`import torch` and every torch.X import giving xtensor's modules; a "
                                           "torch.X that xtensor lacks stops the program with an ImportError naming it.")
     run.add_argument("--backend", help="numpy (default), jax, or any array-API module name (or XTENSOR_BACKEND)")
-    run.add_argument("-m", dest="module", action="store_true", help="TARGET is a module, as python -m runs it")
+    run.add_argument("-m", dest="module", action="store_true", help="SCRIPT is a module name, run as python -m runs one")
     run.add_argument("target", metavar="SCRIPT", help="the program's .py file (or, with -m, its module name)")
     run.add_argument("args", nargs=argparse.REMAINDER, metavar="ARGS", help="the program's own arguments")
     run.set_defaults(run=_cmd_run)

@@ -393,7 +393,7 @@ defop("embedding", lambda xp, x, index, dim, backend, shape: xp.reshape(_gather_
                                                                          shape),
       (lambda ns, g, ans, x, index, dim, backend, shape:
        ns.scatter_add(ns.zeros(x.shape, g), dim, index, ns.reshape(g, index.shape)),),
-      sig=_embedding_sig, method=False, function=False, saves=(1,))
+      sig=_embedding_sig, method=False, function=False, saves=(1, "meta0"))  # (the weight: a parameter, alive anyway)
 
 
 def _source_along(name, input, d, index, source):

@@ -34,8 +34,8 @@ class SGD(Optimizer):
                     state["momentum_buffer"] = param._grad.detach().clone()
                     ops.write(state["momentum_buffer"], grad)
                     velocity = grad
-                else:
-                    velocity = ops.read(buf) * momentum + (1 - dampening) * grad
+                else:  # (a gradient scaled by 1 - 0 is the gradient: one array operation fewer)
+                    velocity = ops.read(buf) * momentum + (grad if dampening == 0 else (1 - dampening) * grad)
                     ops.write(buf, velocity)
                 grad = grad + momentum * velocity if group["nesterov"] else velocity
             ops.write(param, ops.read(param) - lr * grad)
