@@ -132,6 +132,10 @@ class RawNamespace(_Reshaping):
     def select(self, g, dim, index):
         return g[(slice(None),) * dim + (index, ...)]
 
+    def pick(self, x, index, axis):
+        """One element of ``x`` per position along ``axis``, the one at ``index`` (``x``'s shape without ``axis``)."""
+        return self.xp.squeeze(self.xp.take_along_axis(x, self.unsqueeze(index, axis), axis=axis), axis=axis)
+
     def take(self, a, index):
         """``a``'s elements at integer ``index`` (of any shape) along its first dim."""
         return self.xp.reshape(self.xp.take(a, self.xp.reshape(index, (-1,)), axis=0), index.shape)
@@ -226,6 +230,12 @@ class NumpyNamespace(RawNamespace):
 
     def mT(self, a):
         return a.swapaxes(-1, -2)
+
+    def pick(self, x, index, axis):
+        """An integer index per row (numpy's ``take_along_axis`` is ~10 us of Python for the same gather)."""
+        if x.ndim == 2 and axis == 1:
+            return x[np.arange(x.shape[0]), index]
+        return super().pick(x, index, axis)
 
     def arange_along(self, like, dim):
         n = like.shape[dim]

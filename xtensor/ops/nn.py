@@ -10,6 +10,8 @@ composite (gather, masks, weights, two sums) it cost a dozen recorded ops. Every
 """
 import math
 
+import numpy as np
+
 from .._dispatch import _native, _unify, apply
 from .._ns import raw_ns
 from .._table import defop, dims_of, to_float
@@ -38,6 +40,10 @@ def _shifted(xp, x, dim):
     a +inf maximum is (inf - inf: NaN for the whole row, as PyTorch's); an empty tensor stays as it is."""
     if not math.prod(x.shape):
         return x
+    if type(x) is np.ndarray and dim is not None:  # numpy: its methods, and the -inf maxima zeroed in place (~3 us less)
+        top = x.max(axis=dim, keepdims=True)
+        top[top == -math.inf] = 0
+        return x - top
     top = xp.max(x, axis=dim, keepdims=True)
     return x - xp.where(top == -math.inf, xp.zeros_like(top), top)
 
@@ -77,7 +83,7 @@ def _nll_loss_fwd(xp, x, target, weight, ignore_index, reduction, backend):
     ns, axis = raw_ns(backend), min(x.ndim - 1, 1)
     kept, safe = _classes(ns, _native(target, backend, None), ignore_index)
     w = _sample_weights(ns, x, kept, safe, _native(weight, backend, None))
-    loss = ns.where_zero(kept, -ns.squeeze(xp.take_along_axis(x, ns.unsqueeze(safe, axis), axis=axis), axis) * w)
+    loss = ns.where_zero(kept, -ns.pick(x, safe, axis) * w)
     if reduction == "none":
         return loss
     return xp.sum(loss) if reduction == "sum" else xp.sum(loss) / xp.sum(w)
