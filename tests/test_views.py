@@ -634,6 +634,32 @@ def test_in_place_op_on_a_view_rewrites_the_base_history(backend, op):
     _close_lists(g, tg)
 
 
+SEVERAL_VIEWS = {
+    "split": lambda y: y.split(3, 2),
+    "split_sections": lambda y: y.split([1, 2], 1),
+    "chunk": lambda y: y.chunk(3, 1),
+    "unbind": lambda y: y.unbind(1),
+}
+
+
+@pytest.mark.parametrize("op", list(SEVERAL_VIEWS))
+def test_the_views_one_call_returns_share_one_node_whose_gradient_joins_theirs_as_torch(backend, op):
+    torch = _torch()
+
+    def run(m):
+        x = (m.arange(24.0).view(2, 3, 4) / 10).requires_grad_()
+        views = SEVERAL_VIEWS[op](x * 1)
+        node = views[0].grad_fn
+        ((views[-1] * 2).sum() + (views[0] * views[0]).sum()).backward()  # the views between get no gradient
+        return (type(node).__name__, [v.grad_fn is node for v in views], [v.output_nr for v in views],
+                len(node.next_functions), x.grad.tolist())
+
+    ours, theirs = run(t), run(torch)
+    assert ours[:4] == theirs[:4]
+    assert all(ours[1])
+    _close_lists(ours[4], theirs[4])
+
+
 @pytest.mark.parametrize("op", MULTI_OUTPUT_VIEWS)
 def test_in_place_op_on_one_of_several_views_raises_under_autograd_as_torch(backend, op):
     torch = _torch()
