@@ -1,0 +1,81 @@
+"""torch's smaller modules that real programs and libraries import (``torch.utils.checkpoint``, ``torch.random``,
+``torch.utils._pytree``, ``torch.func``, ``torch.nn.attention``, ``torch.nn.utils.parametrizations``,
+``torch.distributions``...), each compared with the installed PyTorch on every backend."""
+import warnings
+
+import numpy as np
+import pytest
+
+import xtensor as xt
+
+torch = pytest.importorskip("torch")
+
+W = np.array([[0.5, -1.0, 0.25], [1.5, 0.75, -0.5]], np.float32)
+X = np.array([[0.1, -0.2, 0.3], [0.4, 0.5, -0.6]], np.float32)
+
+
+def _pair(lib, array, requires_grad=False):
+    return lib.tensor(array, requires_grad=requires_grad)
+
+
+def _linear_pair():
+    """The same Linear(3, 2) in xtensor and torch."""
+    mods = []
+    for lib in (xt, torch):
+        m = lib.nn.Linear(3, 2)
+        with lib.no_grad():
+            m.weight.copy_(lib.tensor(W))
+            m.bias.copy_(lib.tensor([0.1, -0.1]))
+        mods.append(m)
+    return mods
+
+
+# --------------------------------------------------------------------------- torch.utils.checkpoint
+@pytest.mark.parametrize("use_reentrant", [True, False])
+def test_checkpoint_gives_direct_call_values_and_gradients(backend, use_reentrant):
+    results = []
+    for lib, module in zip((xt, torch), _linear_pair()):
+        x = _pair(lib, X, requires_grad=True)
+        out = lib.utils.checkpoint.checkpoint(lambda a: module(a).tanh(), x, use_reentrant=use_reentrant)
+        out.sum().backward()
+        results.append([t.detach().numpy() for t in (out, x.grad, module.weight.grad)])
+    for mine, theirs in zip(*results):
+        np.testing.assert_allclose(mine, theirs, rtol=1e-5, atol=1e-7)
+
+
+def test_checkpoint_without_use_reentrant_warns_as_torch():
+    for lib in (xt, torch):
+        with pytest.warns(UserWarning, match="use_reentrant parameter should be passed explicitly"):
+            lib.utils.checkpoint.checkpoint(lib.sin, lib.ones(2, requires_grad=True))
+
+
+def test_reentrant_checkpoint_of_inputs_without_grad_warns_and_returns_no_grad():
+    for lib, module in zip((xt, torch), _linear_pair()):
+        with pytest.warns(UserWarning, match="None of the inputs have requires_grad=True"):
+            out = lib.utils.checkpoint.checkpoint(module, _pair(lib, X), use_reentrant=True)
+        assert not out.requires_grad
+
+
+def test_checkpoint_passes_keywords_only_when_not_reentrant():
+    for lib in (xt, torch):
+        out = lib.utils.checkpoint.checkpoint(lambda a, b=1: a * b, lib.ones(2), b=3, use_reentrant=False)
+        assert out.tolist() == [3.0, 3.0]
+        with pytest.raises(ValueError, match="Unexpected keyword arguments: b"):
+            lib.utils.checkpoint.checkpoint(lambda a, b=1: a * b, lib.ones(2), b=3, use_reentrant=True)
+
+
+def test_checkpoint_sequential_matches_torch(backend):
+    results = []
+    for lib in (xt, torch):
+        lib.manual_seed(0)
+        layers = [lib.nn.Linear(3, 3) for _ in range(4)]
+        for layer, k in zip(layers, range(4)):
+            with lib.no_grad():
+                layer.weight.copy_(lib.tensor(np.eye(3, dtype=np.float32) * (k + 1) - 0.5))
+                layer.bias.fill_(0.1 * k)
+        x = _pair(lib, X, requires_grad=True)
+        out = lib.utils.checkpoint.checkpoint_sequential(lib.nn.Sequential(*layers), 2, x, use_reentrant=False)
+        out.pow(2).sum().backward()
+        results.append([out.detach().numpy(), x.grad.numpy(), layers[0].weight.grad.numpy()])
+    for mine, theirs in zip(*results):
+        np.testing.assert_allclose(mine, theirs, rtol=1e-5)
