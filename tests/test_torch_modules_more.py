@@ -79,3 +79,80 @@ def test_checkpoint_sequential_matches_torch(backend):
         results.append([out.detach().numpy(), x.grad.numpy(), layers[0].weight.grad.numpy()])
     for mine, theirs in zip(*results):
         np.testing.assert_allclose(mine, theirs, rtol=1e-5)
+
+
+# --------------------------------------------------------------------------- torch.random, types, multiprocessing
+def test_random_seed_functions_are_the_global_generators(backend):
+    xt.random.manual_seed(7)
+    assert xt.random.initial_seed() == 7 == torch.random.manual_seed(7).initial_seed()
+    first = xt.rand(3).tolist()
+    xt.random.manual_seed(7)
+    assert xt.rand(3).tolist() == first
+
+
+def test_fork_rng_restores_the_stream_after_its_block(backend):
+    for lib in (xt, torch):
+        lib.manual_seed(3)
+        with lib.random.fork_rng():
+            inside = lib.rand(2).tolist()
+        assert lib.rand(2).tolist() == inside
+
+
+def test_fork_rng_disabled_lets_draws_advance_the_stream(backend):
+    for lib in (xt, torch):
+        lib.manual_seed(3)
+        with lib.random.fork_rng(enabled=False):
+            inside = lib.rand(2).tolist()
+        assert lib.rand(2).tolist() != inside
+
+
+def test_set_rng_state_replays_draws(backend):
+    state = xt.random.get_rng_state()
+    drawn = xt.randn(4).tolist()
+    xt.random.set_rng_state(state)
+    assert xt.randn(4).tolist() == drawn
+
+
+def test_type_alias_modules_have_torchs_names():
+    for theirs, mine in ((torch.types, xt.types), (torch.nn.common_types, xt.nn.common_types)):
+        public = {n for n in dir(theirs) if n.startswith("_") and not n.startswith("__") and n[1].islower()}
+        wanted = public & {"_size", "_int", "_float", "_bool", "_device", "_dtype"} | {
+            n for n in public if n.startswith(("_size_", "_scalar_or_tuple", "_ratio_"))}
+        assert wanted <= set(dir(mine))
+    assert set(torch.types.__all__) <= set(dir(xt.types))
+
+
+def test_hooks_removable_handle_is_the_modules_own():
+    handle = xt.nn.Linear(2, 2).register_forward_hook(lambda *a: None)
+    assert isinstance(handle, xt.utils.hooks.RemovableHandle)
+
+
+def _record_rank(rank, folder):
+    with open(f"{folder}/rank{rank}", "w") as f:
+        f.write(str(rank))
+
+
+def _fail_on_rank_one(rank):
+    if rank == 1:
+        raise ValueError("rank one failed")
+
+
+def test_multiprocessing_has_torchs_names():
+    assert set(torch.multiprocessing.__all__) <= set(dir(xt.multiprocessing))
+    assert xt.multiprocessing.Process is __import__("multiprocessing").Process
+
+
+def test_start_processes_runs_fn_with_each_rank(tmp_path):
+    xt.multiprocessing.start_processes(_record_rank, args=(str(tmp_path),), nprocs=2, start_method="fork")
+    assert sorted(p.read_text() for p in tmp_path.iterdir()) == ["0", "1"]
+
+
+def test_start_processes_reraises_a_childs_error_with_its_traceback():
+    with pytest.raises(xt.multiprocessing.ProcessRaisedException, match="(?s)Process 1 terminated.*rank one"):
+        xt.multiprocessing.start_processes(_fail_on_rank_one, nprocs=2, start_method="fork")
+
+
+def test_spawn_with_another_start_method_warns_as_torch():
+    with pytest.warns(FutureWarning, match="only supports start_method=spawn"):
+        context = xt.multiprocessing.spawn(abs, nprocs=1, join=False, start_method="fork")
+    assert context.join() is True
