@@ -156,3 +156,102 @@ def test_spawn_with_another_start_method_warns_as_torch():
     with pytest.warns(FutureWarning, match="only supports start_method=spawn"):
         context = xt.multiprocessing.spawn(abs, nprocs=1, join=False, start_method="fork")
     assert context.join() is True
+
+
+# --------------------------------------------------------------------------- torch.utils._pytree
+Pair = __import__("collections").namedtuple("Pair", "first second")
+TREE = {"x": [1, (2, None)], "y": Pair(3, {"z": 4}), "w": __import__("collections").OrderedDict(b=5, a=6)}
+
+
+def test_tree_flatten_gives_torchs_leaves_and_round_trips():
+    leaves, spec = xt.utils._pytree.tree_flatten(TREE)
+    assert leaves == torch.utils._pytree.tree_flatten(TREE)[0]
+    assert xt.utils._pytree.tree_unflatten(leaves, spec) == TREE
+    assert spec.num_leaves == torch.utils._pytree.tree_structure(TREE).num_leaves
+
+
+def test_tree_map_over_two_trees_matches_torch():
+    other = xt.utils._pytree.tree_map(lambda v: 1, TREE)
+    add = lambda a, b: a if a is None else a + b  # noqa: E731
+    assert xt.utils._pytree.tree_map(add, TREE, other) == torch.utils._pytree.tree_map(add, TREE, other)
+
+
+def test_treespecs_equal_only_for_the_same_structure():
+    flatten = xt.utils._pytree.tree_flatten
+    assert flatten([1, 2])[1] == flatten([3, 4])[1]
+    assert flatten([1, 2])[1] != flatten((3, 4))[1]
+
+
+def test_tree_unflatten_with_the_wrong_number_of_leaves_raises_valueerror():
+    for lib in (xt, torch):
+        spec = lib.utils._pytree.tree_structure([1, 2])
+        with pytest.raises(ValueError, match="`leaves` has length 1"):
+            lib.utils._pytree.tree_unflatten([1], spec)
+
+
+def test_register_pytree_node_makes_a_class_a_node():
+    class Box:
+        def __init__(self, items):
+            self.items = items
+    xt.utils._pytree.register_pytree_node(Box, lambda b: (b.items, None), lambda children, _: Box(children))
+    leaves, spec = xt.utils._pytree.tree_flatten([Box([1, 2]), 3])
+    assert leaves == [1, 2, 3] and spec.unflatten([4, 5, 6])[0].items == [4, 5]
+    with pytest.raises(ValueError, match="already registered"):
+        xt.utils._pytree.register_pytree_node(Box, lambda b: (b.items, None), lambda children, _: Box(children))
+
+
+# --------------------------------------------------------------------------- torch.func
+def _both(function, *arrays):
+    """``function(lib, *tensors)`` on xtensor and torch, results as nested lists."""
+    results = []
+    for lib in (xt, torch):
+        out = function(lib, *(lib.tensor(a) for a in arrays))
+        results.append(xt.utils._pytree.tree_map(lambda t: np.asarray(t.tolist()), out))
+    return results
+
+
+def _assert_trees_close(mine, theirs):
+    for a, b in zip(*(xt.utils._pytree.tree_leaves(t) for t in (mine, theirs))):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-7)
+
+
+def _loss(x, y):
+    return (x.sin() * y).sum()
+
+
+@pytest.mark.parametrize("transform", [
+    lambda lib, x, y: lib.func.grad(_loss)(x, y),
+    lambda lib, x, y: lib.func.grad(_loss, argnums=(0, 1))(x, y),
+    lambda lib, x, y: lib.func.grad_and_value(_loss)(x, y),
+    lambda lib, x, y: lib.func.grad(lambda a, b: (_loss(a, b), a.cos()), has_aux=True)(x, y),
+    lambda lib, x, y: lib.func.grad(lambda a: lib.func.grad(_loss)(a, y).sum())(x),
+    lambda lib, x, y: lib.func.jacrev(lambda a, b: a.exp() * b, argnums=(0, 1))(x, y),
+    lambda lib, x, y: lib.func.jacfwd(lambda a: a.exp() * y)(x),
+    lambda lib, x, y: lib.func.hessian(lambda a: (a ** 3 * y).sum())(x),
+    lambda lib, x, y: lib.func.vmap(lambda a, b: (a * b).sum())(x.reshape(1, 3) * y, y.reshape(1, 3)),
+], ids=["grad", "grad_argnums", "grad_and_value", "grad_has_aux", "grad_of_grad", "jacrev", "jacfwd", "hessian",
+        "vmap"])
+def test_func_transform_matches_torch(backend, transform):
+    _assert_trees_close(*_both(transform, X[0], X[1]))
+
+
+def test_vjp_matches_torch(backend):
+    _assert_trees_close(*_both(lambda lib, x, y: lib.func.vjp(lambda a, b: a.exp() * b, x, y)[1](x + 1), X[0], X[1]))
+
+
+def test_grad_of_a_non_scalar_function_raises_as_torch():
+    for lib in (xt, torch):
+        with pytest.raises(RuntimeError, match="Expected f\\(\\*args\\) to return a scalar Tensor"):
+            lib.func.grad(lambda a: a * 2)(lib.ones(2))
+
+
+def test_functional_call_uses_the_given_tensors_and_leaves_the_module_unchanged(backend):
+    results = []
+    for lib, module in zip((xt, torch), _linear_pair()):
+        weight = lib.tensor(W * 2, requires_grad=True)
+        out = lib.func.functional_call(module, {"weight": weight}, (lib.tensor(X),))
+        out.sum().backward()
+        results.append([out.detach().numpy(), weight.grad.numpy(), module.weight.detach().numpy()])
+        assert module.weight.grad is None and isinstance(module.weight, lib.nn.Parameter)
+    for mine, theirs in zip(*results):
+        np.testing.assert_allclose(mine, theirs, rtol=1e-6)

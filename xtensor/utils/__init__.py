@@ -1,3 +1,3 @@
 """``xtensor.utils``: ``utils.data`` (datasets, samplers, DataLoader), ``utils.checkpoint``, ``utils.hooks`` and
 ``utils._pytree``, as PyTorch's ``torch.utils``."""
-from . import checkpoint, data, hooks  # noqa: F401
+from . import _pytree, checkpoint, data, hooks  # noqa: F401
