@@ -255,3 +255,110 @@ def test_functional_call_uses_the_given_tensors_and_leaves_the_module_unchanged(
         assert module.weight.grad is None and isinstance(module.weight, lib.nn.Parameter)
     for mine, theirs in zip(*results):
         np.testing.assert_allclose(mine, theirs, rtol=1e-6)
+
+
+# --------------------------------------------------------------------------- torch.distributions
+LOC, SCALE = np.array([0.0, 1.0, -0.5], np.float32), np.array([1.0, 2.0, 0.5], np.float32)
+VALUE = np.array([0.5, -1.0, 0.0], np.float32)
+LOGITS = np.array([[0.3, -1.0, 2.0], [0.0, 0.5, -0.5]], np.float32)
+DISTRIBUTIONS = {  # name -> (lib, *parameter tensors) -> distribution, and a value in its support
+    "normal": (lambda lib, a, b: lib.distributions.Normal(a, b), (LOC, SCALE), VALUE),
+    "uniform": (lambda lib, a, b: lib.distributions.Uniform(a, a + b), (LOC, SCALE), LOC + 0.25),
+    "bernoulli_logits": (lambda lib, a: lib.distributions.Bernoulli(logits=a), (LOGITS[0],), np.float32([1, 0, 1])),
+    "bernoulli_probs": (lambda lib, a: lib.distributions.Bernoulli(probs=a.sigmoid()), (LOGITS[0],),
+                        np.float32([1, 0, 1])),
+    "categorical_logits": (lambda lib, a: lib.distributions.Categorical(logits=a), (LOGITS,), np.int64([2, 0])),
+    "categorical_probs": (lambda lib, a: lib.distributions.Categorical(probs=a.exp()), (LOGITS,), np.int64([1, 2])),
+}
+
+
+@pytest.mark.parametrize("name", DISTRIBUTIONS)
+def test_distribution_log_prob_entropy_and_moments_match_torch(backend, name):
+    make, params, value = DISTRIBUTIONS[name]
+    results = []
+    for lib in (xt, torch):
+        tensors = [lib.tensor(p, requires_grad=True) for p in params]
+        d = make(lib, *tensors)
+        log_prob, entropy = d.log_prob(lib.tensor(value)), d.entropy()
+        (log_prob.sum() + entropy.sum()).backward()
+        moments = [np.asarray(m.tolist()) for m in (d.mean, d.variance)] if "categorical" not in name else []
+        results.append([np.asarray(t.tolist()) for t in (log_prob, entropy, *(p.grad for p in tensors))] + moments
+                       + [tuple(d.batch_shape), tuple(d.event_shape)])
+    for mine, theirs in zip(*results):
+        np.testing.assert_allclose(mine, theirs, rtol=1e-5, atol=1e-6)
+
+
+def test_normal_rsample_is_differentiable_as_torchs(backend):
+    grads = []
+    for lib in (xt, torch):
+        loc, scale = lib.tensor(LOC, requires_grad=True), lib.tensor(SCALE, requires_grad=True)
+        draw = lib.distributions.Normal(loc, scale).rsample((4,))
+        assert draw.shape == (4, 3)
+        draw.sum().backward()
+        grads.append(loc.grad.tolist())
+    assert grads[0] == grads[1] == [4.0, 4.0, 4.0]  # d(loc + eps*scale)/d loc, summed over four draws
+
+
+@pytest.mark.parametrize("name", ["normal", "uniform", "bernoulli_logits", "categorical_logits"])
+def test_distribution_samples_follow_the_distribution(backend, name):
+    """Seeded statistics: the sample mean and variance (for Categorical, the frequencies) of 4000 draws lie within
+    a few standard errors of the exact values torch computes."""
+    make, params, _ = DISTRIBUTIONS[name]
+    xt.manual_seed(0)
+    samples = np.asarray(make(xt, *(xt.tensor(p) for p in params)).sample((4000,)).tolist(), np.float64)
+    exact = make(torch, *(torch.tensor(p) for p in params))
+    if name.startswith("categorical"):
+        frequencies = np.stack([(samples == k).mean(0) for k in range(3)], -1)
+        np.testing.assert_allclose(frequencies, exact.probs.numpy(), atol=0.03)
+        return
+    std_error = np.sqrt(exact.variance.numpy() / 4000)
+    assert np.all(np.abs(samples.mean(0) - exact.mean.numpy()) < 5 * std_error)
+    np.testing.assert_allclose(samples.var(0), exact.variance.numpy(), rtol=0.15)
+
+
+def test_kl_divergence_of_normals_matches_torch(backend):
+    results = []
+    for lib in (xt, torch):
+        loc = lib.tensor(LOC, requires_grad=True)
+        kl = lib.distributions.kl_divergence(lib.distributions.Normal(loc, lib.tensor(SCALE)),
+                                             lib.distributions.Normal(lib.tensor(0.5), lib.tensor(1.5)))
+        kl.sum().backward()
+        results.append([kl.tolist(), loc.grad.tolist()])
+    np.testing.assert_allclose(np.array(results[0], dtype=object).tolist(), results[1], rtol=1e-5)
+
+
+@pytest.mark.parametrize("build, message", [
+    (lambda lib: lib.distributions.Normal(lib.zeros(2), -lib.ones(2)), "Expected parameter scale"),
+    (lambda lib: lib.distributions.Normal(lib.zeros(2), lib.ones(2)).log_prob(lib.tensor([float("nan"), 0.0])),
+     "Expected value argument .* to be within the support"),
+    (lambda lib: lib.distributions.Bernoulli(probs=lib.tensor([1.5])), "constraint Interval"),
+    (lambda lib: lib.distributions.Bernoulli(), "Either `probs` or `logits` must be specified"),
+    (lambda lib: lib.distributions.Categorical(probs=lib.ones(3)).log_prob(lib.tensor([3])), "within the support"),
+    (lambda lib: lib.distributions.Uniform(lib.ones(2), lib.zeros(2)), "Expected parameter low .* LessThan"),
+], ids=["negative_scale", "nan_value", "probs_above_one", "no_parameter", "category_out_of_range", "low_above_high"])
+def test_invalid_distribution_arguments_raise_torchs_valueerror(build, message):
+    for lib in (xt, torch):
+        with pytest.raises(ValueError, match=message):
+            build(lib)
+
+
+def test_validate_args_false_skips_the_checks():
+    assert xt.distributions.Normal(xt.zeros(1), -xt.ones(1), validate_args=False).scale.tolist() == [-1.0]
+
+
+def test_bernoulli_has_no_rsample_as_torch():
+    for lib in (xt, torch):
+        with pytest.raises(NotImplementedError):
+            lib.distributions.Bernoulli(probs=lib.tensor([0.5])).rsample()
+
+
+@pytest.mark.parametrize("name", DISTRIBUTIONS)
+def test_expand_broadcasts_the_batch_shape_as_torch(name):
+    make, params, value = DISTRIBUTIONS[name]
+    results = []
+    for lib in (xt, torch):
+        d = make(lib, *(lib.tensor(p) for p in params)).expand((4,) + tuple(params[0].shape[:-1 if "cat" in name
+                                                                                           else None]))
+        results.append([tuple(d.batch_shape), np.asarray(d.log_prob(lib.tensor(value)).tolist())])
+    assert results[0][0] == results[1][0]
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-6)
