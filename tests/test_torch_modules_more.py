@@ -142,11 +142,17 @@ def test_multiprocessing_has_torchs_names():
     assert xt.multiprocessing.Process is __import__("multiprocessing").Process
 
 
+# fork is the cheap start method; the children run a few lines of plain Python, none of jax's threads' work
+FORK_AFTER_JAX = pytest.mark.filterwarnings("ignore:os.fork\\(\\) was called:RuntimeWarning")
+
+
+@FORK_AFTER_JAX
 def test_start_processes_runs_fn_with_each_rank(tmp_path):
     xt.multiprocessing.start_processes(_record_rank, args=(str(tmp_path),), nprocs=2, start_method="fork")
     assert sorted(p.read_text() for p in tmp_path.iterdir()) == ["0", "1"]
 
 
+@FORK_AFTER_JAX
 def test_start_processes_reraises_a_childs_error_with_its_traceback():
     with pytest.raises(xt.multiprocessing.ProcessRaisedException, match="(?s)Process 1 terminated.*rank one"):
         xt.multiprocessing.start_processes(_fail_on_rank_one, nprocs=2, start_method="fork")
@@ -362,3 +368,108 @@ def test_expand_broadcasts_the_batch_shape_as_torch(name):
         results.append([tuple(d.batch_shape), np.asarray(d.log_prob(lib.tensor(value)).tolist())])
     assert results[0][0] == results[1][0]
     np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-6)
+
+
+# --------------------------------------------------------------------------- torch.nn.attention
+def test_sdpbackend_has_torchs_names_and_values():
+    assert {n: int(v) for n, v in xt.nn.attention.SDPBackend.__members__.items()} == {
+        n: int(v) for n, v in torch.nn.attention.SDPBackend.__members__.items()}
+
+
+@pytest.mark.parametrize("kernel", ["MATH", "FLASH_ATTENTION"])
+def test_sdpa_kernel_with_a_cpu_kernel_gives_the_same_attention(backend, kernel):
+    q = np.arange(24, dtype=np.float32).reshape(1, 2, 3, 4) / 10
+    results = []
+    for lib in (xt, torch):
+        with lib.nn.attention.sdpa_kernel([getattr(lib.nn.attention.SDPBackend, kernel)]):
+            results.append(lib.nn.functional.scaled_dot_product_attention(*(lib.tensor(q),) * 3).numpy())
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-5)
+
+
+def test_sdpa_kernel_without_a_cpu_kernel_raises_as_torch_and_restores_the_flags():
+    for lib in (xt, torch):
+        q = lib.ones(1, 1, 2, 2)
+        with lib.nn.attention.sdpa_kernel(lib.nn.attention.SDPBackend.EFFICIENT_ATTENTION):
+            assert not lib.backends.cuda.math_sdp_enabled()
+            with pytest.raises(RuntimeError, match="No viable backend for scaled_dot_product_attention"):
+                lib.nn.functional.scaled_dot_product_attention(q, q, q)
+        assert lib.backends.cuda.math_sdp_enabled()
+
+
+def test_sdpa_kernel_rejects_what_is_no_sdpbackend():
+    for lib in (xt, torch):
+        with pytest.raises(AssertionError, match="Backend must be an instance of SDPBackend"):
+            with lib.nn.attention.sdpa_kernel("math"):
+                pass
+
+
+# --------------------------------------------------------------------------- torch.nn.utils.parametrize(ations)
+def _parametrized_pair(parametrization, **kwargs):
+    mods = _linear_pair()
+    for lib, module in zip((xt, torch), mods):
+        getattr(lib.nn.utils.parametrizations, parametrization)(module, **kwargs)
+    return mods
+
+
+@pytest.mark.parametrize("parametrization", ["weight_norm", "spectral_norm"])
+def test_parametrization_gives_torchs_weight_gradients_and_state_dict(backend, parametrization):
+    mods = _parametrized_pair(parametrization)
+    if parametrization == "spectral_norm":  # the power iteration starts from random vectors: start from torch's
+        for name in ("_u", "_v"):
+            setattr(mods[0].parametrizations.weight[0], name, xt.tensor(
+                getattr(mods[1].parametrizations.weight[0], name).numpy()))
+    results = []
+    for lib, module in zip((xt, torch), mods):
+        module(lib.tensor(X)).pow(2).sum().backward()
+        state = module.state_dict()
+        results.append([sorted(state), type(module).__name__, module.weight.detach().numpy()]
+                       + [p.grad.numpy() for p in module.parametrizations.weight.parameters()])
+    assert results[0][:2] == results[1][:2]
+    for mine, theirs in zip(results[0][2:], results[1][2:]):
+        np.testing.assert_allclose(mine, theirs, rtol=1e-5, atol=1e-6)
+
+
+def test_assigning_a_parametrized_tensor_stores_its_right_inverse():
+    results = []
+    for lib, module in zip((xt, torch), _parametrized_pair("weight_norm")):
+        module.weight = lib.tensor(W * 3)
+        results.append([p.detach().numpy() for p in module.parametrizations.weight.parameters()])
+    for mine, theirs in zip(*results):
+        np.testing.assert_allclose(mine, theirs, rtol=1e-6)
+
+
+def test_remove_parametrizations_leaves_a_plain_parameter_of_the_value():
+    for lib, module in zip((xt, torch), _parametrized_pair("weight_norm")):
+        value = module.weight.detach().numpy()
+        lib.nn.utils.parametrize.remove_parametrizations(module, "weight")
+        assert type(module) is lib.nn.Linear and not lib.nn.utils.parametrize.is_parametrized(module)
+        assert isinstance(module.weight, lib.nn.Parameter) and sorted(module.state_dict()) == ["bias", "weight"]
+        np.testing.assert_allclose(module.weight.detach().numpy(), value, rtol=1e-6)
+
+
+def test_register_parametrization_of_a_custom_module_and_cached(backend):
+    class Symmetric:
+        def __init__(self, lib):
+            self.module = type("Symmetric", (lib.nn.Module,), {"forward": lambda self, x: x.triu() + x.triu(1).T})()
+    results = []
+    for lib in (xt, torch):
+        layer = lib.nn.Linear(3, 3)
+        lib.nn.utils.parametrize.register_parametrization(layer, "weight", Symmetric(lib).module)
+        with lib.nn.utils.parametrize.cached():
+            assert layer.weight is layer.weight
+        assert layer.weight is not layer.weight
+        weight = layer.weight.detach().numpy()
+        results.append(np.allclose(weight, weight.T))
+    assert results == [True, True]
+
+
+def test_parametrization_that_changes_the_shape_raises_unless_unsafe():
+    for lib in (xt, torch):
+        shrink = type("Shrink", (lib.nn.Module,), {"forward": lambda self, x: x[:1]})()
+        with pytest.raises(ValueError, match="may not change the shape of the tensor"):
+            lib.nn.utils.parametrize.register_parametrization(lib.nn.Linear(3, 2), "weight", shrink)
+
+
+def test_orthogonal_parametrization_is_reported_missing():
+    with pytest.raises(NotImplementedError, match="orthogonal"):
+        xt.nn.utils.parametrizations.orthogonal(xt.nn.Linear(2, 2))
