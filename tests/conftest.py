@@ -4,6 +4,10 @@ import sys
 # SciPy reads SCIPY_ARRAY_API once, when first imported: set here, before any test module imports scipy (each
 # xdist worker loads this file first), for tests/test_consumers.py. SciPy's NumPy results are the same with it.
 os.environ.setdefault("SCIPY_ARRAY_API", "1")
+# One thread per library: pytest-xdist already runs a worker per core, and PyTorch's (or OpenBLAS') extra
+# threads spin on tiny tensors far longer than they compute (10x the CPU time of an LBFGS test). Read when
+# each library loads.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 # The tests run thousands of tiny jax kernels, each compiled once per primitive, shape and dtype (~24 ms each on
 # XLA:CPU's defaults, most of the suite's time): XLA's older elemental emitters and LLVM without optimization
 # compile them in ~7 ms with the same IEEE results. Read when jax's CPU backend starts, so set before any import.

@@ -42,16 +42,19 @@ def check_inplace(t, *values):
     """PyTorch's refusals before a recorded in-place write into ``t`` (grad mode on, and ``t`` or one of the
     ``values`` written into it requires grad): into a view made under no_grad, or one of several views one op
     returned (and views of those); into a view of a leaf that requires grad; into such a leaf."""
-    if not _grad_state.enabled or not (t._requires_grad or any(
+    base = t._base
+    if not _grad_state.enabled or not (t._requires_grad or base is not None and base._requires_grad or any(
             isinstance(v, Tensor) and v._requires_grad for v in values)):
         return
-    base = t._base
     if base is not None:
         if t._creation is not None:
             raise RuntimeError(view_rebase_message(t, indirect=False))
         if t._requires_grad and base._grad_fn is None:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "
                                "operation.")
+        if t._grad_fn is None and base._grad_fn is not None:  # PyTorch reads the view's cached history: made
+            # before its base had one and not looked at since (no grad_fn/is_leaf read), the view counts as a leaf
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     elif t._requires_grad and t._grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
 

@@ -212,15 +212,7 @@ class _Gathered:
     def storages(self):
         """Unique storages of the gathered tensors, and each tensor's storage index."""
         if self._storages is None:
-            storages, index_of, owners = [], {}, []
-            for t in self.tensors:
-                st = t._storage
-                i = index_of.get(id(st))
-                if i is None:
-                    i = index_of[id(st)] = len(storages)
-                    storages.append(st)
-                owners.append(i)
-            self._storages = storages, owners
+            self._storages = unique_storages(self.tensors)
         return self._storages
 
     def signature(self):
@@ -236,6 +228,19 @@ class _Gathered:
                     "cannot extend: pass or keep .detach() of it, or run the step eagerly")
         avals = tuple((st.array.shape, st.array.dtype) for st in storages)
         return (avals, tensors, tuple(self.statics), *_environment())
+
+
+def unique_storages(tensors):
+    """The distinct storages of ``tensors`` (aliases share one) and, per tensor, the index of its storage."""
+    storages, index_of, owners = [], {}, []
+    for t in tensors:
+        st = t._storage
+        i = index_of.get(id(st))
+        if i is None:
+            i = index_of[id(st)] = len(storages)
+            storages.append(st)
+        owners.append(i)
+    return storages, owners
 
 
 def _environment():

@@ -41,7 +41,7 @@ from .._ns import raw_ns
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ..nn.modules.module import Module
-from .gather import _SCALARS, _environment
+from .gather import _SCALARS, _environment, unique_storages
 from .state import _host_read_error, _invalidate, _restore, _snapshot
 
 __all__ = ["CompiledModule", "CompiledFunctionBackward"]
@@ -135,15 +135,7 @@ class _Call:
             return
         self.leaves, self.structure = self.backend.tree_flatten((args, kwargs), Tensor)
         self.inputs = [leaf for leaf in self.leaves if isinstance(leaf, Tensor)]
-        storages, index_of, owners = [], {}, []
-        for t in self.tensors:
-            st = t._storage
-            i = index_of.get(id(st))
-            if i is None:
-                i = index_of[id(st)] = len(storages)
-                storages.append(st)
-            owners.append(i)
-        self.storages, self.owners = storages, owners
+        self.storages, self.owners = unique_storages(self.tensors)
         self.records = grad_mode.state.enabled and any(
             t._requires_grad for t in (*self.tensors, *self.inputs))
 
