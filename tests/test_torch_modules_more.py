@@ -275,6 +275,10 @@ DISTRIBUTIONS = {  # name -> (lib, *parameter tensors) -> distribution, and a va
                         np.float32([1, 0, 1])),
     "categorical_logits": (lambda lib, a: lib.distributions.Categorical(logits=a), (LOGITS,), np.int64([2, 0])),
     "categorical_probs": (lambda lib, a: lib.distributions.Categorical(probs=a.exp()), (LOGITS,), np.int64([1, 2])),
+    "multivariate_normal": (lambda lib, a, b: lib.distributions.MultivariateNormal(a, b @ b.mT + lib.eye(3)),
+                            (LOC, LOGITS.T @ LOGITS), LOGITS[:, ::-1].copy()),
+    "multivariate_normal_scale_tril": (lambda lib, a, b: lib.distributions.MultivariateNormal(
+        a, scale_tril=b.tril() + 2 * lib.eye(3)), (LOC, LOGITS.T @ LOGITS), LOGITS.copy()),
 }
 
 
@@ -305,7 +309,8 @@ def test_normal_rsample_is_differentiable_as_torchs(backend):
     assert grads[0] == grads[1] == [4.0, 4.0, 4.0]  # d(loc + eps*scale)/d loc, summed over four draws
 
 
-@pytest.mark.parametrize("name", ["normal", "uniform", "bernoulli_logits", "categorical_logits"])
+@pytest.mark.parametrize("name", ["normal", "uniform", "bernoulli_logits", "categorical_logits",
+                                  "multivariate_normal"])
 def test_distribution_samples_follow_the_distribution(backend, name):
     """Seeded statistics: the sample mean and variance (for Categorical, the frequencies) of 4000 draws lie within
     a few standard errors of the exact values torch computes."""
@@ -363,8 +368,8 @@ def test_expand_broadcasts_the_batch_shape_as_torch(name):
     make, params, value = DISTRIBUTIONS[name]
     results = []
     for lib in (xt, torch):
-        d = make(lib, *(lib.tensor(p) for p in params)).expand((4,) + tuple(params[0].shape[:-1 if "cat" in name
-                                                                                           else None]))
+        d = make(lib, *(lib.tensor(p) for p in params))
+        d = d.expand((2,) + tuple(d.batch_shape))
         results.append([tuple(d.batch_shape), np.asarray(d.log_prob(lib.tensor(value)).tolist())])
     assert results[0][0] == results[1][0]
     np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-6)

@@ -3,7 +3,7 @@ boolean Tensor, reprs are torch's (error messages quote them)."""
 import xtensor as xt
 
 __all__ = ["Constraint", "boolean", "dependent", "dependent_property", "greater_than", "greater_than_eq",
-           "integer_interval", "interval", "half_open_interval", "is_dependent", "less_than", "nonnegative",
+           "integer_interval", "interval", "half_open_interval", "is_dependent", "less_than", "lower_cholesky", "nonnegative",
            "nonnegative_integer", "positive", "positive_definite", "real", "real_vector", "simplex",
            "unit_interval"]
 
@@ -143,6 +143,14 @@ class _PositiveDefinite(Constraint):
         return symmetric & (xt.linalg.eigvalsh(value) > 0).all(-1)
 
 
+class _LowerCholesky(Constraint):
+    event_dim = 2
+
+    def check(self, value):
+        lower = (value.tril() == value).flatten(-2).all(-1)
+        return lower & (value.diagonal(dim1=-2, dim2=-1) > 0).all(-1)
+
+
 dependent = _Dependent()
 dependent_property = _DependentProperty
 boolean = _Boolean()
@@ -154,5 +162,6 @@ nonnegative_integer = _IntegerGreaterThan(0)
 unit_interval = _Interval(0.0, 1.0)
 simplex = _Simplex()
 positive_definite = _PositiveDefinite()
+lower_cholesky = _LowerCholesky()
 greater_than, greater_than_eq, less_than = _GreaterThan, _GreaterThanEq, _LessThan
 interval, half_open_interval, integer_interval = _Interval, _HalfOpenInterval, _IntegerInterval
