@@ -6,6 +6,7 @@ import xtensor as xt
 
 from . import constraints
 from .distribution import Distribution
+from .normal import Normal
 
 __all__ = ["MultivariateNormal"]
 
@@ -60,13 +61,7 @@ class MultivariateNormal(Distribution):
     def precision_matrix(self):
         return xt.linalg.inv(self.covariance_matrix)
 
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
+    mean = mode = Normal.mean  # the location ``loc``, as Normal's
 
     @property
     def variance(self):
