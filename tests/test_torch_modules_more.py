@@ -1,7 +1,6 @@
 """torch's smaller modules that real programs and libraries import (``torch.utils.checkpoint``, ``torch.random``,
 ``torch.utils._pytree``, ``torch.func``, ``torch.nn.attention``, ``torch.nn.utils.parametrizations``,
 ``torch.distributions``...), each compared with the installed PyTorch on every backend."""
-import warnings
 
 import numpy as np
 import pytest

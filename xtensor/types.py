@@ -2,7 +2,7 @@
 import os
 from typing import IO, Any, Union
 
-from ._dtypes import DType as _dtype
+from ._dtypes import DType as _dtype  # noqa: F401  (torch.types._dtype, for annotations)
 from ._tensor import Size, Tensor, device as _device
 
 __all__ = ["Number", "Device", "FileLike", "Storage"]

@@ -1,7 +1,7 @@
 """``xtensor.distributions``: probability distributions as PyTorch's ``torch.distributions`` (``Normal``,
 ``MultivariateNormal``, ``Uniform``, ``Bernoulli``, ``Categorical``, ``kl_divergence``), over xtensor's ops so
-``rsample`` and ``log_prob`` are differentiable. Samples come from xtensor's generator (the same seed gives the same draws on
-every backend, not torch's draws)."""
+``rsample`` and ``log_prob`` are differentiable. Samples come from xtensor's generator (the same seed gives the
+same draws on every backend, not torch's draws)."""
 from . import constraints, kl  # noqa: F401
 from .bernoulli import Bernoulli
 from .categorical import Categorical
@@ -11,5 +11,5 @@ from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .uniform import Uniform
 
-__all__ = ["Bernoulli", "Categorical", "Distribution", "MultivariateNormal", "Normal", "Uniform", "kl_divergence", "register_kl",
-           "constraints"]
+__all__ = ["Bernoulli", "Categorical", "Distribution", "MultivariateNormal", "Normal", "Uniform", "kl_divergence",
+           "register_kl", "constraints"]

@@ -3,8 +3,8 @@ boolean Tensor, reprs are torch's (error messages quote them)."""
 import xtensor as xt
 
 __all__ = ["Constraint", "boolean", "dependent", "dependent_property", "greater_than", "greater_than_eq",
-           "integer_interval", "interval", "half_open_interval", "is_dependent", "less_than", "lower_cholesky", "nonnegative",
-           "nonnegative_integer", "positive", "positive_definite", "real", "real_vector", "simplex",
+           "integer_interval", "interval", "half_open_interval", "is_dependent", "less_than", "lower_cholesky",
+           "nonnegative", "nonnegative_integer", "positive", "positive_definite", "real", "real_vector", "simplex",
            "unit_interval"]
 
 
