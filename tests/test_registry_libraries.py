@@ -283,12 +283,7 @@ def _assert_same_trace(actual, expected, path="trace"):
 
 _REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # this checkout's xtensor, not another
 MISSING = {  # cases that stop today only on torch features xtensor lacks (the first one each meets; then the next)
-    "x_transformers_decoder_language_model": "needs torch.utils._pytree (tree_flatten, tree_unflatten, tree_map) and, "
-                                             "at import, torch.func (grad_and_value, vmap) and "
-                                             "torch.distributions.Normal: no helper has them yet",
     "vector_quantize_autoencoder": "needs torch.distributed.nn (imported by lookup_free_quantization): no helper yet",
-    "skorch_classifier_fit": "needs torch.distributions.distribution.Distribution (skorch's to_device isinstance "
-                             "check): no helper yet",
 }
 
 

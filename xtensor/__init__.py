@@ -62,6 +62,8 @@ mm, matmul = sparse.layout_aware(mm, sparse.spmm), sparse.layout_aware(matmul, s
 from ._torch_alias import install_as_torch  # noqa: E402  (``import torch`` gives xtensor: ``xtensor run``)
 from . import _C  # noqa: E402  (torch._C: the few no-op entry points libraries call, a clear error for the rest)
 from . import version  # noqa: E402  (torch.version: the version string, cuda and hip None as a CPU build's)
+from . import func, multiprocessing, random, types  # noqa: E402  (torch.func, .random, .types, .multiprocessing)
+from . import distributions  # noqa: E402  (torch.distributions)
 
 pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan  # torch.pi, torch.e, torch.inf, torch.nan
 newaxis = None

@@ -5,4 +5,4 @@ from .modules import __all__ as _modules_all
 from .parameter import Parameter
 
 __all__ = ["Parameter", "functional", "init", *_modules_all]
-from . import parallel, utils  # noqa: E402,F401
+from . import attention, common_types, parallel, utils  # noqa: E402,F401

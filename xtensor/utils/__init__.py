@@ -1,2 +1,3 @@
-"""``xtensor.utils``: ``utils.data`` (datasets, samplers, DataLoader), as PyTorch's ``torch.utils``."""
-from . import data  # noqa: F401
+"""``xtensor.utils``: ``utils.data`` (datasets, samplers, DataLoader), ``utils.checkpoint``, ``utils.hooks`` and
+``utils._pytree``, as PyTorch's ``torch.utils``."""
+from . import _pytree, checkpoint, data, hooks  # noqa: F401

@@ -4,6 +4,7 @@ scores, masks, softmax, dropout, output projection)."""
 import math
 
 from ... import _dtypes
+from ..attention import cpu_kernel_enabled
 from ._common import _xt
 from ._dropout import dropout
 from ._linear import linear
@@ -15,6 +16,9 @@ __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
                                  enable_gqa=False):
     xt = _xt()
+    if not cpu_kernel_enabled():
+        raise RuntimeError("No viable backend for scaled_dot_product_attention was found. This is likely due to "
+                           "turning off both the math kernel and the fused kernels.")
     length, source = query.shape[-2], key.shape[-2]
     scale = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
     if enable_gqa:
