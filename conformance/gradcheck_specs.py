@@ -147,6 +147,7 @@ SPECS = {
 
 # The API-coverage functions (tests/test_api_additions.py compares them with torch).
 SPECS.update({
+    "constant_pad_nd": [call(x(2, 3), (1, 2, 0, 1), 0.5), call(x(3, 4), (-1, 1))],
     "deg2rad": [call(x(3, 4))], "rad2deg": [call(x(3, 4))], "sgn": [call(x(3, 4))], "angle": [call(x(3, 4))],
     "conj_physical": [call(x(3, 4))], "logaddexp2": [call(x(3, 4), x(4))], "float_power": [call(pos(3, 4), x(4))],
     "ldexp": [call(x(3, 4), x(4))], "frexp": [call(x(3, 4), pick=0)], "logcumsumexp": [call(x(3, 4), 1)],

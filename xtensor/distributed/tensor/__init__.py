@@ -148,13 +148,13 @@ def _source_sharding(array):
     return None if isinstance(array, jax.core.Tracer) or not array.committed else array.sharding
 
 
-def _redistribute_vjp(g, ans, x, target, source):
+def _redistribute_vjp(ns, g, ans, x, target, source):
     """The gradient goes back to where the input was (nowhere in particular under a trace)."""
     return g if source is None else apply(_REDISTRIBUTE, (g,), (source, None))
 
 
 _REDISTRIBUTE = Op("_redistribute", lambda xp, x, target, source: place(x, target), (_redistribute_vjp,),
-                   node="RedistributeBackward", saves=())
+                   node="RedistributeBackward", saves=(), raw=False)  # the gradient is placed as a Tensor
 
 
 def redistribute(tensor, device_mesh=None, placements=None):
