@@ -660,6 +660,20 @@ def test_the_views_one_call_returns_share_one_node_whose_gradient_joins_theirs_a
     _close_lists(ours[4], theirs[4])
 
 
+@pytest.mark.parametrize("op", list(SEVERAL_VIEWS))
+def test_the_views_of_a_leaf_that_is_itself_a_view_require_grad_as_torch(backend, op):
+    torch = _torch()
+
+    def run(m):
+        x = m.arange(24.0).view(2, 3, 4).requires_grad_()  # a view made a leaf: its base does not require grad
+        views = SEVERAL_VIEWS[op](x)
+        with m.no_grad():
+            views[0].add_(0.5)
+        return [v.requires_grad for v in views]
+
+    assert run(t) == run(torch) == [True] * len(run(torch))
+
+
 @pytest.mark.parametrize("op", MULTI_OUTPUT_VIEWS)
 def test_in_place_op_on_one_of_several_views_raises_under_autograd_as_torch(backend, op):
     torch = _torch()

@@ -554,7 +554,7 @@ def _views(input, indices, dim, sizes, node_name):
             node._args, node._raw_ns = (InputMeta.of(input), dim, sizes), raw_ns(backend)
             node._out = node._saved_versions = None  # nothing saved: shapes only
             for i, view in enumerate(views):
-                view._grad_fn = node
+                view._grad_fn, view._requires_grad = node, True  # also when input is a view made a leaf
                 if i:
                     view._output_nr = i
     elif _grad_state.inference:
