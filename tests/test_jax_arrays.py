@@ -86,7 +86,8 @@ def test_traced_array_on_a_host_backend_raises_a_clear_error():
 
 # -- the jax backend's namespace: binary arithmetic and reductions through cached jax.jit kernels -------------------
 KERNEL_OPERANDS = {
-    "float32": (np.linspace(-2, 3, 12, dtype=np.float32).reshape(3, 4), np.float32(0.7) + np.arange(4, dtype=np.float32)),
+    "float32": (np.linspace(-2, 3, 12, dtype=np.float32).reshape(3, 4),
+                np.float32(0.7) + np.arange(4, dtype=np.float32)),
     "int32": (np.arange(-6, 6, dtype=np.int32).reshape(3, 4), np.array([3, -2, 5, 7], dtype=np.int32)),
     "int64": (np.arange(12, dtype=np.int64).reshape(3, 4) * 10**12, np.int64(-3)),
     "uint8": (np.arange(250, 262, dtype=np.int64).astype(np.uint8).reshape(3, 4), np.uint8(9)),
