@@ -4,6 +4,9 @@ x64 is switched on so float64/int64 tensors behave as in PyTorch. Writes through
 one functional update of the storage (``lax.dynamic_update_slice`` of the box a sliced view covers,
 ``.at[].set`` at the positions of any other view), which stays traceable under ``jax.jit``.
 """
+import types
+from inspect import signature
+
 import numpy as np
 
 try:
@@ -81,13 +84,67 @@ def _incomplete_gamma(native, name, a, x):
     return jnp.where(jnp.isnan(limit), native(a, x), limit.astype(jnp.result_type(a, x)))
 
 
+_BINARY = ("add", "subtract", "multiply", "divide")
+_REDUCTIONS = ("sum", "mean", "max", "min")
+_SCALARS = (int, float, bool, complex)
+
+
+def _binary_kernel(fn):
+    """``fn(x, y)`` through a cached ``jax.jit`` (~4.5 µs against ~6.5 for jax's eager dispatch) when both operands
+    are concrete arrays, or one is a Python scalar (weakly typed, as jax's eager call treats it); tracers (inside an
+    outer ``jax.jit``) and anything else take ``fn`` itself, so a traced program holds the plain primitive."""
+    jitted = jax.jit(fn)
+
+    def call(x, y):
+        tx, ty = type(x), type(y)
+        if (tx is _ARRAY and (ty is _ARRAY or ty in _SCALARS)) or (ty is _ARRAY and tx in _SCALARS):
+            return jitted(x, y)
+        return fn(x, y)
+    call.__name__ = fn.__name__
+    return call
+
+
+def _reduction_kernel(fn):
+    """``fn(x, axis=..., keepdims=..., ...)`` through a ``jax.jit`` cached per static axis, keepdims and dtype when
+    ``x`` is a concrete array and the axis is None, an int or a tuple (hashable); anything else takes ``fn``."""
+    jitted = jax.jit(fn, static_argnames=[n for n in ("axis", "keepdims", "dtype") if n in signature(fn).parameters])
+
+    def call(x, axis=None, keepdims=False, **kwargs):
+        if type(x) is _ARRAY and (axis is None or isinstance(axis, (int, tuple))) and kwargs.keys() <= {"dtype"}:
+            return jitted(x, axis=axis, keepdims=keepdims, **kwargs)
+        return fn(x, axis=axis, keepdims=keepdims, **kwargs)
+    call.__name__ = fn.__name__
+    return call
+
+
+class _KernelNamespace(types.ModuleType):
+    """``jax.numpy`` as the jax backend's ``xp``, its binary arithmetic and its reductions dispatched through cached
+    jitted kernels (jax's eager dispatch of one primitive costs ~2 µs more than a cached ``jax.jit``'s; unary functions
+    gain nothing and stay plain). Values, dtypes and weak typing are jnp's own: the kernels are jnp's functions."""
+
+    def __init__(self):
+        super().__init__("xtensor.adapters.jax.xp", self.__doc__)
+        for name in _BINARY:
+            setattr(self, name, _binary_kernel(getattr(jnp, name)))
+        for name in _REDUCTIONS:
+            setattr(self, name, _reduction_kernel(getattr(jnp, name)))
+
+    def __getattr__(self, name):
+        value = getattr(jnp, name)
+        setattr(self, name, value)
+        return value
+
+
+_ARRAY = type(jnp.zeros(0))  # concrete arrays (jaxlib's ArrayImpl); tracers are other types
+
+
 class JaxAdapter(ArrayAPIAdapter):
     native_indexing = True
     compiles = True
     _placement_maps = None
 
     def __init__(self):
-        super().__init__(jnp, "jax")
+        super().__init__(_KernelNamespace(), "jax")
         _register_pytree()
 
     def from_numpy(self, a):

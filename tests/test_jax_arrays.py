@@ -82,3 +82,78 @@ def test_traced_array_on_a_host_backend_raises_a_clear_error():
 
     with pytest.raises(RuntimeError, match="traced jax array.*make the tensor on the jax backend"):
         on_numpy(jnp.ones(2))
+
+
+# -- the jax backend's namespace: binary arithmetic and reductions through cached jax.jit kernels -------------------
+KERNEL_OPERANDS = {
+    "float32": (np.linspace(-2, 3, 12, dtype=np.float32).reshape(3, 4),
+                np.float32(0.7) + np.arange(4, dtype=np.float32)),
+    "int32": (np.arange(-6, 6, dtype=np.int32).reshape(3, 4), np.array([3, -2, 5, 7], dtype=np.int32)),
+    "int64": (np.arange(12, dtype=np.int64).reshape(3, 4) * 10**12, np.int64(-3)),
+    "uint8": (np.arange(250, 262, dtype=np.int64).astype(np.uint8).reshape(3, 4), np.uint8(9)),
+    "bool": (np.array([[True, False], [False, True]]), np.array([True, True])),
+    "python int": (np.arange(6, dtype=np.int32).reshape(2, 3), 3),
+    "python float": (np.arange(6, dtype=np.float32).reshape(2, 3), 0.1),
+    "python bool": (np.array([1, 2], dtype=np.uint8), True),
+    "python int first": (7, np.arange(1, 7, dtype=np.int16).reshape(2, 3)),
+}
+
+
+def _same_array(got, want):
+    assert got.dtype == want.dtype and got.shape == want.shape and getattr(got, "weak_type", None) == want.weak_type
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(want), strict=True)
+
+
+def _as_jax(v):
+    return jnp.asarray(v) if isinstance(v, np.ndarray | np.generic) else v
+
+
+@pytest.mark.parametrize("name", ["add", "subtract", "multiply", "divide"])
+@pytest.mark.parametrize("operands", KERNEL_OPERANDS.values(), ids=KERNEL_OPERANDS.keys())
+def test_jax_namespace_binary_kernels_match_jax_numpy_in_values_dtypes_and_weak_types(name, operands):
+    kernels = t.get_backend("jax").xp
+    x, y = map(_as_jax, operands)
+    if name == "subtract" and getattr(x, "dtype", None) == jnp.bool_:
+        with pytest.raises(TypeError):  # jnp's own refusal, unchanged
+            kernels.subtract(x, y)
+        return
+    _same_array(getattr(kernels, name)(x, y), getattr(jnp, name)(x, y))
+    _same_array(jax.jit(getattr(kernels, name))(x, y), jax.jit(getattr(jnp, name))(x, y))  # traced: plain jnp
+
+
+@pytest.mark.parametrize("name", ["sum", "mean", "max", "min"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "bool"])
+@pytest.mark.parametrize("axis, keepdims", [(None, False), ((0, 2), True), (1, False), ((), False)])
+def test_jax_namespace_reduction_kernels_match_jax_numpy(name, dtype, axis, keepdims):
+    kernels = t.get_backend("jax").xp
+    x = jnp.asarray(np.random.default_rng(0).normal(size=(3, 5, 7)) * 100).astype(dtype)
+    _same_array(getattr(kernels, name)(x, axis=axis, keepdims=keepdims),
+                getattr(jnp, name)(x, axis=axis, keepdims=keepdims))
+    traced = jax.jit(lambda a: getattr(kernels, name)(a, axis=axis, keepdims=keepdims))(x)
+    _same_array(traced, getattr(jnp, name)(x, axis=axis, keepdims=keepdims))
+
+
+def test_jax_namespace_sum_kernel_takes_a_dtype():
+    x = jnp.arange(5, dtype=jnp.int8)
+    _same_array(t.get_backend("jax").xp.sum(x, axis=None, dtype=jnp.int64), jnp.sum(x, dtype=jnp.int64))
+
+
+def test_jax_namespace_kernels_leave_no_nested_program_in_a_trace():
+    kernels = t.get_backend("jax").xp
+    jaxpr = jax.make_jaxpr(lambda a, b: kernels.sum(kernels.add(a, b), axis=None))(jnp.ones(3), jnp.ones(3))
+    assert [e.primitive.name for e in jaxpr.eqns] == ["add", "reduce_sum"]
+
+
+@pytest.mark.parametrize("dtype, other, want", [
+    ("int32", 1, "int32"), ("int32", 2.5, "float32"), ("uint8", -1, "uint8"), ("int16", True, "int16"),
+    ("float16", 3.0, "float16"), ("bool", True, "bool"), ("bool", 2, "int64"), ("float64", 1j, "complex128"),
+    ("uint64", 5, "uint64"),
+], ids=str)
+def test_tensor_with_python_scalar_keeps_pytorch_result_dtype_and_numpy_backend_values_on_jax(dtype, other, want):
+    expressions = [lambda x: x + other, lambda x: other + x, lambda x: x * other]
+    if dtype != "bool" and other is not True:  # PyTorch refuses to subtract bools
+        expressions.append(lambda x: x - other)
+    for expression in expressions:
+        on_jax, on_numpy = (expression(t.arange(3, backend=b).to(getattr(t, dtype))) for b in ("jax", "numpy"))
+        assert on_jax.backend == "jax" and on_jax.dtype == getattr(t, want) == on_numpy.dtype
+        np.testing.assert_array_equal(on_jax.numpy(), on_numpy.numpy(), strict=True)

@@ -445,20 +445,23 @@ def _as_arrays(xp, x, y):
     return x, y
 
 
-binary("add", lambda xp, x, y: x + y, (lambda ns, g, ans, x, y: g, lambda ns, g, ans, x, y: g),
+binary("add", lambda xp, x, y: xp.add(x, y),
+       (lambda ns, g, ans, x, y: g, lambda ns, g, ans, x, y: g),
        operators=("__add__", "__radd__", "__iadd__"), saves=(),
        bool_fwd=lambda xp, x, y: xp.logical_or(as_bool(xp, x), as_bool(xp, y)))
-binary("sub", lambda xp, x, y: x - y, (lambda ns, g, ans, x, y: g, lambda ns, g, ans, x, y: -g), api="subtract",
+binary("sub", lambda xp, x, y: xp.subtract(x, y),
+       (lambda ns, g, ans, x, y: g, lambda ns, g, ans, x, y: -g), api="subtract",
        operators=("__sub__", "__rsub__", "__isub__"), saves=(),
        names=lambda x, y: "SubBackward0" if isinstance(x, Tensor) else "RsubBackward1",
        scalar_edges=lambda x, y: isinstance(x, Tensor), refuses={"b": _SUBTRACTED_BOOLS}, check=_no_bool_subtraction,
        aliases=("subtract",))
 # complex products: PyTorch's VJPs conjugate the other operand
-binary("mul", lambda xp, x, y: x * y, (lambda ns, g, ans, x, y: g * ns.conj(y), lambda ns, g, ans, x, y: g * ns.conj(x)),
+binary("mul", lambda xp, x, y: xp.multiply(x, y),
+       (lambda ns, g, ans, x, y: g * ns.conj(y), lambda ns, g, ans, x, y: g * ns.conj(x)),
        api="multiply", operators=("__mul__", "__rmul__", "__imul__"),
        bool_fwd=lambda xp, x, y: xp.logical_and(as_bool(xp, x), as_bool(xp, y)), aliases=("multiply",),
        saves=((1,), (0,)))
-binary("div", lambda xp, x, y: x / y,
+binary("div", lambda xp, x, y: xp.divide(x, y),
        (lambda ns, g, ans, x, y: g / ns.conj(y), lambda ns, g, ans, x, y: -g * ns.conj(x / y / y)),  # saves x, y: not the quotient (PyTorch's)
        api="divide", operators=("__truediv__", "__rtruediv__", "__itruediv__"), cast=to_float, sig=_div,
        aliases=("divide", "true_divide"), saves=((1,), (0, 1)))
