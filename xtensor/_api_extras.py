@@ -604,8 +604,9 @@ def _functions():
                  "adjoint", "conj_physical_", "resize_as_"):
         fns[name] = _function_of(name)
     fns["fill"] = fill
-    from .ops.more import broadcast_shapes, bucketize, tril_indices, triu_indices
-    fns.update(broadcast_shapes=broadcast_shapes, bucketize=bucketize, tril_indices=tril_indices,
+    from .ops.reductions import bucketize
+    from .ops.shapes import torch_broadcast_shapes, tril_indices, triu_indices
+    fns.update(broadcast_shapes=torch_broadcast_shapes, bucketize=bucketize, tril_indices=tril_indices,
                triu_indices=triu_indices)
     return fns
 

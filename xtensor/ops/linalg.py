@@ -16,10 +16,13 @@ is skipped under ``jax.jit``, where the value is not known.
 import collections
 import math
 
+import numpy as np
+
 from .. import _dtypes
 from .._dispatch import _unify, apply, wrap
 from .._table import TABLE, defcomposite, defop, dims_of
 from .._tensor import check_dim
+from ._composite import _fn
 
 
 class LinAlgError(RuntimeError, ValueError):
@@ -1263,3 +1266,462 @@ def conj(x):
 def as_complex(x):
     """A real float tensor as complex (float32 -> complex64, float64 -> complex128)."""
     return x if x.dtype.kind == "c" else apply(TABLE["_as_complex"].op, (x if x.dtype.kind == "f" else x.float(),))
+
+
+# ------------------------------------------------------------------ inner, renorm, cdist
+def inner(input, other):
+    """The sum over the last dims of the outer product (``input @ other.T`` for matrices); scalars multiply."""
+    if input.ndim == 0 or other.ndim == 0:
+        return input * other
+    if input.shape[-1] != other.shape[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
+                           f"{list(input.shape)} and {list(other.shape)}")
+    return _fn("tensordot")(input, other, ([-1], [-1]))
+
+
+defcomposite("inner", inner, out=True)
+
+
+def renorm(input, p, dim, maxnorm):
+    """Each slice along ``dim`` whose ``p``-norm exceeds ``maxnorm`` scaled down to norm ``maxnorm``."""
+    d = dims_of(dim, input.ndim)[0]
+    others = tuple(i for i in range(input.ndim) if i != d)
+    norm = _fn("norm")(input, p, others, keepdim=True) if others else input.abs()
+    factor = (maxnorm / (norm + 1e-7)).where(norm > maxnorm, 1.0)
+    return input * factor
+
+
+defcomposite("renorm", renorm, inplace=True, out=True)
+
+
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """The ``p``-norm distance between each row of ``x1`` and each row of ``x2`` (batched)."""
+    if x1.ndim < 2 or x2.ndim < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.ndim}D")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: "
+                           f"{x2.shape[-1]}")
+    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+    return vector_norm(diff, p, -1)
+
+
+defcomposite("cdist", cdist, method=False)
+
+
+# ------------------------------------------------------------------ triangular solves, matrix functions, Householder
+def _eye(A, n=None):
+    from .._creation import eye
+    n = A.shape[-1] if n is None else n
+    return eye(n, dtype=A.dtype, backend=A._backend)
+
+
+def _solver_triangle(A, upper, unitriangular=False):
+    """The triangle of ``A`` a triangular solver reads (its other part never reaches the result or gradient)."""
+    if unitriangular:
+        return (A.triu(1) if upper else A.tril(-1)) + _eye(A)
+    return A.triu() if upper else A.tril()
+
+
+def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
+    """``X`` with ``A X = B`` (``X A = B`` when not ``left``) reading only the ``upper`` or lower triangle of
+    ``A`` (and taking its diagonal as ones when ``unitriangular``)."""
+    T = _solver_triangle(A, upper, unitriangular)
+    X = solve(T, B) if left else solve(T.mT, B.mT).mT
+    if out is None:
+        return X
+    from .._variants import assign_out
+    return assign_out(out, X, "linalg.solve_triangular")
+
+
+def cholesky_solve(B, L, upper=False):
+    """``X`` with ``A X = B`` for ``A = L L^H`` (``U^H U`` when ``upper``), from the Cholesky factor. The value
+    reads only the triangle; the gradient, as PyTorch's, is that of the formula in the whole of ``L``."""
+    T = L - (L - _solver_triangle(L, upper)).detach()
+    lower = T.mT.conj() if upper else T
+    return solve(lower.mT.conj(), solve(lower, B))
+
+
+def cholesky_inverse(L, upper=False):
+    """The inverse of ``A = L L^H`` (``U^H U`` when ``upper``), from its Cholesky factor."""
+    return cholesky_solve(_eye(L).expand(L.shape), L, upper)
+
+
+defcomposite("cholesky_solve", cholesky_solve, out=True)
+defcomposite("cholesky_inverse", cholesky_inverse, out=True)
+
+triangular_solve_result = collections.namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
+triangular_solve_result.__module__ = "xtensor.return_types"
+
+
+def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
+    """Deprecated in PyTorch (``linalg.solve_triangular`` replaces it): ``(X, A.clone())`` with ``op(A) X = b``."""
+    import warnings
+    warnings.warn("torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangular and will be "
+                  "removed in a future PyTorch release.", UserWarning, stacklevel=2)
+    T = _solver_triangle(A, upper, unitriangular)
+    X = solve_triangular(T.mT, b, upper=not upper) if transpose else solve_triangular(T, b, upper=upper)
+    return triangular_solve_result(X, A.clone())
+
+
+defcomposite("triangular_solve", triangular_solve)
+
+
+def matrix_exp(A):
+    """``exp(A)`` of square matrices: Taylor series of degree 18 after scaling by ``2**-s`` so that the
+    1-norm is at most 1/2, then ``s`` squarings (exact to double precision; differentiable through it)."""
+    check_matrix("linalg.matrix_exp", A, square=True)
+    if A.numel() == 0:
+        return A.clone()
+    norm = float(A.detach().abs().sum(-2).amax())
+    s = max(0, int(math.ceil(math.log2(norm / 0.5)))) if norm > 0.5 else 0
+    X = A / (2.0 ** s)
+    term = _eye(A).expand(A.shape)
+    result = term
+    for k in range(1, 19):
+        term = term @ X / k
+        result = result + term
+    for _ in range(s):
+        result = result @ result
+    return result
+
+
+defcomposite("matrix_exp", matrix_exp)
+
+
+def _vander(x, N, increasing):
+    """Powers ``x**0 ... x**(N-1)`` along a new last dim, by a running product (PyTorch's formula, so the
+    gradient at 0 is exact)."""
+    if N < 0:
+        raise RuntimeError("N must be non-negative.")
+    ones = x.new_ones(tuple(x.shape) + (min(N, 1),))
+    if N <= 1:
+        return ones
+    powers = x.unsqueeze(-1).expand(tuple(x.shape) + (N - 1,)).cumprod(-1)
+    out = _fn("cat")([ones.to(powers.dtype), powers], -1)
+    return out if increasing else out.flip(-1)
+
+
+def vander(x, N=None, increasing=False):
+    """The Vandermonde matrix of a 1-d ``x``: columns ``x**(N-1) ... x**0`` (increasing when asked)."""
+    if x.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    x = x.long() if x.dtype is _dtypes.bool else x
+    return _vander(x, x.shape[0] if N is None else N, increasing)
+
+
+def linalg_vander(x, *, N=None):
+    """The batched Vandermonde matrices of ``x``'s last dim, powers increasing."""
+    if x.ndim < 1:
+        raise RuntimeError("linalg.vander: x must have at least one dimension")
+    return _vander(x, x.shape[-1] if N is None else N, True)
+
+
+defcomposite("vander", vander, method=False)
+
+
+def tensorinv(A, ind=2, *, out=None):
+    """The inverse of ``A`` seen as a map from its dims ``ind:`` to its dims ``:ind``."""
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    left, right = tuple(A.shape[:ind]), tuple(A.shape[ind:])
+    rows, cols = math.prod(left), math.prod(right)
+    if rows != cols:
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+                           f"prod(self.shape[:ind]), but got {cols} != {rows}")
+    return inverse(A.reshape(rows, cols)).reshape(right + left)
+
+
+def tensorsolve(A, B, dims=None, *, out=None):
+    """``X`` with ``tensordot(A, X, X.ndim) = B``; ``dims`` of ``A`` are moved to its end first."""
+    if dims is not None:
+        dims = [dims_of(d, A.ndim)[0] for d in dims]
+        A = A.movedim(dims, list(range(A.ndim - len(dims), A.ndim)))
+    rest = tuple(A.shape[B.ndim:])
+    return solve(A.reshape(B.numel(), math.prod(rest)), B.reshape(-1)).reshape(rest)
+
+
+def cond(A, p=None, *, out=None):
+    """The condition number in norm ``p``: the singular-value ratio for None/2/-2, else
+    ``norm(A, p) * norm(inv(A), p)``."""
+    if p in (None, 2, -2):
+        s = svdvals(A)
+        big, small = s[..., 0], s[..., -1]
+        return (big / small) if p != -2 else (small / big)
+    return matrix_norm(A, p) * matrix_norm(inverse(A), p)
+
+
+def householder_product(A, tau, *, out=None):
+    """The first ``n`` columns of ``H_1 ... H_k``, ``H_i = I - tau_i v_i v_i^H`` with ``v_i`` the ``i``-th
+    column of ``A`` below the diagonal and 1 on it (LAPACK's orgqr)."""
+    m, n = A.shape[-2:]
+    k = tau.shape[-1]
+    if n > m:
+        raise RuntimeError("torch.linalg.householder_product: input.shape[-2] must be greater than or equal to "
+                           "input.shape[-1]")
+    if k > n:
+        raise RuntimeError("torch.linalg.householder_product: input.shape[-1] must be greater than or equal to "
+                           "tau.shape[-1]")
+    V = A.tril(-1) + _eye(A, m)[:, :n]
+    Q = _eye(A, m).expand(tuple(A.shape[:-2]) + (m, m))
+    for i in range(k):
+        v = V[..., :, i:i + 1]
+        Q = Q - (Q @ v) * tau[..., i:i + 1].unsqueeze(-1) @ v.mT.conj()
+    return Q[..., :, :n]
+
+
+def orgqr(input, tau):
+    return householder_product(input, tau)
+
+
+def ormqr(input, tau, other, left=True, transpose=False):
+    """``op(Q) @ other`` (or ``other @ op(Q)``), ``Q`` the full product of the Householder reflectors."""
+    m = input.shape[-2]
+    padded = _fn("cat")([input, input.new_zeros(tuple(input.shape[:-1]) + (m - input.shape[-1],))], -1) \
+        if input.shape[-1] < m else input[..., :, :m]
+    Q = householder_product(padded, tau)
+    Q = Q.mT.conj() if transpose else Q
+    return Q @ other if left else other @ Q
+
+
+defcomposite("orgqr", orgqr)
+defcomposite("ormqr", ormqr)
+
+
+# ------------------------------------------------------------------ LU with partial pivoting, geqrf
+LUFactorResult = collections.namedtuple("linalg_lu_factor", ["LU", "pivots"])
+LUFactorExResult = collections.namedtuple("linalg_lu_factor_ex", ["LU", "pivots", "info"])
+LUResult = collections.namedtuple("linalg_lu", ["P", "L", "U"])
+LUUnpackResult = collections.namedtuple("lu_unpack", ["P", "L", "U"])
+for _cls in (LUFactorResult, LUFactorExResult, LUResult, LUUnpackResult):
+    _cls.__module__ = "xtensor.return_types"
+
+
+def _lu(A):
+    """Doolittle's elimination with partial pivoting, LAPACK's getrf: ``(L, U, pivots, info)`` with
+    ``P A = L U`` for the row swaps ``pivots`` (1-based, one per column, as LAPACK). Written in xtensor ops
+    (differentiable: the gradient is that of the factors for the chosen pivots); the pivots are chosen
+    on the host, so it runs eagerly."""
+    from .._creation import tensor
+    m, n = A.shape[-2:]
+    k = min(m, n)
+    batch = tuple(A.shape[:-2])
+    work = A
+    lower = A.new_zeros(batch + (m, 0))
+    l_rows, u_rows, pivots = [], [], []
+    info = np.zeros(batch, dtype=np.int32)
+    for j in range(k):
+        magnitude = work[..., :, 0].detach().abs().numpy()
+        p = np.argmax(magnitude, axis=-1)
+        zero = np.take_along_axis(magnitude, p[..., None], -1)[..., 0] == 0
+        info = np.where((info == 0) & zero, j + 1, info)
+        order = np.broadcast_to(np.arange(m - j), batch + (m - j,)).copy()
+        np.put_along_axis(order, p[..., None], 0, -1)
+        order[..., 0] = p
+        index = tensor(order[..., None], dtype=_dtypes.int64, backend=A._backend)
+        work = work.take_along_dim(index.expand(batch + (m - j, work.shape[-1])), -2)
+        lower = lower.take_along_dim(index.expand(batch + (m - j, j)), -2) if j else lower
+        pivots.append(p + j + 1)
+        head = work[..., 0:1, 0:1]
+        l_rows.append(lower[..., 0, :])
+        u_rows.append(work[..., 0, :])
+        below = work[..., 1:, 0:1] / head.where(head != 0, 1)
+        lower = _fn("cat")([lower[..., 1:, :], below], -1)
+        work = work[..., 1:, 1:] - below @ work[..., 0:1, 1:]
+    eye = _eye(A, k)
+    L = _fn("cat")([_fn("stack")([_fn("cat")([row, row.new_zeros(batch + (k - j,))], -1) for j, row in
+                                 enumerate(l_rows)], -2) if l_rows else A.new_zeros(batch + (0, k)), lower], -2) + \
+        _fn("cat")([eye, eye.new_zeros((m - k, k))], 0)
+    U = _fn("stack")([_fn("cat")([row.new_zeros(batch + (j,)), row], -1) for j, row in enumerate(u_rows)], -2) \
+        if u_rows else A.new_zeros(batch + (0, n))
+    piv = np.stack(pivots, -1).astype(np.int32) if pivots else np.zeros(batch + (0,), np.int32)
+    return L, U, tensor(piv, dtype=_dtypes.int32, backend=A._backend), tensor(info, dtype=_dtypes.int32,
+                                                                                backend=A._backend)
+
+
+def _packed(L, U):
+    """LAPACK's one-matrix form: L below the diagonal (its unit diagonal left out), U on and above it."""
+    m, k = L.shape[-2:]
+    n = U.shape[-1]
+    strict = L.tril(-1)
+    if n > k:
+        strict = _fn("cat")([strict, strict.new_zeros(tuple(strict.shape[:-1]) + (n - k,))], -1)
+    upper = U if m == k else _fn("cat")([U, U.new_zeros(tuple(U.shape[:-2]) + (m - k, n))], -2)
+    return strict + upper
+
+
+def _check_lu_input(name, A):
+    check_matrix(name, A)
+
+
+def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
+    """``(LU, pivots, info)``: the packed factors, LAPACK's 1-based row swaps, and per matrix the first zero
+    pivot (1-based; 0 when none)."""
+    _check_lu_input("linalg.lu_factor_ex", A)
+    if not pivot:
+        raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
+    L, U, piv, info = _lu(A)
+    return LUFactorExResult(_packed(L, U), piv, info)
+
+
+def lu_factor(A, *, pivot=True, out=None):
+    """``(LU, pivots)`` of ``P A = L U`` with partial pivoting; a singular matrix raises as in PyTorch."""
+    LU, piv, info = lu_factor_ex(A, pivot=pivot)
+    bad = info.reshape(-1).numpy()
+    if bad.any():
+        first = int(bad[bad > 0][0])
+        raise RuntimeError(f"torch.linalg.lu_factor: U[{first},{first}] is zero and using it on lu_solve would result "
+                           f"in a division by zero. If you still want to perform the factorization, consider calling "
+                           f"linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
+    return LUFactorResult(LU, piv)
+
+
+def _permutation(pivots, m, like):
+    """The permutation matrix P with ``A = P L U`` from LAPACK's row swaps."""
+    from .._creation import tensor
+    piv = pivots.numpy().astype(np.int64) - 1
+    order = np.broadcast_to(np.arange(m), piv.shape[:-1] + (m,)).copy()
+    for j in range(piv.shape[-1]):
+        a = order[..., j].copy()
+        b = np.take_along_axis(order, piv[..., j:j + 1], -1)[..., 0]
+        order[..., j] = b
+        np.put_along_axis(order, piv[..., j:j + 1], a[..., None], -1)
+    P = np.zeros(order.shape + (m,), dtype=np.float64)
+    np.put_along_axis(P, order[..., None, :], 1.0, -2)  # P[order[i], i] = 1
+    return tensor(P, dtype=like.dtype, backend=like._backend)
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
+    """``(P, L, U)`` from the packed factors and pivots of ``lu_factor``."""
+    m, n = LU_data.shape[-2:]
+    k = min(m, n)
+    if unpack_data:
+        L = LU_data[..., :, :k].tril(-1) + _fn("cat")([_eye(LU_data, k), LU_data.new_zeros((m - k, k))], 0)
+        U = LU_data[..., :k, :].triu()
+    else:
+        L = U = LU_data.new_zeros((0,))
+    P = _permutation(LU_pivots, m, LU_data) if unpack_pivots else LU_data.new_zeros((0,))
+    return LUUnpackResult(P, L, U)
+
+
+def linalg_lu(A, *, pivot=True, out=None):
+    """``(P, L, U)`` with ``A = P L U``."""
+    _check_lu_input("linalg.lu", A)
+    if not pivot:
+        raise RuntimeError("linalg.lu: LU without pivoting is not implemented on the CPU")
+    L, U, piv, info = _lu(A)
+    return LUResult(_permutation(piv, A.shape[-2], A), L, U)
+
+
+def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
+    """``X`` with ``A X = B`` (``X A = B`` when not ``left``; ``A^H`` for ``A`` when ``adjoint``), from the
+    factors of ``lu_factor``."""
+    P, L, U = lu_unpack(LU, pivots)
+    if not left:
+        return lu_solve(LU, pivots, B.mT.conj(), adjoint=not adjoint).mT.conj()
+    if adjoint:  # A^H = U^H L^H P^T
+        Y = solve_triangular(U.mT.conj(), B, upper=False)
+        return P @ solve_triangular(L.mT.conj(), Y, upper=True, unitriangular=True)
+    Y = solve_triangular(L, P.mT @ B, upper=False, unitriangular=True)
+    return solve_triangular(U, Y, upper=True)
+
+
+def torch_lu(A, pivot=True, get_infos=False, out=None):
+    """Deprecated in PyTorch (``linalg.lu_factor`` replaces it): ``(LU, pivots[, infos])``."""
+    import warnings
+    warnings.warn("torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and will "
+                  "be removed in a future PyTorch release.", UserWarning, stacklevel=2)
+    LU, piv, info = lu_factor_ex(A, pivot=pivot)
+    return (LU, piv, info) if get_infos else (LU, piv)
+
+
+def torch_lu_solve(b, LU_data, LU_pivots, *, out=None):
+    """Deprecated in PyTorch (``linalg.lu_solve`` replaces it)."""
+    import warnings
+    warnings.warn("torch.lu_solve is deprecated in favor of torch.linalg.lu_solve and will be removed in a future "
+                  "PyTorch release.", UserWarning, stacklevel=2)
+    return lu_solve(LU_data, LU_pivots, b)
+
+
+defcomposite("lu", torch_lu)
+defcomposite("lu_solve", torch_lu_solve)
+defcomposite("lu_unpack", lu_unpack, method=False)
+
+
+geqrf_result = collections.namedtuple("geqrf", ["a", "tau"])
+geqrf_result.__module__ = "xtensor.return_types"
+
+
+def geqrf(input):
+    """LAPACK's Householder QR, ``(a, tau)``: R on and above the diagonal of ``a``, the reflectors' vectors
+    below it (``householder_product(a, tau)`` is Q). Computed on the host, as LAPACK's ``geqrf`` in PyTorch
+    (which has no gradient for it either)."""
+    from .._creation import tensor
+    check_matrix("geqrf", input)
+    a = np.array(input.detach().numpy(), dtype=np.complex128 if input.dtype.kind == "c" else np.float64)
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    tau = np.zeros(a.shape[:-2] + (k,), dtype=a.dtype)
+    for index in np.ndindex(a.shape[:-2]):
+        A, t = a[index], tau[index]
+        for i in range(k):
+            alpha, x = A[i, i], A[i + 1:, i]
+            xnorm = np.linalg.norm(x)
+            if xnorm == 0 and np.imag(alpha) == 0:
+                continue
+            beta = -math.copysign(math.hypot(abs(alpha), xnorm), np.real(alpha))
+            t[i] = (beta - alpha) / beta
+            v = np.concatenate([[1.0], x / (alpha - beta)])
+            A[i + 1:, i] = v[1:]
+            A[i, i] = beta
+            A[i:, i + 1:] -= np.conj(t[i]) * np.outer(v, np.conj(v) @ A[i:, i + 1:])
+    return geqrf_result(tensor(a, dtype=input.dtype, backend=input._backend),
+                        tensor(tau, dtype=input.dtype, backend=input._backend))
+
+
+defcomposite("geqrf", geqrf)
+
+
+# ------------------------------------------------------------------ randomized low-rank SVD and PCA
+def _approximate_basis(A, q, niter, M):
+    """Halko et al.'s range finder, as PyTorch's ``get_approximate_basis``: an orthonormal basis of ``(A - M)``
+    times a random Gaussian matrix, refined by ``niter`` power iterations."""
+    from .._creation import randn
+    R = randn(A.shape[-1], q, dtype=A.dtype, backend=A._backend)
+    X = A - M if M is not None else A
+    Q = qr(X @ R).Q
+    for _ in range(niter):
+        Q = qr(X.mT.conj() @ Q).Q
+        Q = qr(X @ Q).Q
+    return Q
+
+
+def svd_lowrank(A, q=6, niter=2, M=None):
+    """``(U, S, V)``, ``A - M ~ U diag(S) V^H`` of rank ``q``, by a randomized range finder (exact when the
+    rank is at most ``q``). Random: draws from xtensor's generator, so U and V differ from PyTorch's by the
+    signs and rotations any SVD may take."""
+    q = 6 if q is None else q
+    m, n = A.shape[-2:]
+    if m < n:  # the basis of the transpose: fewer columns to draw
+        V, S, U = svd_lowrank(A.mT.conj(), q, niter, None if M is None else M.mT.conj())
+        return V, S, U
+    Q = _approximate_basis(A, q, niter, M)
+    B = Q.mT.conj() @ (A - M if M is not None else A)
+    U, S, Vh = linalg_svd(B, False)
+    return Q @ U, S, Vh.mT.conj()
+
+
+def pca_lowrank(A, q=None, center=True, niter=2):
+    """``(U, S, V)`` of the data ``A`` (rows: observations) centred on its column means: a rank-``q`` PCA
+    (``q`` defaults to ``min(6, m, n)``); see ``svd_lowrank``."""
+    m, n = A.shape[-2:]
+    q = min(6, m, n) if q is None else q
+    if not 0 <= q <= min(m, n):
+        raise ValueError(f"q(={q}) must be non-negative integer and not greater than min(m, n)={min(m, n)}")
+    if niter < 0:
+        raise ValueError(f"niter(={niter}) must be non-negative integer")
+    M = A.mean(-2, keepdim=True).expand(A.shape) if center else None
+    return svd_lowrank(A, q, niter, M)
+
+
+defcomposite("svd_lowrank", svd_lowrank, method=False)
+defcomposite("pca_lowrank", pca_lowrank, method=False)
