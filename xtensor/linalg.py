@@ -1,6 +1,6 @@
 """xtensor.linalg: PyTorch's ``torch.linalg`` namespace.
 
-Every function is an op-table entry of ``xtensor/ops/linalg.py`` (or a composite of them), so
+Every function is an op-table entry of ``xtensor/ops/linalg/`` (or a composite of them), so
 the same op -- forward, VJP, node name -- serves ``xtensor.linalg``, the ``xtensor`` functions
 (``inverse``, ``det``, ``svd``...) and ``xtensor.array_api.linalg``. Results with several
 parts are named tuples (``sign``/``logabsdet``, ``U``/``S``/``Vh``, ``eigenvalues``/
