@@ -17,6 +17,7 @@ import warnings
 import numpy as np
 
 from . import _creation, _dtypes
+from ._creation import asarray, empty_permuted, empty_strided, frombuffer, range_, scalar_tensor
 from ._dispatch import unbroadcast
 from ._tensor import Tensor, _StorageView
 from ._variants import _make_inplace, torch_functions
@@ -340,77 +341,6 @@ METHODS = {
 
 
 # ------------------------------------------------------------------ torch functions
-def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False, backend=None, **_):
-    """A zero-filled tensor of ``size`` over a storage laid out with ``stride`` (``empty`` returns zeros)."""
-    size, stride = tuple(size), tuple(stride)
-    if len(size) != len(stride):
-        raise RuntimeError(f"mismatch in length of strides and shape")
-    length = 1 + sum((n - 1) * s for n, s in zip(size, stride)) if all(size) else 0
-    base = _creation.zeros(length, dtype=dtype, device=device, backend=backend)
-    out = base.as_strided(size, stride)
-    return out.requires_grad_() if requires_grad else out
-
-
-def empty_permuted(size, physical_layout, *, dtype=None, device=None, requires_grad=False, backend=None, **_):
-    """A zero-filled tensor of ``size`` whose dims lie in memory in the order ``physical_layout``."""
-    size, order = tuple(size), tuple(physical_layout)
-    if sorted(order) != list(range(len(size))):
-        raise RuntimeError(f"Dimension out of range or repeated in physical_layout {list(order)}")
-    physical = _creation.zeros(tuple(size[d] for d in order), dtype=dtype, device=device, backend=backend)
-    out = physical.permute(tuple(order.index(d) for d in range(len(size))))
-    return out.requires_grad_() if requires_grad else out
-
-
-def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False, backend=None, **_):
-    """A 0-d tensor holding ``s``, in the default float dtype unless ``dtype`` says otherwise."""
-    return _creation.full((), s, dtype=dtype or _dtypes.get_default_dtype(), device=device,
-                          requires_grad=requires_grad, backend=backend)
-
-
-def range_(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False, backend=None, **_):
-    """Deprecated in PyTorch (and warned about, as there): ``arange`` that includes ``end``."""
-    warnings.warn("torch.range is deprecated and will be removed in a future release because its behavior is "
-                  "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values in "
-                  "[start, end).", UserWarning, stacklevel=2)
-    if end is None:
-        start, end = 0, start
-    n = int(math.floor((end - start) / step)) + 1
-    dtype = dtype or _dtypes.get_default_dtype()
-    values = start + np.arange(max(n, 0), dtype=np.float64) * step
-    return _creation.tensor(values, dtype=dtype, device=device, requires_grad=requires_grad, backend=backend)
-
-
-range_.__name__ = "range"
-
-
-def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False, backend=None):
-    """``obj`` as a tensor, sharing its memory where possible (``copy=True`` never, ``copy=False`` always)."""
-    if isinstance(obj, Tensor):
-        out = obj if dtype is None or obj.dtype is dtype else obj.to(dtype)
-        if copy and out is obj:
-            out = obj.clone()
-        elif copy is False and out is not obj:
-            raise ValueError("asarray(): copy=False but a copy is needed to change the dtype")
-    else:
-        if copy:
-            out = _creation.tensor(obj, dtype=dtype, device=device, backend=backend)
-        else:
-            out = _creation.as_tensor(obj, dtype=dtype, device=device, backend=backend)
-    return out.requires_grad_() if requires_grad else out
-
-
-def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
-    """A 1-d numpy-backed tensor over the bytes of ``buffer`` (sharing them, as PyTorch does)."""
-    arr = np.frombuffer(buffer, dtype=_dtypes.numpy_dtype(dtype), count=count, offset=offset)
-    if not arr.flags.writeable:
-        warnings.warn("The given buffer is not writable, and PyTorch does not support non-writable tensors. "
-                      "This means you can write to the underlying (supposedly non-writable) buffer using the "
-                      "tensor.", UserWarning, stacklevel=2)
-        arr = arr.copy()
-    out = _creation.from_numpy(arr)
-    return out.requires_grad_() if requires_grad else out
-
-
 def rsub(input, other, *, alpha=1):
     """``other - alpha * input``."""
     return torch_functions["sub"](other, input, alpha=alpha) if isinstance(other, Tensor) else \
@@ -604,8 +534,9 @@ def _functions():
                  "adjoint", "conj_physical_", "resize_as_"):
         fns[name] = _function_of(name)
     fns["fill"] = fill
-    from .ops.more import broadcast_shapes, bucketize, tril_indices, triu_indices
-    fns.update(broadcast_shapes=broadcast_shapes, bucketize=bucketize, tril_indices=tril_indices,
+    from .ops.reductions import bucketize
+    from .ops.shapes import torch_broadcast_shapes, tril_indices, triu_indices
+    fns.update(broadcast_shapes=torch_broadcast_shapes, bucketize=bucketize, tril_indices=tril_indices,
                triu_indices=triu_indices)
     return fns
 

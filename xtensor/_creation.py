@@ -8,6 +8,7 @@ import functools
 import math
 import numbers
 import sys
+import warnings
 
 import numpy as np
 
@@ -553,3 +554,75 @@ def _typed_constructor(dtype_name):
 
 def _rebuild(backend, values, requires_grad):
     return tensor(values, backend=backend, requires_grad=requires_grad)
+
+
+# --------------------------------------------------------------------------- factories beyond the common ones
+def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False, backend=None, **_):
+    """A zero-filled tensor of ``size`` over a storage laid out with ``stride`` (``empty`` returns zeros)."""
+    size, stride = tuple(size), tuple(stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"mismatch in length of strides and shape")
+    length = 1 + sum((n - 1) * s for n, s in zip(size, stride)) if all(size) else 0
+    base = zeros(length, dtype=dtype, device=device, backend=backend)
+    out = base.as_strided(size, stride)
+    return out.requires_grad_() if requires_grad else out
+
+
+def empty_permuted(size, physical_layout, *, dtype=None, device=None, requires_grad=False, backend=None, **_):
+    """A zero-filled tensor of ``size`` whose dims lie in memory in the order ``physical_layout``."""
+    size, order = tuple(size), tuple(physical_layout)
+    if sorted(order) != list(range(len(size))):
+        raise RuntimeError(f"Dimension out of range or repeated in physical_layout {list(order)}")
+    physical = zeros(tuple(size[d] for d in order), dtype=dtype, device=device, backend=backend)
+    out = physical.permute(tuple(order.index(d) for d in range(len(size))))
+    return out.requires_grad_() if requires_grad else out
+
+
+def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False, backend=None, **_):
+    """A 0-d tensor holding ``s``, in the default float dtype unless ``dtype`` says otherwise."""
+    return full((), s, dtype=dtype or _dtypes.get_default_dtype(), device=device,
+                          requires_grad=requires_grad, backend=backend)
+
+
+def range_(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=False, backend=None, **_):
+    """Deprecated in PyTorch (and warned about, as there): ``arange`` that includes ``end``."""
+    warnings.warn("torch.range is deprecated and will be removed in a future release because its behavior is "
+                  "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values in "
+                  "[start, end).", UserWarning, stacklevel=2)
+    if end is None:
+        start, end = 0, start
+    n = int(math.floor((end - start) / step)) + 1
+    dtype = dtype or _dtypes.get_default_dtype()
+    values = start + np.arange(max(n, 0), dtype=np.float64) * step
+    return tensor(values, dtype=dtype, device=device, requires_grad=requires_grad, backend=backend)
+
+
+range_.__name__ = "range"
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False, backend=None):
+    """``obj`` as a tensor, sharing its memory where possible (``copy=True`` never, ``copy=False`` always)."""
+    if isinstance(obj, Tensor):
+        out = obj if dtype is None or obj.dtype is dtype else obj.to(dtype)
+        if copy and out is obj:
+            out = obj.clone()
+        elif copy is False and out is not obj:
+            raise ValueError("asarray(): copy=False but a copy is needed to change the dtype")
+    else:
+        if copy:
+            out = tensor(obj, dtype=dtype, device=device, backend=backend)
+        else:
+            out = as_tensor(obj, dtype=dtype, device=device, backend=backend)
+    return out.requires_grad_() if requires_grad else out
+
+
+def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
+    """A 1-d numpy-backed tensor over the bytes of ``buffer`` (sharing them, as PyTorch does)."""
+    arr = np.frombuffer(buffer, dtype=_dtypes.numpy_dtype(dtype), count=count, offset=offset)
+    if not arr.flags.writeable:
+        warnings.warn("The given buffer is not writable, and PyTorch does not support non-writable tensors. "
+                      "This means you can write to the underlying (supposedly non-writable) buffer using the "
+                      "tensor.", UserWarning, stacklevel=2)
+        arr = arr.copy()
+    out = from_numpy(arr)
+    return out.requires_grad_() if requires_grad else out

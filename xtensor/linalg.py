@@ -1,6 +1,6 @@
 """xtensor.linalg: PyTorch's ``torch.linalg`` namespace.
 
-Every function is an op-table entry of ``xtensor/ops/linalg.py`` (or a composite of them), so
+Every function is an op-table entry of ``xtensor/ops/linalg/`` (or a composite of them), so
 the same op -- forward, VJP, node name -- serves ``xtensor.linalg``, the ``xtensor`` functions
 (``inverse``, ``det``, ``svd``...) and ``xtensor.array_api.linalg``. Results with several
 parts are named tuples (``sign``/``logabsdet``, ``U``/``S``/``Vh``, ``eigenvalues``/
@@ -8,10 +8,10 @@ parts are named tuples (``sign``/``logabsdet``, ``U``/``S``/``Vh``, ``eigenvalue
 """
 from ._variants import assign_out as _assign_out, torch_functions as _functions
 from .ops import linalg as _ops
-from .ops.more import (cond, householder_product, linalg_lu as lu, linalg_vander as vander, lu_factor,
-                       lu_factor_ex, lu_solve, matrix_exp, solve_triangular, tensorinv, tensorsolve)
-from .ops.linalg import (LinAlgError, cross as _torch_cross, eig, eigh, matrix_norm, matrix_power, matrix_rank,
-                         multi_dot, norm, pinv, qr, solve, svdvals, vecdot, vector_norm)
+from .ops.linalg import (LinAlgError, cond, cross as _torch_cross, eig, eigh, householder_product,
+                         linalg_lu as lu, linalg_vander as vander, lu_factor, lu_factor_ex, lu_solve, matrix_exp,
+                         matrix_norm, matrix_power, matrix_rank, multi_dot, norm, pinv, qr, solve, solve_triangular,
+                         svdvals, tensorinv, tensorsolve, vecdot, vector_norm)
 
 __all__ = ["LinAlgError", "cholesky", "cross", "det", "diagonal", "eig", "eigvals", "eigh", "eigvalsh", "inv", "matmul", "matrix_norm",
            "matrix_power", "matrix_rank", "multi_dot", "norm", "outer", "pinv", "qr", "slogdet", "solve", "svd",

@@ -1,6 +1,6 @@
 """xtensor.array_api.linalg: the standard's ``linalg`` extension.
 
-The same op-table entries as ``xtensor.linalg`` (``xtensor/ops/linalg.py``), in the standard's
+The same op-table entries as ``xtensor.linalg`` (``xtensor/ops/linalg/``), in the standard's
 spelling: positional-only arrays, ``axis``/``keepdims``, promotion across dtypes where the
 standard asks for it, and ``x2`` of ``solve`` a vector only when it is 1-D.
 """

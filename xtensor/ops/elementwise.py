@@ -12,6 +12,7 @@ it is the value taken (``input < min`` / ``input > max``; when ``min > max`` eve
 ``maximum``/``minimum``: a tie splits the gradient in halves; ``fmax``/``fmin``: a tie gives all of it to
 ``input``; ``floor``/``ceil``/``round``/``trunc``/``sign``: 0 everywhere.
 """
+import collections
 import math
 import operator
 
@@ -20,6 +21,7 @@ from .._dispatch import apply
 from .._ns import is_array
 from .._table import TABLE, as_bool, as_uint8, defcomposite, defop, refusing, to_float, via_uint8
 from .._tensor import Tensor
+from ._composite import _as_tensor_like, _float, _fn
 
 LN2, LN10 = math.log(2.0), math.log(10.0)
 
@@ -668,3 +670,163 @@ defop("clamp_max", _clamp, vjp_all=_clamp_vjp, kind="custom", inplace=True, out=
       sig=lambda input, max: _clamp_args(input, None, max),
       names=lambda x, hi, which: "ClampBackward0" if isinstance(hi, Tensor) else "ClampMaxBackward0",
       refuses=_NO_COMPLEX_CLAMP, torch_inplace=True, overlap="elementwise", saves=(0, "*"))
+
+
+# ------------------------------------------------------------------ elementwise math written with other entries
+def deg2rad(input):
+    return _float(input) * (math.pi / 180)
+
+
+def rad2deg(input):
+    return _float(input) * (180 / math.pi)
+
+
+defcomposite("deg2rad", deg2rad, inplace=True, out=True, torch_inplace=True)
+defcomposite("rad2deg", rad2deg, inplace=True, out=True, torch_inplace=True)
+
+
+def sgn(input):
+    """``sign`` for real tensors; ``x / |x|`` (0 at 0) for complex ones."""
+    if input.dtype.kind != "c":
+        return input.sign()
+    r = input.abs()
+    return (input / r.where(r != 0, 1)).where(r != 0, 0)
+
+
+defcomposite("sgn", sgn, inplace=True, out=True)
+
+
+def angle(input):
+    """The argument: ``atan2(imag, real)`` for complex, ``pi`` for negative reals and 0 otherwise (NaN stays)."""
+    if input.dtype.kind == "c":
+        return _fn("atan2")(_fn("imag")(input), _fn("real")(input))
+    x = _float(input)
+    return x.where(x.isnan(), x.new_full((), math.pi).where(x < 0, 0.0))
+
+
+defcomposite("angle", angle, out=True)
+
+
+def conj_physical(input):
+    return input.conj() if input.dtype.kind == "c" else input.clone()
+
+
+defcomposite("conj_physical", conj_physical, inplace=True, out=True)
+
+
+def logaddexp2(input, other):
+    """``log2(2**x + 2**y)``, through the stable ``logaddexp``."""
+    ln2 = math.log(2)
+    return _fn("logaddexp")(_float(input) * ln2, _as_tensor_like(other, input) * ln2) / ln2
+
+
+defcomposite("logaddexp2", logaddexp2, out=True)
+
+
+def float_power(input, exponent):
+    """``pow`` computed in double precision (complex128 when either operand is complex)."""
+    wide = _dtypes.complex128 if any(isinstance(v, complex) or (isinstance(v, Tensor) and v.dtype.kind == "c")
+                                     for v in (input, exponent)) else _dtypes.float64
+    base = input.to(wide) if isinstance(input, Tensor) else exponent.new_full((), input, dtype=wide)
+    return base.pow(exponent.to(wide) if isinstance(exponent, Tensor) else exponent)
+
+
+defcomposite("float_power", float_power, out=True)
+
+
+def ldexp(input, other):
+    """``input * 2**other``."""
+    return _float(input) * _fn("pow")(2.0, other).to(_float(input).dtype) if isinstance(other, Tensor) else \
+        _float(input) * 2.0 ** other
+
+
+defcomposite("ldexp", ldexp, inplace=True, out=True, torch_inplace=True)
+
+
+def _check_integers(name, *tensors):
+    for t in tensors:
+        if t.dtype.kind not in "iu":
+            raise RuntimeError(f'"{name}_cpu" not implemented for \'{t.dtype.scalar_name}\'')
+
+
+def _gcd(xp, a, b):
+    """Euclid's algorithm, a fixed number of steps (enough for the dtype: no data-dependent loop)."""
+    a, b = xp.abs(a), xp.abs(b)
+    a, b = xp.broadcast_arrays(a, b)
+    zero = xp.zeros_like(b)
+    one = xp.ones_like(b)
+    for _ in range(int(xp.iinfo(a.dtype).bits * 1.45) + 2):  # Fibonacci worst case: log_phi(2**bits) steps
+        nz = b != 0
+        a, b = xp.where(nz, b, a), xp.where(nz, a % xp.where(nz, b, one), zero)
+    return a
+
+
+defop("_gcd", _gcd, differentiable=False, function=False, method=False)
+
+
+def gcd(input, other):
+    """The greatest common divisor (non-negative; ``gcd(0, 0) = 0``)."""
+    _check_integers("gcd", input, other)
+    return apply(TABLE["_gcd"].op, (input, other))
+
+
+def lcm(input, other):
+    """The least common multiple, ``|a / gcd(a, b) * b|`` (0 when either is 0)."""
+    _check_integers("lcm", input, other)
+    g = gcd(input, other)
+    return (_fn("floor_divide")(input, g.where(g != 0, 1)) * other).abs().where(g != 0, 0)
+
+
+defcomposite("gcd", gcd, inplace=True, out=True, torch_inplace=True)
+defcomposite("lcm", lcm, inplace=True, out=True, torch_inplace=True)
+
+
+def heaviside(input, values):
+    """0 for negative, 1 for positive, ``values`` at 0 (PyTorch has no gradient for it: neither does this)."""
+    if isinstance(values, Tensor) and values.dtype is not input.dtype:
+        raise RuntimeError(f"heaviside is not yet implemented for tensors with different dtypes")
+    with _no_grad():
+        return (input > 0).to(input.dtype).where(input != 0, values)
+
+
+def _no_grad():
+    from ..autograd import no_grad
+    return no_grad()
+
+
+defcomposite("heaviside", heaviside, inplace=True, out=True)
+
+
+def isreal(input):
+    """True where the imaginary part is 0 (everywhere, for real tensors)."""
+    if input.dtype.kind == "c":
+        return _fn("imag")(input) == 0
+    return input.new_ones(input.shape, dtype=_dtypes.bool)
+
+
+defcomposite("isreal", isreal)
+
+
+frexp_result = collections.namedtuple("frexp", ["mantissa", "exponent"])
+frexp_result.__module__ = "xtensor.return_types"
+
+
+def frexp(input):
+    """``input = mantissa * 2**exponent`` with ``0.5 <= |mantissa| < 1`` (0, inf and NaN: exponent 0, mantissa
+    the input); int32 exponents. Exact: the exponent from log2 is corrected by one where it rounded."""
+    if input.dtype.kind != "f":
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    with _no_grad():
+        wide = input.detach().to(_dtypes.float64)
+        a = wide.abs()
+        regular = a.isfinite() & (a != 0)
+        e = a.where(regular, 1.0).log2().floor() + 1
+        m = a.where(regular, 1.0) / _fn("pow")(2.0, e)
+        e = e + (m >= 1).to(e.dtype) - (m < 0.5).to(e.dtype)
+        e = e.where(regular, 0.0)
+    mantissa = input / _fn("pow")(2.0, e).to(input.dtype) if input.dtype is not _dtypes.float16 else \
+        (input.to(_dtypes.float64) / _fn("pow")(2.0, e)).to(input.dtype)
+    return frexp_result(mantissa.where(regular, input), e.to(_dtypes.int32))
+
+
+defcomposite("frexp", frexp)

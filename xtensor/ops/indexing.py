@@ -18,7 +18,7 @@ import numpy as np
 from .. import _dtypes
 from .._dispatch import _broadcast_mismatch, _native, _unify
 from .._index import basic_meta, check_index_range, gather_positions, index_positions, is_traced, positions_of
-from .._table import defcomposite, defop, native_dtype, via_uint8
+from .._table import defcomposite, defop, dims_of, native_dtype, via_uint8
 from .._tensor import Tensor, check_dim, contiguous_strides
 
 
@@ -679,3 +679,23 @@ defop("_to_device", lambda xp, x, adapter, device: adapter.to_device(x, device),
       method=False, raw=False)
 defop("_to_backend", None, (lambda ns, g, ans, x, adapter: g.to(x.backend),), node="ToCopyBackward0", saves=("meta0",),
       function=False, method=False, raw=False)
+
+
+# ------------------------------------------------------------------ index_reduce
+def index_reduce(input, dim, index, source, reduce, *, include_self=True):
+    """The rows of ``source`` along ``dim`` reduced ('prod', 'mean', 'amax', 'amin') into the rows of
+    ``input`` that ``index`` names: ``scatter_reduce`` with the index spread along ``dim``."""
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got "
+                           f"{reduce}.")
+    d = dims_of(dim, max(input.ndim, 1))[0]
+    if index.ndim > 1:
+        raise IndexError("index_reduce_(): Index is supposed to be a vector")
+    shape = [1] * source.ndim
+    if source.ndim:
+        shape[d] = -1
+    spread = index.reshape(shape).expand(source.shape)
+    return input.scatter_reduce(d, spread, source, reduce, include_self=include_self)
+
+
+defcomposite("index_reduce", index_reduce, inplace=True)

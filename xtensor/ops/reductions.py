@@ -23,6 +23,7 @@ Selections that scatter a gradient to many indices (``topk``, ``cummax``) and ``
 along the dim pairwise (memory ``n * k`` and ``n * n``), which keeps them in xtensor ops on every
 backend; ``sort`` undoes its permutation instead.
 """
+import builtins
 import collections
 import math
 
@@ -32,6 +33,7 @@ from .. import _dtypes
 from .._dispatch import Dims, apply, overload_name
 from .._table import TABLE, defcomposite, defop, dims_of, native_dtype, refusing, sum_dtype, to_float, via_uint8
 from .._tensor import Tensor
+from ._composite import _float, _fn
 
 
 # ------------------------------------------------------------------ named results
@@ -373,9 +375,10 @@ def _api_extreme_sig(name):
     return sig
 
 
-for _name, _fn in (("amax", "max"), ("amin", "min")):
-    _extreme = (lambda f: lambda xp, x, dims, keepdim: getattr(xp, f)(x, axis=dims, keepdims=keepdim))(_fn)
-    defop(_name, _extreme, (_share_vjp,), sig=_amax_sig, api=_fn, out=True, api_sig=_api_extreme_sig(_fn),
+for _name, _api_name in (("amax", "max"), ("amin", "min")):
+    _extreme = (lambda f: lambda xp, x, dims, keepdim: getattr(xp, f)(x, axis=dims, keepdims=keepdim))(_api_name)
+    defop(_name, _extreme, (_share_vjp,), sig=_amax_sig, api=_api_name, out=True,
+          api_sig=_api_extreme_sig(_api_name),
           bool_fwd=via_uint8(_extreme), refuses="c", saves=(0, 1, 2, "result"))
 
 
@@ -999,8 +1002,8 @@ def unique_values(x, /):
 
 
 defcomposite("unique", unique)
-for _fn in (unique_all, unique_counts, unique_inverse, unique_values):
-    defcomposite(_fn.__name__, _fn, api=True, function=False, method=False)
+for _unique_fn in (unique_all, unique_counts, unique_inverse, unique_values):
+    defcomposite(_unique_fn.__name__, _unique_fn, api=True, function=False, method=False)
 
 
 def _isin_fwd(xp, x, test, invert):
@@ -1025,3 +1028,322 @@ def _api_isin(x1, x2, /, *, invert=False):
 
 
 defcomposite("isin", isin, api=True, api_impl=_api_isin, method=False)
+
+
+# ------------------------------------------------------------------ statistics and histograms
+aminmax_result = collections.namedtuple("aminmax", ["min", "max"])
+aminmax_result.__module__ = "xtensor.return_types"
+
+
+def aminmax(input, *, dim=None, keepdim=False):
+    """``(amin, amax)`` over ``dim`` (all dims when None)."""
+    if dim is None:
+        if keepdim:
+            return aminmax_result(input.amin().reshape((1,) * input.ndim), input.amax().reshape((1,) * input.ndim))
+        return aminmax_result(input.amin(), input.amax())
+    return aminmax_result(input.amin(dim, keepdim=keepdim), input.amax(dim, keepdim=keepdim))
+
+
+defcomposite("aminmax", aminmax)
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(name, input, q, dim, keepdim, interpolation, ignore_nan):
+    if input.dtype.kind != "f":
+        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
+    if interpolation not in _INTERPOLATIONS:
+        raise ValueError(f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest. "
+                         f"Got {interpolation}")
+    scalar_q = not isinstance(q, Tensor)
+    qs = input.new_full((), q) if scalar_q else q.to(input.dtype)
+    if qs.ndim > 1:
+        raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
+    if bool(((qs < 0) | (qs > 1)).any()):
+        raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
+    if dim is None:
+        x, d = input.reshape(-1), 0
+    else:
+        d = dims_of(dim, input.ndim)[0] if input.ndim else 0
+        x = input if input.ndim else input.reshape(1)
+    x = x.movedim(d, -1)
+    values = x.sort(-1).values  # NaN sorts last
+    n = x.shape[-1]
+    nan = x.isnan()
+    count = (~nan).sum(-1, keepdim=True) if ignore_nan else x.new_full(x.shape[:-1] + (1,), n, dtype=_dtypes.int64)
+    qv = qs.reshape(-1)
+    pos = qv * (count - 1).to(x.dtype)  # (..., len(q))
+    if interpolation == "lower":
+        pos = pos.floor()
+    elif interpolation == "higher":
+        pos = pos.ceil()
+    elif interpolation == "nearest":
+        pos = pos.round()
+    lo = pos.floor().clamp(0, max(n - 1, 0)).long()
+    hi = pos.ceil().clamp(0, max(n - 1, 0)).long()
+    below, above = values.gather(-1, lo), values.gather(-1, hi)
+    if interpolation == "midpoint":
+        out = below + (above - below) * 0.5 * (hi != lo)
+    else:
+        out = below + (above - below) * (pos - lo.to(x.dtype))
+    bad = (count == 0) if ignore_nan else nan.any(-1, keepdim=True)
+    out = out.where(~bad, math.nan)
+    out = out.movedim(-1, 0)  # (len(q), ...)
+    if keepdim:
+        if dim is None:
+            out = out.reshape((out.shape[0],) + (1,) * input.ndim)
+        elif input.ndim:
+            out = out.unsqueeze(d + 1)
+    return out[0] if scalar_q or qs.ndim == 0 else out
+
+
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    """The ``q``-th quantiles along ``dim`` (all elements when None); NaN where a slice holds NaN."""
+    return _quantile("quantile", input, q, dim, keepdim, interpolation, False)
+
+
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear"):
+    """``quantile`` ignoring NaN (NaN where a slice holds only NaN)."""
+    return _quantile("nanquantile", input, q, dim, keepdim, interpolation, True)
+
+
+defcomposite("quantile", quantile, out=True)
+defcomposite("nanquantile", nanquantile, out=True)
+
+
+def histc(input, bins=100, min=0, max=0):
+    """Counts in ``bins`` equal bins over [min, max] (the data's range when both are 0); elements outside are
+    left out, the maximum falls in the last bin. Float counts in the input's dtype, as PyTorch."""
+    if input.dtype.kind != "f":
+        raise RuntimeError(f'"histogram_cpu" not implemented for \'{input.dtype.scalar_name}\'')
+    if bins <= 0:
+        raise RuntimeError(f"torch.histc: bins must be > 0, but got {bins} for bins")
+    x = input.detach().reshape(-1)
+    lo, hi = float(min), float(max)
+    if lo == hi and x.numel():
+        lo, hi = float(x.min()), float(x.max())
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if lo > hi:
+        raise RuntimeError(f"torch.histc: max must be larger than min, but got min {lo} max {hi}")
+    inside = (x >= lo) & (x <= hi)
+    index = ((x - lo) * (bins / (hi - lo))).floor().clamp(0, bins - 1).long().where(inside, bins)
+    counts = x.new_zeros(bins + 1).scatter_add(0, index, x.new_ones(x.shape))
+    return counts[:bins]
+
+
+defcomposite("histc", histc, out=True)
+
+
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    """The covariance matrix of the variables in the rows of ``input`` (observations in the columns)."""
+    if input.ndim > 2:
+        raise ValueError(f"cov(): expected input to have two or fewer dimensions but got an input with "
+                         f"{input.ndim} dimensions")
+    x = input.reshape(1, -1) if input.ndim < 2 else input
+    x = _float(x)
+    n = x.shape[1]
+    w = None
+    if fweights is not None:
+        w = fweights
+    if aweights is not None:
+        w = aweights if w is None else w * aweights
+    if w is None:
+        w_sum = x.new_full((), n)
+        avg = x.mean(1, keepdim=True)
+    else:
+        w = w.to(x.dtype)
+        w_sum = w.sum()
+        avg = (x * w).sum(1, keepdim=True) / w_sum
+    if w is None or aweights is None:
+        norm = w_sum - correction
+    else:
+        norm = w_sum - correction * (w * aweights).sum() / w_sum
+    norm = norm.clamp(min=0)
+    centred = x - avg
+    c = (centred * w if w is not None else centred) @ centred.conj().mT / norm
+    return c.reshape(()) if input.ndim < 2 else c
+
+
+def corrcoef(input):
+    """Pearson correlation coefficients of the variables in the rows (clipped to [-1, 1])."""
+    c = cov(input)
+    if c.ndim == 0:
+        return c / c
+    d = c.diagonal()
+    stddev = _fn("real")(d).sqrt() if d.dtype.kind == "c" else d.sqrt()
+    c = c / stddev.unsqueeze(1) / stddev.unsqueeze(0)
+    return c.clamp(-1, 1) if c.dtype.kind != "c" else c
+
+
+defcomposite("cov", cov)
+defcomposite("corrcoef", corrcoef)
+
+
+histogram_result = collections.namedtuple("histogram", ["hist", "bin_edges"])
+histogram_result.__module__ = "xtensor.return_types"
+
+
+def histogram(input, bins, *, range=None, weight=None, density=False):
+    """Counts (or weights, or a density) in ``bins`` equal bins over ``range`` (default: the data's), or between
+    the given bin edges; the last bin includes its right edge. Computed on the host, as the shape depends
+    on nothing but ``bins``; the result has the input's dtype and backend."""
+    from .._creation import tensor
+    if input.dtype.kind != "f":
+        raise RuntimeError(f"torch.histogram: input tensor and bins tensors should have the same dtype, but got "
+                           f"input {input.dtype.scalar_name}")
+    values = input.detach().numpy().reshape(-1)
+    edges = bins.detach().numpy() if isinstance(bins, Tensor) else bins
+    w = None if weight is None else weight.detach().numpy().reshape(-1)
+    if range is None and not isinstance(bins, Tensor) and values.size == 0:
+        range = (0.0, 1.0)
+    hist, edges = np.histogram(values.astype(np.float64), bins=edges, range=range, weights=w, density=density)
+    return histogram_result(tensor(hist, dtype=input.dtype, backend=input._backend),
+                            tensor(edges, dtype=input.dtype, backend=input._backend))
+
+
+defcomposite("histogram", histogram)
+
+
+def histogramdd(input, bins, *, range=None, weight=None, density=False):
+    """The histogram of points in the rows of ``input`` (the last dim: the coordinates); ``bins`` a count,
+    a count per dim, or the edges per dim; ``range`` ``[min0, max0, min1, max1, ...]``. On the host."""
+    from .._creation import tensor
+    points = np.asarray(input.detach().numpy(), dtype=np.float64)
+    d = points.shape[-1]
+    points = points.reshape(-1, d)
+    if isinstance(bins, (list, tuple)) and bins and isinstance(bins[0], Tensor):
+        bins = [b.detach().numpy().astype(np.float64) for b in bins]
+    pairs = None if range is None else [(range[2 * i], range[2 * i + 1]) for i in builtins.range(d)]
+    w = None if weight is None else weight.detach().numpy().reshape(-1)
+    hist, edges = np.histogramdd(points, bins=bins, range=pairs, weights=w, density=density)
+    result = collections.namedtuple("histogramdd", ["hist", "bin_edges"])
+    result.__module__ = "xtensor.return_types"
+    return result(tensor(hist, dtype=input.dtype, backend=input._backend),
+                  [tensor(e, dtype=input.dtype, backend=input._backend) for e in edges])
+
+
+defcomposite("histogramdd", histogramdd, method=False)
+
+
+# ------------------------------------------------------------------ integrals and differences
+def _trapezoids(y, x, dx, dim):
+    """The area of each interval along ``dim`` (one fewer than ``y`` has): spacing ``dx`` (default 1) or sample
+    points ``x``; and the dim."""
+    d = dims_of(dim, y.ndim)[0]
+    n = y.shape[d]
+    heights = _float(y.narrow(d, 0, max(n - 1, 0))) + y.narrow(d, min(1, n), max(n - 1, 0))
+    if x is None or not isinstance(x, Tensor):
+        return heights * (dx if dx is not None else (x if x is not None else 1)) / 2, d
+    dxs = _fn("diff")(x, dim=-1 if x.ndim == 1 else d)
+    if x.ndim == 1:
+        dxs = dxs.reshape((-1,) + (1,) * (y.ndim - d - 1))
+    return heights * dxs / 2, d
+
+
+def trapezoid(y, x=None, *, dx=None, dim=-1):
+    """The trapezoid rule along ``dim``: spacing ``dx`` (default 1) or sample points ``x``."""
+    areas, d = _trapezoids(y, x, dx, dim)
+    return areas.sum(d)
+
+
+def trapz(y, x=None, *, dx=None, dim=-1):
+    return trapezoid(y, x, dx=dx, dim=dim)
+
+
+def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+    """The running trapezoid rule along ``dim`` (one element fewer than ``y`` along it)."""
+    areas, d = _trapezoids(y, x, dx, dim)
+    return areas.cumsum(d)
+
+
+defcomposite("trapezoid", trapezoid, method=False)
+defcomposite("trapz", trapz, method=False)
+defcomposite("cumulative_trapezoid", cumulative_trapezoid, method=False)
+
+
+def gradient(input, *, spacing=1, dim=None, edge_order=1):
+    """Second-order central differences inside, one-sided differences of order ``edge_order`` at the edges,
+    along each of ``dim`` (all dims when None); ``spacing``: a number, one number per dim, or the sample
+    coordinates per dim (1-d tensors). One tensor per dim."""
+    dims = list(range(input.ndim)) if dim is None else [dims_of(d, input.ndim)[0] for d in (
+        [dim] if isinstance(dim, int) else dim)]
+    if edge_order not in (1, 2):
+        raise RuntimeError(f"torch.gradient only supports edge_order=1 and edge_order=2.")
+    if not isinstance(spacing, (list, tuple)):
+        spacing = [spacing] * len(dims)
+    elif len(spacing) == 1 and len(dims) > 1:
+        spacing = list(spacing) * len(dims)
+    if len(spacing) != len(dims):
+        raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar or it's spacing and dim "
+                           f"arguments to have the same length, but got a spacing argument of length "
+                           f"{len(spacing)} and a dim argument of length {len(dims)}.")
+    x = _float(input)
+    out = []
+    for d, h in zip(dims, spacing):
+        n = x.shape[d]
+        if n < edge_order + 1:
+            raise RuntimeError(f"torch.gradient expected each dimension size to be at least edge_order+1")
+        out.append(_gradient_along(x, d, n, h, edge_order))
+    return tuple(out)
+
+
+def _gradient_along(x, d, n, h, edge_order):
+    def part(start, length):
+        return x.narrow(d, start, length)
+
+    def along(t):  # a 1-d tensor of spacings shaped to broadcast along d
+        return t.reshape((-1,) + (1,) * (x.ndim - d - 1))
+
+    if isinstance(h, Tensor):
+        c = h.to(x.dtype)
+        dx = c[1:] - c[:-1]
+        a, b = along(dx[:-1]), along(dx[1:])
+        interior = (part(2, n - 2) * a * a - part(0, n - 2) * b * b + part(1, n - 2) * (b * b - a * a)) / \
+            (a * b * (a + b))
+        h0, h1, hl, hm = dx[0], dx[min(1, n - 2)], dx[-1], dx[max(-2, 1 - n)]  # (h1, hm: used when n > 2)
+    else:
+        interior = (part(2, n - 2) - part(0, n - 2)) / (2 * h)
+        h0 = h1 = hl = hm = h
+    if edge_order == 1:
+        first = (part(1, 1) - part(0, 1)) / h0
+        last = (part(n - 1, 1) - part(n - 2, 1)) / hl
+    else:
+        a, b = h0, h1
+        first = (-(2 * a + b) / (a * (a + b)) * part(0, 1) + (a + b) / (a * b) * part(1, 1)
+                 - a / (b * (a + b)) * part(2, 1))
+        a, b = hm, hl
+        last = (b / (a * (a + b)) * part(n - 3, 1) - (a + b) / (a * b) * part(n - 2, 1)
+                + (a + 2 * b) / (b * (a + b)) * part(n - 1, 1))
+    return _fn("cat")([first, interior, last], d)
+
+
+defcomposite("gradient", gradient, method=False)
+
+
+# ------------------------------------------------------------------ logcumsumexp, bucketize
+def logcumsumexp(input, dim):
+    """``log(cumsum(exp(x)))`` along ``dim``, shifted by the running maximum's upper bound for stability."""
+    d = dims_of(dim, input.ndim)[0] if input.ndim else 0
+    x = _float(input)
+    if x.numel() == 0:
+        return x.clone()
+    top = x.detach().amax(d, keepdim=True) if x.ndim else x.detach()
+    top = top.where(top.isfinite(), 0.0)
+    return (x - top).exp().cumsum(d).log() + top
+
+
+defcomposite("logcumsumexp", logcumsumexp, out=True)
+
+
+def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
+    """The bucket of each element among the sorted ``boundaries`` (``searchsorted`` with the roles swapped)."""
+    if not isinstance(input, Tensor):
+        input = boundaries.new_full((), input)
+    if boundaries.ndim != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
+    r = _fn("searchsorted")(boundaries, input, out_int32=out_int32, right=right)
+    if out is None:
+        return r
+    from .._variants import assign_out
+    return assign_out(out, r, "bucketize")

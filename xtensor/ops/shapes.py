@@ -1,6 +1,7 @@
 """Shape ops: views (view, permute, transpose, t, expand, squeeze, unsqueeze, diagonal, unfold, as_strided,
 and views written with them: movedim, split, chunk, unbind, unflatten...), joining (cat, stack, hstack...)
 and copies that rearrange elements (flip, roll, repeat, tile, repeat_interleave)."""
+import itertools
 import math
 
 import numpy as np
@@ -13,7 +14,8 @@ from .._index import basic_meta, gather_positions, positions_of
 from .._ns import TENSOR_NS, raw_ns
 from ..autograd.grad_mode import state as _grad_state
 from .._table import TABLE, defcomposite, defop, dims_of, renamed
-from .._tensor import Size, ViewMeta, check_dim, contiguous_strides, elements_at
+from .._tensor import Size, Tensor, ViewMeta, check_dim, contiguous_strides, elements_at
+from ._composite import _fn
 from .indexing import _getitem_vjp
 
 
@@ -902,3 +904,247 @@ TENSOR_METHODS = {
 def install_methods(cls):
     for name, value in TENSOR_METHODS.items():
         setattr(cls, name, value)
+
+
+# ------------------------------------------------------------------ views and copies written with other entries
+def diagflat(input, offset=0):
+    """The flattened input as the ``offset`` diagonal of a square matrix."""
+    return _fn("diag")(input.reshape(-1), offset)
+
+
+defcomposite("diagflat", diagflat)
+
+
+def block_diag(*tensors):
+    """The tensors (0-, 1- or 2-d) as blocks on the diagonal of one matrix, in their promoted dtype."""
+    mats = [t.reshape(1, -1) if t.ndim < 2 else t for t in tensors]
+    for i, t in enumerate(tensors):
+        if t.ndim > 2:
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has "
+                               f"{t.ndim} dimensions")
+    if not mats:
+        from .._creation import zeros
+        return zeros(1, 0)
+    dtype = _dtypes.result_type(*mats)
+    cols = sum(m.shape[1] for m in mats)
+    rows, c = [], 0
+    for m in mats:
+        h, w = m.shape
+        rows.append(_fn("cat")([m.new_zeros((h, c), dtype=dtype), m.to(dtype),
+                                m.new_zeros((h, cols - c - w), dtype=dtype)], 1))
+        c += w
+    return _fn("cat")(rows, 0)
+
+
+def cartesian_prod(*tensors):
+    """Every combination of one element of each 1-d tensor, one per row (a 1-d result for one tensor)."""
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = _fn("meshgrid")(*tensors, indexing="ij")
+    return _fn("stack")([g.reshape(-1) for g in grids], 1)
+
+
+def combinations(input, r=2, with_replacement=False):
+    """The length-``r`` combinations of the elements of a 1-d tensor, one per row (``itertools`` order)."""
+    if input.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return input.new_zeros((0,))
+    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    rows = list(pick(range(input.shape[0]), r))
+    from .._creation import tensor
+    index = tensor(rows, dtype=_dtypes.int64, backend=input._backend).reshape(len(rows), r)
+    return input[index.reshape(-1)].reshape(len(rows), r)
+
+
+def meshgrid(*tensors, indexing=None):
+    """Coordinate grids of 1-d tensors: ``indexing='ij'`` (PyTorch's default) or ``'xy'``; views of the inputs."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing is None:
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise ValueError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
+    for t in tensors:
+        if t.ndim > 1:
+            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t.ndim}D")
+    flat = [t.reshape(-1) for t in tensors]
+    swap = indexing == "xy" and len(flat) >= 2
+    if swap:
+        flat[0], flat[1] = flat[1], flat[0]
+    shape = tuple(t.shape[0] for t in flat)
+    n = len(flat)
+    grids = [t.reshape((1,) * i + (-1,) + (1,) * (n - i - 1)).expand(shape) for i, t in enumerate(flat)]
+    if swap:
+        grids[0], grids[1] = grids[1], grids[0]
+    return tuple(grids)
+
+
+defcomposite("block_diag", block_diag, method=False)
+defcomposite("cartesian_prod", cartesian_prod, method=False)
+defcomposite("combinations", combinations, method=False)
+defcomposite("meshgrid", meshgrid, method=False)
+
+
+def torch_broadcast_shapes(*shapes):
+    """The shape the given shapes broadcast to, as PyTorch computes it (ints count as 1-d shapes)."""
+    result = []
+    for shape in shapes:
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        for i, n in enumerate(reversed(shape)):
+            if n < 0:
+                raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {list(shape)}")
+            if i == len(result):
+                result.append(n)
+            elif result[i] == 1:
+                result[i] = n
+            elif n != 1 and n != result[i]:
+                raise RuntimeError(f"Shape mismatch: objects cannot be broadcast to a single shape.  Mismatch is "
+                                   f"between {result[i]} and {n} at non-singleton dimension {len(result) - i - 1}")
+    return Size(reversed(result))
+
+
+def rot90(input, k=1, dims=(0, 1)):
+    """Rotate by 90 degrees ``k`` times in the plane ``dims``, from the first towards the second axis."""
+    dims = tuple(dims)
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if input.ndim < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {input.ndim}")
+    a, b = dims_of(dims[0], input.ndim)[0], dims_of(dims[1], input.ndim)[0]
+    if a == b:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = {dims[1]}")
+    k %= 4
+    if k == 1:
+        return input.flip(b).transpose(a, b)
+    if k == 2:
+        return input.flip((a, b))
+    if k == 3:
+        return input.flip(a).transpose(a, b)
+    return input.clone()
+
+
+defcomposite("rot90", rot90)
+
+
+def _tri_indices(row, col, offset, dtype, backend, lower):
+    from .._creation import tensor
+    r, c = np.tril_indices(row, offset, col) if lower else np.triu_indices(row, offset, col)
+    return tensor(np.stack([r, c]).astype(np.int64).reshape(2, -1), dtype=dtype or _dtypes.int64, backend=backend)
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None, backend=None):
+    """The (row, column) indices of the lower triangle of a ``row x col`` matrix, row by row."""
+    return _tri_indices(row, col, offset, dtype, backend, True)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None, backend=None):
+    """The (row, column) indices of the upper triangle of a ``row x col`` matrix, row by row."""
+    return _tri_indices(row, col, offset, dtype, backend, False)
+
+
+def tensor_split(input, indices_or_sections, dim=0):
+    """Views: ``n`` nearly equal parts (the first ``size % n`` one longer), or the parts between indices."""
+    d = dims_of(dim, input.ndim)[0]
+    size = input.shape[d]
+    if isinstance(indices_or_sections, Tensor):
+        if indices_or_sections.ndim == 0:
+            indices_or_sections = int(indices_or_sections)
+        else:
+            indices_or_sections = [int(i) for i in indices_or_sections.tolist()]
+    if isinstance(indices_or_sections, int):
+        n = indices_or_sections
+        if n <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {n}")
+        bounds, start = [], 0
+        for i in range(n):
+            start += size // n + (1 if i < size % n else 0)
+            bounds.append(start)
+        bounds = bounds[:-1]
+    else:
+        bounds = list(indices_or_sections)
+    parts, start = [], 0
+    for stop in bounds + [size]:
+        lo, hi = min(max(start, 0), size), min(max(stop, 0), size)
+        parts.append(input.narrow(d, lo, max(hi - lo, 0)))
+        start = stop
+    return tuple(parts)
+
+
+def _split_at(name, min_dim, dim):
+    def split(input, indices_or_sections):
+        if input.ndim < min_dim:
+            raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dim} dimension, but got a tensor "
+                               f"with {input.ndim} dimensions!")
+        d = 0 if name == "hsplit" and input.ndim == 1 else dim
+        if isinstance(indices_or_sections, int) and input.shape[d] % indices_or_sections:
+            raise RuntimeError(f"torch.{name} attempted to split along dimension {d}, but the size of the dimension "
+                               f"{input.shape[d]} is not divisible by the split_size {indices_or_sections}!")
+        return tensor_split(input, indices_or_sections, d)
+    split.__name__ = name
+    split.__doc__ = f"``tensor_split`` along dim {dim}, in equal parts when given a number of sections."
+    return split
+
+
+defcomposite("tensor_split", tensor_split)
+defcomposite("hsplit", _split_at("hsplit", 1, 1))
+defcomposite("vsplit", _split_at("vsplit", 2, 0))
+defcomposite("dsplit", _split_at("dsplit", 3, 2))
+
+
+def split_with_sizes(input, split_sizes, dim=0):
+    """``split`` with a list of sizes that must add up to the dim's size."""
+    d = dims_of(dim, input.ndim)[0]
+    if sum(split_sizes) != input.shape[d]:
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {input.shape[d]} (input tensor's "
+                           f"size at dimension {dim}), but got split_sizes={list(split_sizes)}")
+    return _fn("split")(input, list(split_sizes), dim)
+
+
+defcomposite("split_with_sizes", split_with_sizes)
+
+
+def _scatter_into(view_of):
+    """``input`` with ``src`` written into the part ``view_of(copy)`` picks: a differentiable in-place write
+    into a fresh copy (so the gradient of ``input`` is zero there, and ``src``'s is the gradient's part)."""
+    def scatter(input, src, *args, **kwargs):
+        out = input.clone()
+        view = view_of(out, *args, **kwargs)
+        if tuple(view.shape) != tuple(src.shape):
+            raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
+                               f"{list(src.shape)}, slice size = {list(view.shape)}")
+        view.copy_(src)
+        return out
+    return scatter
+
+
+def _slice_view(t, dim=0, start=None, end=None, step=1):
+    index = [slice(None)] * t.ndim
+    index[dims_of(dim, t.ndim)[0]] = slice(start, end, step)
+    return t[tuple(index)]
+
+
+diagonal_scatter = _scatter_into(lambda t, offset=0, dim1=0, dim2=1: t.diagonal(offset, dim1, dim2))
+select_scatter = _scatter_into(lambda t, dim, index: t.select(dim, index))
+slice_scatter = _scatter_into(_slice_view)
+for _name, _impl in (("diagonal_scatter", diagonal_scatter), ("select_scatter", select_scatter),
+                     ("slice_scatter", slice_scatter)):
+    _impl.__name__ = _name
+    _impl.__doc__ = f"A copy of ``input`` with ``src`` written into its ``{_name[:-8]}`` (differentiable in both)."
+    defcomposite(_name, _impl, out=True)
+
+
+def as_strided_scatter(input, src, size, stride, storage_offset=None):
+    """A copy of (contiguous) ``input`` with ``src`` written into its ``as_strided(size, stride, offset)``."""
+    out = input.clone()
+    view = out.as_strided(size, stride, storage_offset or 0)
+    if tuple(view.shape) != tuple(src.shape):
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = {list(src.shape)}, "
+                           f"slice size = {list(view.shape)}")
+    view.copy_(src)
+    return out
+
+
+defcomposite("as_strided_scatter", as_strided_scatter)

@@ -1,0 +1,17 @@
+"""Helpers of the ops written as composites of other entries (spread over the subject modules)."""
+from .. import _dtypes
+from .._tensor import Tensor
+
+
+def _fn(name):
+    from .._variants import torch_functions
+    return torch_functions[name]
+
+
+def _float(x):
+    """``x`` in a float dtype (PyTorch's int -> default float rule for float-valued functions)."""
+    return x if x.dtype.kind in "fc" else x.to(_dtypes.get_default_dtype())
+
+
+def _as_tensor_like(value, like):
+    return value if isinstance(value, Tensor) else like.new_full((), value)
