@@ -349,7 +349,17 @@ LAYERS = [
     pytest.param(lambda lib: lib.nn.Dropout(0.3).eval(), (2, 6), id="Dropout"),
     pytest.param(lambda lib: lib.nn.BatchNorm1d(6).eval(), (2, 6), id="BatchNorm1d"),
     pytest.param(lambda lib: lib.nn.Flatten(), (2, 3, 2), id="Flatten"),
+    pytest.param(lambda lib: lib.nn.LSTM(3, 4, num_layers=2, bidirectional=True), (5, 2, 3), id="LSTM"),
+    pytest.param(lambda lib: lib.nn.GRU(3, 4, batch_first=True), (2, 5, 3), id="GRU"),
+    pytest.param(lambda lib: lib.nn.RNN(3, 4, nonlinearity="relu"), (5, 2, 3), id="RNN"),
+    pytest.param(lambda lib: lib.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0).eval(), (3, 2, 8),
+                 id="TransformerEncoderLayer"),
 ]
+
+
+def _output(result):
+    """A layer's output tensor (an RNN returns the output and its final states)."""
+    return (result[0] if isinstance(result, tuple) else result).detach().numpy()
 
 
 @pytest.mark.parametrize("make, shape", LAYERS)
@@ -361,9 +371,9 @@ def test_whole_layers_cross_between_torch_and_xtensor_in_both_directions(make, s
     xt.save(ours, buffer)
     back = torch.load(io.BytesIO(buffer.getvalue()), weights_only=False)
     assert type(ours).__name__ == type(theirs).__name__ and type(back) is type(theirs)
-    expected = theirs(torch.tensor(x)).detach().numpy()
-    np.testing.assert_allclose(ours(xt.tensor(x)).detach().numpy(), expected, rtol=1e-5, atol=1e-6)
-    np.testing.assert_array_equal(back(torch.tensor(x)).detach().numpy(), expected)
+    expected = _output(theirs(torch.tensor(x)))
+    np.testing.assert_allclose(_output(ours(xt.tensor(x))), expected, rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(_output(back(torch.tensor(x))), expected)
 
 
 def test_numpy_arrays_cross_both_ways_with_weights_only_false():

@@ -49,7 +49,7 @@ class _RNNBase(Module):
         self.input_size, self.hidden_size, self.num_layers = input_size, hidden_size, num_layers
         self.bias, self.batch_first, self.dropout = bias, batch_first, float(dropout)
         self.bidirectional, self.proj_size = bidirectional, proj_size
-        self._flat_weights_names = []
+        self._flat_weights_names, self._all_weights = [], []  # torch's names (its pickles need both)
         directions = 2 if bidirectional else 1
         output_size = proj_size or hidden_size  # an LSTM's h is projected to proj_size by weight_hr
         for layer in range(num_layers):
@@ -64,7 +64,8 @@ class _RNNBase(Module):
                     shapes.append(("weight_hr", (proj_size, hidden_size)))
                 for kind, shape in shapes:
                     setattr(self, kind + suffix, empty_parameter(*shape, device=device, dtype=dtype))
-                    self._flat_weights_names.append(kind + suffix)
+                self._all_weights.append([kind + suffix for kind, _ in shapes])
+                self._flat_weights_names.extend(self._all_weights[-1])
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -74,9 +75,22 @@ class _RNNBase(Module):
 
     @property
     def all_weights(self):
-        per = (4 if self.bias else 2) + (1 if self.proj_size else 0)
-        names = self._flat_weights_names
-        return [[getattr(self, n) for n in names[i:i + per]] for i in range(0, len(names), per)]
+        return [[getattr(self, n) for n in names] for names in self._all_weights]
+
+    def __getstate__(self):
+        """torch's pickled RNNs carry ``_flat_weights`` (the parameters in ``_flat_weights_names`` order) and ``mode``,
+        which torch reads back; xtensor reads the parameters by name, so they exist only in the pickle."""
+        state = super().__getstate__()
+        state["_flat_weights"] = [getattr(self, name) for name in self._flat_weights_names]
+        state["mode"] = f"RNN_{self.nonlinearity.upper()}" if self.name == "RNN" else self.name  # torch's kernel name
+        return state
+
+    def __setstate__(self, state):
+        state = dict(state)
+        state.pop("_flat_weights", None)
+        state.pop("_flat_weight_refs", None)
+        state.pop("mode", None)
+        super().__setstate__(state)
 
     def flatten_parameters(self):
         """PyTorch packs the weights into one cuDNN buffer here; xtensor has no such buffer, so nothing to do."""
