@@ -1,23 +1,7 @@
 """``torch.cpu.amp``: PyTorch's deprecated spellings of ``torch.amp.autocast("cpu")`` and
 ``torch.amp.GradScaler("cpu")``, with its FutureWarnings."""
-import warnings
-
-from ..amp import autocast_mode, grad_scaler
+from ..amp._deprecated import device_spellings
 
 __all__ = ["autocast", "GradScaler"]
 
-
-class autocast(autocast_mode.autocast):
-    def __init__(self, enabled=True, dtype=None, cache_enabled=True):
-        warnings.warn("`torch.cpu.amp.autocast(args...)` is deprecated. Please use `torch.amp.autocast('cpu', "
-                      "args...)` instead.", FutureWarning, stacklevel=2)
-        super().__init__("cpu", dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
-
-
-class GradScaler(grad_scaler.GradScaler):
-    def __init__(self, init_scale=2.0 ** 16, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000,
-                 enabled=True):
-        warnings.warn("`torch.cpu.amp.GradScaler(args...)` is deprecated. Please use `torch.amp.GradScaler("
-                      "'cpu', args...)` instead.", FutureWarning, stacklevel=2)
-        super().__init__("cpu", init_scale=init_scale, growth_factor=growth_factor, backoff_factor=backoff_factor,
-                         growth_interval=growth_interval, enabled=enabled)
+autocast, GradScaler = device_spellings("cpu", __name__)
