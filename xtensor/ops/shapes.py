@@ -11,7 +11,7 @@ from .._autograd import edge_of
 from .._dispatch import (BroadcastError, Dims, Dims2, InputMeta, Op, apply, history_alias, make_view, node_class,
                          overload_name)
 from .._index import basic_meta, gather_positions, positions_of
-from .._ns import TENSOR_NS, raw_ns
+from .._ns import raw_ns
 from ..autograd.grad_mode import state as _grad_state
 from .._table import TABLE, defcomposite, defop, dims_of, renamed
 from .._tensor import Size, Tensor, ViewMeta, check_dim, contiguous_strides, elements_at
@@ -310,9 +310,9 @@ def _index_by_rule(shape, rule, *params):
     return tuple(np.asarray(i) for i in np.unravel_index(meta.positions(), shape)) if shape else ()
 
 
-def _scatter_by_rule(g, x, rule, *params):
+def _scatter_by_rule(ns, g, x, rule, *params):
     """The gradient of a strided view: ``g`` added back at the input positions the view reads."""
-    return _getitem_vjp(TENSOR_NS, g, None, x, _index_by_rule(tuple(x.shape), rule, *params), x._backend)
+    return ns.index_add(tuple(x.shape), _index_by_rule(tuple(x.shape), rule, *params), g)
 
 
 def _diagonal_meta(shape, stride, offset, diag_offset, dim1, dim2):
@@ -341,8 +341,8 @@ def _diagonal_fwd(xp, x, offset, dim1, dim2):
 
 
 defop("diagonal", _diagonal_fwd,
-      (lambda ns, g, ans, x, offset, dim1, dim2: _scatter_by_rule(g, x, _diagonal_meta, offset, dim1, dim2),),
-      sig=_diagonal_sig, view=_diagonal_meta, saves=("meta0",), raw=False)
+      (lambda ns, g, ans, x, offset, dim1, dim2: _scatter_by_rule(ns, g, x, _diagonal_meta, offset, dim1, dim2),),
+      sig=_diagonal_sig, view=_diagonal_meta, saves=("meta0",))
 
 
 def _unfold_meta(shape, stride, offset, dim, size, step):
@@ -375,8 +375,8 @@ def _unfold_fwd(xp, x, dim, size, step):
 
 
 defop("unfold", _unfold_fwd,
-      (lambda ns, g, ans, x, dim, size, step: _scatter_by_rule(g, x, _unfold_meta, dim, size, step),),
-      sig=_unfold_sig, view=_unfold_meta, saves=("meta0",), function=False, raw=False)
+      (lambda ns, g, ans, x, dim, size, step: _scatter_by_rule(ns, g, x, _unfold_meta, dim, size, step),),
+      sig=_unfold_sig, view=_unfold_meta, saves=("meta0",), function=False)
 
 
 def _as_strided_meta(shape, stride, offset, size, new_stride, storage_offset, index, root):

@@ -7,7 +7,7 @@ from ..._dispatch import apply
 from ..._table import TABLE, defcomposite, defop, dims_of
 from ..._tensor import check_dim
 from .._composite import _fn
-from ._common import _band, _require_tensor, _same_dtype, _shape_str, conj
+from ._common import _require_tensor, _same_dtype, _shape_str, conj
 
 
 # ------------------------------------------------------------------ matrix products
@@ -221,8 +221,9 @@ def _cross_op(x, y, dim):
 
 
 defop("linalg_cross", _cross_fwd,
-      (lambda ns, g, ans, x, y, dim: _cross_op(y, g, dim), lambda ns, g, ans, x, y, dim: _cross_op(g, x, dim)),
-      node="LinalgCrossBackward0", function=False, method=False, saves=((1, 2), (0, 2)), raw=False)
+      (lambda ns, g, ans, x, y, dim: ns.apply("linalg_cross", (y, g), (dim,)),
+       lambda ns, g, ans, x, y, dim: ns.apply("linalg_cross", (g, x), (dim,))),
+      node="LinalgCrossBackward0", function=False, method=False, saves=((1, 2), (0, 2)))
 
 
 def cross(input, other, dim=None):
@@ -240,23 +241,15 @@ def _diag_length(rows, cols, offset):
     return max(0, min(rows, cols - offset) if offset >= 0 else min(rows + offset, cols))
 
 
-def _pad_last(t, n):
-    """``t`` with zeros appended along its last dim up to length ``n``."""
-    missing = n - t.shape[-1]
-    if missing <= 0:
-        return t
-    from ... import _variants
-    return _variants.torch_functions["cat"]([t, t.new_zeros((*t.shape[:-1], missing))], -1)
-
-
 def _diagonal_grad(ns, g, shape, offset):
     """The gradient of a diagonal taken from matrices of ``shape``: ``g`` back on that diagonal, zeros elsewhere."""
     rows, cols = shape[-2:]
-    if offset >= 0:  # diagonal position = row index
-        spread = _pad_last(g, rows).unsqueeze(-1).expand(*g.shape[:-1], rows, cols)
-    else:  # = column index
-        spread = _pad_last(g, cols).unsqueeze(-2).expand(*g.shape[:-1], rows, cols)
-    return ns.where_zero(_band(g, rows, cols, offset, None), spread)
+    n = rows if offset >= 0 else cols  # a diagonal element's place along it: its row index, or else its column index
+    if g.shape[-1] < n:
+        g = ns.apply("constant_pad_nd", (g,), ((0, n - g.shape[-1]), 0))
+    spread = ns.expand(ns.unsqueeze(g, -1 if offset >= 0 else -2), (*g.shape[:-1], rows, cols))
+    col, row = spread.ndim - 1, spread.ndim - 2
+    return ns.where_zero(ns.arange_along(spread, col) - ns.arange_along(spread, row) == offset, spread)
 
 
 def _diagonal_copy(x, offset):
@@ -282,9 +275,9 @@ def _embed_fwd(xp, v, offset):
 
 defop("_diagonal_copy", lambda xp, x, offset: xp.asarray(xp.linalg.diagonal(x, offset=offset), copy=True),  # numpy's is a view
       (lambda ns, g, ans, x, offset: _diagonal_grad(ns, g, x.shape, offset),), saves=("meta0",), function=False, method=False,
-      node="DiagonalBackward0_copy", raw=False)
-defop("_diag_embed", _embed_fwd, (lambda ns, g, ans, x, offset: _diagonal_copy(g, offset),), saves=(),
-      node="DiagEmbedBackward0", function=False, method=False, raw=False)
+      node="DiagonalBackward0_copy")
+defop("_diag_embed", _embed_fwd, (lambda ns, g, ans, x, offset: ns.apply("_diagonal_copy", (g,), (offset,)),), saves=(),
+      node="DiagEmbedBackward0", function=False, method=False)
 defcomposite("diag_embed", diag_embed)
 
 
@@ -308,8 +301,8 @@ def _trace_sig(input):
 
 defop("trace", lambda xp, x: xp.sum(xp.linalg.diagonal(x), dtype=xp.int64 if x.dtype in (
     xp.int8, xp.int16, xp.int32, xp.uint8, xp.bool) else None),
-      (lambda ns, g, ans, x: _diagonal_grad(ns, g.expand(_diag_length(*x.shape, 0)), x.shape, 0),),
-      sig=_trace_sig, saves=("meta0",), raw=False)
+      (lambda ns, g, ans, x: _diagonal_grad(ns, ns.expand(g, (_diag_length(*x.shape, 0),)), x.shape, 0),),
+      sig=_trace_sig, saves=("meta0",))
 
 
 def _triangle(name, above):
