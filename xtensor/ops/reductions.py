@@ -114,12 +114,9 @@ def _pick_vjp(ns, g, ans, x, dim, keepdim, *_):
 
 
 def _scatter_along(ns, g, idx, dim, shape):
-    """Each element of ``g`` added at its index ``idx`` along ``dim`` of a tensor of ``shape`` (a one-hot sum:
-    written in xtensor ops, so it is differentiable again)."""
-    from .._creation import arange
-    pos = arange(shape[dim], backend=g._backend).reshape((shape[dim],) + (1,) * (len(shape) - dim))
-    hits = pos == idx.unsqueeze(dim)
-    return ns.where_zero(hits, g.unsqueeze(dim)).sum(dim + 1)
+    """Each element of ``g`` added at its index ``idx`` along ``dim`` of a tensor of ``shape`` (PyTorch's
+    value_selecting_reduction_backward: the gradient of an op that picks elements, as topk and cummax do)."""
+    return ns.scatter_add(ns.zeros(shape, g), dim, idx, g)
 
 
 def _share_vjp(ns, g, ans, x, dims, keepdim):
@@ -549,17 +546,20 @@ def _cumprod_vjp(ns, g, ans, x, dim, dtype, include_initial):
     if x.ndim == 0 or x.shape[dim] <= 1:  # the gradient itself, as PyTorch's cumprod_backward (no graph of x)
         return g
     zero = x == 0
-    zeros_before = zero.long().cumsum(dim) - zero.long()
-    before = zeros_before == 0  # up to and including the first zero
+    zeros = ns.cast_like(zero, g)
+    before = ns.apply("cumsum", (zeros,), (dim, None, False)) - zeros == 0  # up to and including the first zero
     first_zero = before & zero
-    one = x.new_ones(())
-    nonzero = zero.logical_not()
-    safe = x.where(nonzero, one)
-    regular = ns.where_zero(before & nonzero, _reverse_cumsum(ns, g * ans, dim) / safe)
-    head = one.where(first_zero | before.logical_not(), x).cumprod(dim)  # product of the elements before the first zero
-    tail = one.where(before, x).cumprod(dim)  # product from after the first zero up to k
+    one = ns.full_like(x, 1)
+    safe = ns.where(zero, one, x)
+    regular = ns.where_zero(before & ~zero, _reverse_cumsum(ns, g * ans, dim) / safe)
+    head = _cumprod(ns, ns.where(first_zero | ~before, one, x), dim)  # product of the elements before the first zero
+    tail = _cumprod(ns, ns.where(before, one, x), dim)  # product from after the first zero up to k
     at_zero = head * _reverse_cumsum(ns, g * tail, dim)
     return ns.where_zero(first_zero, at_zero) + regular
+
+
+def _cumprod(ns, x, dim):
+    return ns.apply("cumprod", (x,), (dim, None, False))
 
 
 def _cum_sig(name):
@@ -584,7 +584,7 @@ defop("cumsum", lambda xp, x, dim, dtype, initial: _cumulative(xp, "cumulative_s
       api_sig=_cum_api_sig("cumulative_sum"), out=True, inplace=True, saves=("meta0",), overlap="elementwise")
 defop("cumprod", lambda xp, x, dim, dtype, initial: _cumulative(xp, "cumulative_prod", x, dim, dtype, initial, 1),
       (_cumprod_vjp,), sig=_cum_sig("cumprod"), cast=sum_dtype, api="cumulative_prod",
-      api_sig=_cum_api_sig("cumulative_prod"), out=True, inplace=True, overlap="elementwise", saves=(0, 1, 3, "result"), raw=False)
+      api_sig=_cum_api_sig("cumulative_prod"), out=True, inplace=True, overlap="elementwise", saves=(0, 1, 3, "result"))
 
 
 def _running_extreme(kind):
@@ -614,7 +614,7 @@ for _kind in ("max", "min"):
     _op = defop(f"_cum{_kind}", _running_extreme(_kind),
                 (lambda ns, g, ans, x, dim: _scatter_along(ns, g[0], ans[1], dim, tuple(x.shape)) if x.ndim else g[0],),
                 nout=2, node=f"Cum{_kind}Backward0", function=False, method=False, saves=(0, "result1"),
-                bool_fwd=via_uint8(_running_extreme(_kind)), refuses="c", raw=False)
+                bool_fwd=via_uint8(_running_extreme(_kind)), refuses="c")
     defcomposite(f"cum{_kind}", (lambda op, kind: lambda input, dim: RESULTS[f"cum{kind}"](
         *apply(op, (input,), (_one_dim(input, dim),))))(_op, _kind))
 
@@ -652,9 +652,17 @@ def _permute_along(x, perm, dim):
     return apply(_PERMUTE_ALONG, (x,), (perm, dim))
 
 
-_PERMUTE_ALONG = defop("_permute_along", lambda xp, x, perm, dim: _take_along(xp, x, perm._value, dim),
-                       (lambda ns, g, ans, x, perm, dim: _permute_along(g, perm.argsort(dim) if perm.ndim else perm, dim),),
-                       node="GatherBackward0", function=False, method=False, saves=(), raw=False)
+def _unpermute(ns, g, perm, dim):
+    """``g`` put back in the order ``perm`` took it from along ``dim``: reordered by the inverse permutation."""
+    if not perm.ndim:
+        return g
+    return ns.apply("_permute_along", (g,), (ns.apply("_argsort", (perm,), (dim, False)), dim))
+
+
+_PERMUTE_ALONG = defop("_permute_along",
+                       lambda xp, x, perm, dim: _take_along(xp, x, perm._value if isinstance(perm, Tensor) else perm, dim),
+                       (lambda ns, g, ans, x, perm, dim: _unpermute(ns, g, perm, dim),),
+                       node="GatherBackward0", function=False, method=False, saves=())
 
 
 def _order(xp, x, dim, descending):
@@ -669,10 +677,9 @@ def _sort_fwd(xp, x, dim, descending):
     return _take_along(xp, x, order, dim), order
 
 
-_SORT = defop("_sort", _sort_fwd, (lambda ns, g, ans, x, dim, descending: _permute_along(
-    g[0], ans[1].argsort(dim) if x.ndim else ans[1], dim),),
-    nout=2, node="SortBackward0", function=False, method=False, saves=("result1", "meta0"),
-              bool_fwd=via_uint8(_sort_fwd), raw=False)
+_SORT = defop("_sort", _sort_fwd, (lambda ns, g, ans, x, dim, descending: _unpermute(ns, g[0], ans[1], dim),),
+              nout=2, node="SortBackward0", function=False, method=False, saves=("result1", "meta0"),
+              bool_fwd=via_uint8(_sort_fwd))
 
 
 def sort(input, dim=-1, descending=False, stable=False):
@@ -718,7 +725,7 @@ def _topk_fwd(xp, x, k, dim, largest):
 
 _TOPK = defop("_topk", _topk_fwd, (lambda ns, g, ans, x, k, dim, largest:
                                    _scatter_along(ns, g[0], ans[1], dim, tuple(x.shape)) if x.ndim else g[0],),
-              nout=2, node="TopkBackward0", function=False, method=False, saves=("result1", "meta0"), raw=False)
+              nout=2, node="TopkBackward0", function=False, method=False, saves=("result1", "meta0"))
 
 
 _NO_TOPK = refusing("topk", "bc", errors={"b": (RuntimeError, "topk does not support bool dtypes on CPU"),
