@@ -306,7 +306,9 @@ class TensorNamespace(_Reshaping):
 
     @staticmethod
     def is_complex(v):
-        return isinstance(v, Tensor) and v._dtype.kind == "c"
+        """(``v``: a Tensor, or the ``InputMeta`` a node keeps of an input whose dtype alone a VJP reads)"""
+        dtype = getattr(v, "_dtype", None)
+        return dtype is not None and dtype.kind == "c"
 
     @staticmethod
     def conj(v):

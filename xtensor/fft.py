@@ -12,7 +12,7 @@ from . import _dtypes
 from ._dispatch import apply
 from ._table import defop
 from ._tensor import check_dim
-from .ops.linalg import as_complex, conj, real
+from .ops.linalg import as_complex, conj
 
 __all__ = ["fft", "ifft", "fftn", "ifftn", "fft2", "ifft2", "rfft", "irfft", "rfftn", "irfftn", "rfft2", "irfft2",
            "hfft", "ihfft", "hfft2", "ihfft2", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
@@ -36,14 +36,16 @@ def _c2c(x, axes, norm, forward, real_op=None):
 
 
 def _c2c_vjp(ns, g, ans, x, axes, norm, forward):
-    gx = _c2c(g, axes, _DUAL[norm], not forward)
-    return gx if x.dtype.kind == "c" else real(gx)
+    gx = ns.apply("_fft_c2c", (g,), (axes, _DUAL[norm], not forward))
+    return gx if ns.is_complex(x) else ns.apply("_complex_real", (gx,))
 
 
-_C2C = defop("_fft_c2c", _c2c_fwd, (_c2c_vjp,), saves=("meta0",), function=False, method=False,
-             names=lambda x, *params: "FftC2CBackward0" if x.dtype.kind == "c" else "FftR2CBackward0", raw=False)
-_R2C_FULL = defop("_fft_r2c_full", _c2c_fwd, (_c2c_vjp,), saves=(0,), function=False, method=False,
-                  node="FftR2CBackward0", raw=False)  # the two-sided spectrum of real input (PyTorch's r2c keeps its input)
+# Every primitive takes real or complex input and gives the other kind (or either, c2c): a raw VJP's input dtype
+# differs from the result's (``raw_any_dtype``)
+_C2C = defop("_fft_c2c", _c2c_fwd, (_c2c_vjp,), saves=("meta0",), function=False, method=False, raw_any_dtype=(0,),
+             names=lambda x, *params: "FftC2CBackward0" if x.dtype.kind == "c" else "FftR2CBackward0")
+_R2C_FULL = defop("_fft_r2c_full", _c2c_fwd, (_c2c_vjp,), saves=(0,), function=False, method=False, raw_any_dtype=(0,),
+                  node="FftR2CBackward0")  # the two-sided spectrum of real input (PyTorch's r2c keeps its input)
 
 
 def _r2c(x, axes, norm):
@@ -51,12 +53,15 @@ def _r2c(x, axes, norm):
 
 
 def _r2c_vjp(ns, g, ans, x, axes, norm):
-    full = _resize(g, axes[-1], x.shape[axes[-1]])  # the dropped half of the spectrum had no gradient
-    return real(_c2c(full, axes, _DUAL[norm], False))
+    axis = axes[-1] % g.ndim
+    missing = x.shape[axis] - g.shape[axis]  # the dropped half of the spectrum had no gradient: zeros
+    full = ns.apply("constant_pad_nd", (g,), ((0, 0) * (g.ndim - 1 - axis) + (0, missing), 0)) if missing else g
+    return ns.apply("_complex_real", (ns.apply("_fft_c2c", (full,), (axes, _DUAL[norm], False)),))
 
 
 _R2C = defop("_fft_r2c", lambda xp, x, axes, norm: xp.fft.rfftn(x, axes=axes, norm=norm), (_r2c_vjp,),
-             saves=(0,), function=False, method=False, node="FftR2CBackward0", raw=False)  # as PyTorch (its VJP: the shape)
+             saves=(0,), function=False, method=False, raw_any_dtype=(0,),
+             node="FftR2CBackward0")  # as PyTorch (its VJP: the shape)
 
 
 def _c2r(x, axes, norm, n):
@@ -70,20 +75,17 @@ def _c2r_fwd(xp, x, axes, norm, n):
 def _c2r_vjp(ns, g, ans, x, axes, norm, n):
     """PyTorch's fft_c2r_backward: rfft of the gradient, the bins that stand for two (a bin and its mirror)
     counted twice."""
-    gx = _r2c(g, axes, _DUAL[norm])
-    half = gx.shape[axes[-1]]
-    doubled = n - half
+    gx = ns.apply("_fft_r2c", (g,), (axes, _DUAL[norm]))
+    axis = axes[-1] % gx.ndim
+    doubled = n - gx.shape[axis]  # bins 1..doubled have a mirror
     if doubled <= 0:
         return gx
-    shape = [1] * gx.ndim
-    shape[axes[-1]] = half
-    weight = [1.0] + [2.0] * doubled + [1.0] * (half - 1 - doubled)
-    from ._creation import tensor
-    return gx * tensor(weight, dtype=_dtypes.float64 if gx.dtype is _dtypes.complex128 else _dtypes.float32,
-                       backend=gx.backend).reshape(shape)
+    bin = ns.arange_along(gx, axis)
+    return ns.where((bin >= 1) & (bin <= doubled), gx * 2, gx)
 
 
-_C2R = defop("_fft_c2r", _c2r_fwd, (_c2r_vjp,), saves=(), function=False, method=False, node="FftC2RBackward0", raw=False)
+_C2R = defop("_fft_c2r", _c2r_fwd, (_c2r_vjp,), saves=(), function=False, method=False, raw_any_dtype=(0,),
+             node="FftC2RBackward0")
 
 
 # ------------------------------------------------------------------ arguments

@@ -124,17 +124,22 @@ def _complex_dtype(xp, x):
     return xp.complex64 if x.dtype == xp.float32 else xp.complex128
 
 
-defop("_complex_real", _real_fwd, (lambda ns, g, ans, x: as_complex(g) if x.dtype.kind == "c" else g,), saves=("meta0",),
-      node="RealBackward0", function=False, method=False, raw=False)
-defop("_complex_imag", lambda xp, x: xp.imag(x), (lambda ns, g, ans, x: _times_i(g),), saves=(),
-      node="ImagBackward0", function=False, method=False, raw=False)
+# Each takes one kind (real or complex) to the other (or either: a real tensor's real part), so a raw VJP's input dtype
+# differs from the result's (``raw_any_dtype``)
+defop("_complex_real", _real_fwd,
+      (lambda ns, g, ans, x: ns.apply("_as_complex", (g,)) if ns.is_complex(x) else g,), saves=("meta0",),
+      node="RealBackward0", function=False, method=False, raw_any_dtype=(0,))
+defop("_complex_imag", lambda xp, x: xp.imag(x), (lambda ns, g, ans, x: ns.apply("_times_i", (g,)),), saves=(),
+      node="ImagBackward0", function=False, method=False, raw_any_dtype=(0,))
 # i * x for real x: the imag VJP as an op of its own, whose VJP (Im g) needs no complex multiplication
-defop("_times_i", lambda xp, x: xp.astype(x, _complex_dtype(xp, x)) * 1j, (lambda ns, g, ans, x: imag(g),), saves=(),
-      node="MulBackward0", function=False, method=False, raw=False)
-defop("_complex_conj", lambda xp, x: xp.conj(x), (lambda ns, g, ans, x: conj(g),), saves=(),
-      node="ConjBackward0", function=False, method=False, raw=False)
-defop("_as_complex", lambda xp, x: xp.astype(x, _complex_dtype(xp, x)), (lambda ns, g, ans, x: real(g),), saves=(),
-      node="ToCopyBackward0", function=False, method=False, raw=False)
+defop("_times_i", lambda xp, x: xp.astype(x, _complex_dtype(xp, x)) * 1j,
+      (lambda ns, g, ans, x: ns.apply("_complex_imag", (g,)),), saves=(),
+      node="MulBackward0", function=False, method=False, raw_any_dtype=(0,))
+defop("_complex_conj", lambda xp, x: xp.conj(x), (lambda ns, g, ans, x: ns.conj(g),), saves=(),
+      node="ConjBackward0", function=False, method=False)
+defop("_as_complex", lambda xp, x: xp.astype(x, _complex_dtype(xp, x)),
+      (lambda ns, g, ans, x: ns.apply("_complex_real", (g,)),), saves=(),
+      node="ToCopyBackward0", function=False, method=False, raw_any_dtype=(0,))
 
 
 def real(x):
