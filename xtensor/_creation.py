@@ -57,7 +57,7 @@ def to_device(t, device):
     if adapter.device_of(t._value) == adapter.placement(d):
         return t
     from ._table import TABLE
-    return apply(TABLE["_to_device"].op, (t,), (adapter, d))
+    return apply(TABLE["_to_device"].op, (t,), (adapter, d, t.device))
 
 
 def _finish(arr, adapter, requires_grad, names=None, device=None):

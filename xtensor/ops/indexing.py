@@ -77,9 +77,10 @@ overwrite = defop("overwrite", lambda xp, old, new: new,
 index_put = defop(
     "index_put", _index_put_fwd,
     (lambda ns, g, ans, x, v, index, backend, accumulate=False, indices=():
-        g if accumulate else g.index_put_host(index, g.new_zeros(())),
-     lambda ns, g, ans, x, v, index, backend, accumulate=False, indices=(): g.getitem_host(index)),
-    saves=(2, 5), function=False, method=False, node="IndexPutBackward0", raw=False)
+        g if accumulate else ns.apply("index_put", (g, ns.full_like(g, 0)), (index, backend, False, ())),
+     lambda ns, g, ans, x, v, index, backend, accumulate=False, indices=():
+        ns.apply("getitem_copy", (g,), (index, backend))),
+    saves=(2, 5), function=False, method=False, node="IndexPutBackward0")
 
 
 # ------------------------------------------------------------------ gather / scatter
@@ -213,11 +214,12 @@ def _no_derivative(what):
 
 
 def _set_x_vjp(ns, g, ans, x, src, index, dim, mode, backend):
-    return g.scatter(dim, index, 0) if mode == "set" else _no_derivative("scatter with reduce")
+    return _zero_at(ns, g, index, dim, backend) if mode == "set" else _no_derivative("scatter with reduce")
 
 
 def _set_src_vjp(ns, g, ans, x, src, index, dim, mode, backend):
-    return _into(g.gather(dim, index), src) if mode == "set" else _no_derivative("scatter with reduce")
+    return _into(ns, _gather(ns, g, index, dim, backend), src) if mode == "set" else \
+        _no_derivative("scatter with reduce")
 
 
 def _add_x_vjp(ns, g, ans, x, src, index, dim, mode, backend, given=None):
@@ -225,17 +227,26 @@ def _add_x_vjp(ns, g, ans, x, src, index, dim, mode, backend, given=None):
 
 
 def _add_src_vjp(ns, g, ans, x, src, index, dim, mode, backend, given=None):
-    return _into(g.gather(dim, index), src)
+    return _into(ns, _gather(ns, g, index, dim, backend), src)
 
 
-def _into(gi, src):
+def _gather(ns, g, index, dim, backend):
+    return ns.apply("gather", (g,), (index, dim, backend))
+
+
+def _zero_at(ns, g, index, dim, backend):
+    """``g`` with zeros where ``index`` points along ``dim`` (``g.scatter(dim, index, 0)``)."""
+    return ns.apply("scatter", (g,), (0, index, dim, "set", backend))
+
+
+def _into(ns, gi, src):
     """The gradient of the leading block of ``src`` that an index addressed, as a gradient of all of ``src``."""
-    return gi if tuple(gi.shape) == tuple(src.shape) else src.new_zeros(src.shape).index_put_host(_sub(gi), gi)
+    return gi if tuple(gi.shape) == tuple(src.shape) else ns.view_index_put(tuple(src.shape), _sub(gi), gi)
 
 
 defop("scatter", _scatter_fwd, (_set_x_vjp, _set_src_vjp), sig=_scatter_sig, inplace=True, out=True, saves=(2, "meta1"),
       names=lambda x, src, *params: "ScatterBackward0" if isinstance(src, Tensor) else "ScatterBackward1",
-      overlap="scatter", raw=False)
+      overlap="scatter")
 
 
 def _scatter_add_sig(input, dim, index, src):
@@ -246,7 +257,7 @@ def _scatter_add_sig(input, dim, index, src):
 
 
 defop("scatter_add", _scatter_fwd, (_add_x_vjp, _add_src_vjp), sig=_scatter_add_sig, inplace=True, out=True,
-      saves=(2, "meta1"), bool_fwd=_bools_scatter, overlap="scatter", raw=False)
+      saves=(2, "meta1"), bool_fwd=_bools_scatter, overlap="scatter")
 
 
 # ------------------------------------------------------------------ scatter_reduce
@@ -285,47 +296,58 @@ def _scatter_reduce_sig(input, dim, index, src, reduce, *, include_self=True):
     return (input, src), (index, d, reduce, bool(include_self), _adapter(input, src))
 
 
-def _untouched(x, index, dim):
+def _ones(ns, like, shape):
+    return ns.expand(ns.full_like(like, 1), shape)
+
+
+def _untouched(ns, x, index, dim, backend):
     """1 where no index points, 0 where one does (in ``x``'s dtype)."""
-    return x.new_ones(x.shape).scatter(dim, index, 0)
+    return _zero_at(ns, _ones(ns, x, x.shape), index, dim, backend)
 
 
-def _reduce_count(x, src, index, dim, include_self, x_hits, src_hits):
+def _reduce_count(ns, x, index, dim, include_self, x_hits, src_hits, backend):
     """How many contributions (among those marked by ``x_hits``/``src_hits``) meet at each position."""
-    base = x_hits if include_self else _untouched(x, index, dim) * x_hits
-    return base.scatter_add(dim, index, src_hits)
+    base = x_hits if include_self else _untouched(ns, x, index, dim, backend) * x_hits
+    return ns.scatter_add(base, dim, index, src_hits)
 
 
-def _mean_count(x, src, index, dim, include_self):
-    return _reduce_count(x, src, index, dim, include_self, x.new_ones(x.shape), x.new_ones(index.shape))
+def _mean_count(ns, x, index, dim, include_self, backend):
+    return _reduce_count(ns, x, index, dim, include_self, _ones(ns, x, x.shape), _ones(ns, x, index.shape), backend)
+
+
+def _extreme_hits(ns, ans, x, src, index, dim, include_self, backend):
+    """For amax/amin: which elements of ``x`` and of ``src``'s block equal the result at their position, and how
+    many tie there (the gradient is shared among them)."""
+    x_hits = ns.cast_like(x == ans, x) if include_self else _untouched(ns, x, index, dim, backend)
+    src_hits = ns.cast_like(src[_sub(index)] == _gather(ns, ans, index, dim, backend), x)
+    return x_hits, src_hits, _reduce_count(ns, x, index, dim, include_self, x_hits, src_hits, backend)
 
 
 def _scatter_reduce_x_vjp(ns, g, ans, x, src, index, dim, reduce, include_self, backend):
+    if reduce in ("amax", "amin"):
+        hits, _, ties = _extreme_hits(ns, ans, x, src, index, dim, include_self, backend)
+        return g * hits / ties
+    if not include_self:
+        return g * _untouched(ns, x, index, dim, backend)
     if reduce == "sum":
-        return g if include_self else g * _untouched(x, index, dim)
+        return g
     if reduce == "mean":
-        return g / _mean_count(x, src, index, dim, include_self) if include_self else g * _untouched(x, index, dim)
-    if reduce == "prod":
-        return g * _others_product(ans, x, x, src, index, dim, include_self) if include_self else \
-            g * _untouched(x, index, dim)
-    hits = (x == ans).to(x.dtype) if include_self else _untouched(x, index, dim)
-    ties = _reduce_count(x, src, index, dim, include_self, hits, (src[_sub(index)] == ans.gather(dim, index)).to(x.dtype))
-    return g * hits / ties
+        return g / _mean_count(ns, x, index, dim, True, backend)
+    return g * _others_product(ns, ans, x, x, src, index, dim, True, backend)
 
 
 def _scatter_reduce_src_vjp(ns, g, ans, x, src, index, dim, reduce, include_self, backend):
-    part = src[_sub(index)]
     if reduce == "sum":
-        gi = g.gather(dim, index)
+        gi = _gather(ns, g, index, dim, backend)
     elif reduce == "mean":
-        gi = (g / _mean_count(x, src, index, dim, include_self)).gather(dim, index)
+        gi = _gather(ns, g / _mean_count(ns, x, index, dim, include_self, backend), index, dim, backend)
     elif reduce == "prod":
-        gi = g.gather(dim, index) * _others_product(ans, part, x, src, index, dim, include_self, of_src=True)
+        gi = _gather(ns, g, index, dim, backend) * _others_product(ns, ans, src[_sub(index)], x, src, index, dim,
+                                                                    include_self, backend, of_src=True)
     else:
-        hits = (x == ans).to(x.dtype) if include_self else _untouched(x, index, dim)
-        ties = _reduce_count(x, src, index, dim, include_self, hits, (part == ans.gather(dim, index)).to(x.dtype))
-        gi = (g / ties).gather(dim, index) * (part == ans.gather(dim, index))
-    return _into(gi, src)
+        _, hits, ties = _extreme_hits(ns, ans, x, src, index, dim, include_self, backend)
+        gi = _gather(ns, g / ties, index, dim, backend) * hits
+    return _into(ns, gi, src)
 
 
 def _sub(index):
@@ -333,20 +355,21 @@ def _sub(index):
     return tuple(slice(0, n) for n in index.shape)
 
 
-def _others_product(ans, value, x, src, index, dim, include_self, of_src=False):
+def _others_product(ns, ans, value, x, src, index, dim, include_self, backend, of_src=False):
     """For each contribution ``value`` to a product: the product of the others at its position (exact with
     zeros: PyTorch's rule), gathered to ``value``'s place."""
     part = src[_sub(index)]
-    at = (lambda t: t.gather(dim, index)) if of_src else (lambda t: t)
-    zeros = _reduce_count(x, src, index, dim, include_self, (x == 0).to(x.dtype), (part == 0).to(x.dtype))
-    nonzero_product = x.masked_fill(x == 0, 1).scatter_reduce(dim, index, part.masked_fill(part == 0, 1), "prod",
-                                                               include_self=include_self)
-    safe = value.masked_fill(value == 0, 1)
-    return (at(ans) / safe).where(value != 0, at(nonzero_product).where(at(zeros) == 1, 0))
+    at = (lambda t: _gather(ns, t, index, dim, backend)) if of_src else (lambda t: t)
+    zeros = _reduce_count(ns, x, index, dim, include_self, ns.cast_like(x == 0, x), ns.cast_like(part == 0, x), backend)
+    one = ns.full_like(x, 1)
+    nonzero_product = ns.apply("scatter_reduce", (ns.where(x == 0, one, x), ns.where(part == 0, one, part)),
+                               (index, dim, "prod", include_self, backend))
+    return ns.where(value != 0, at(ans) / ns.where(value == 0, one, value),
+                    ns.where_zero(at(zeros) == 1, at(nonzero_product)))
 
 
 defop("scatter_reduce", _scatter_reduce_fwd, (_scatter_reduce_x_vjp, _scatter_reduce_src_vjp),
-      sig=_scatter_reduce_sig, inplace=True, out=True, overlap="scatter", saves=(0, 1, 2, 3, 4, 5, "result"), raw=False)
+      sig=_scatter_reduce_sig, inplace=True, out=True, overlap="scatter", saves=(0, 1, 2, 3, 4, 5, "result"))
 
 
 # ------------------------------------------------------------------ index_* (a 1-d index along dim)
@@ -451,7 +474,7 @@ def _index_add_sig(input, dim, index, source, *, alpha=1):
 
 defop("index_add", _scatter_fwd, (_add_x_vjp, _add_src_vjp), sig=_index_add_sig, inplace=True, out=True,
       saves=(1, 2, 6), bool_fwd=_bools_scatter,
-      overlap="scatter", raw=False)  # source (the caller's, also when scaled by alpha) and index, as PyTorch
+      overlap="scatter")  # source (the caller's, also when scaled by alpha) and index, as PyTorch
 
 
 def _index_copy_sig(input, dim, index, source):
@@ -460,7 +483,7 @@ def _index_copy_sig(input, dim, index, source):
 
 
 defop("index_copy", _scatter_fwd, (_set_x_vjp, _set_src_vjp), sig=_index_copy_sig, inplace=True, out=True,
-      saves=(1, 2), overlap="scatter", raw=False)
+      saves=(1, 2), overlap="scatter")
 
 
 def _index_fill_sig(input, dim, index, value):
@@ -479,10 +502,10 @@ def _index_fill_sig(input, dim, index, value):
 
 
 defop("index_fill", _scatter_fwd,
-      (lambda ns, g, ans, x, v, index, dim, mode, backend: g.scatter(dim, index, 0),
-       lambda ns, g, ans, x, v, index, dim, mode, backend: g.gather(dim, index).sum()),
+      (_set_x_vjp,
+       lambda ns, g, ans, x, v, index, dim, mode, backend: ns.sum(_gather(ns, g, index, dim, backend), range(g.ndim))),
       sig=_index_fill_sig, inplace=True, saves=(2,),
-      names=lambda x, value, *params: "IndexFillBackward1" if isinstance(value, Tensor) else "IndexFillBackward0", raw=False)
+      names=lambda x, value, *params: "IndexFillBackward1" if isinstance(value, Tensor) else "IndexFillBackward0")
 
 
 # ------------------------------------------------------------------ masks
@@ -549,14 +572,15 @@ def _masked_scatter_sig(input, mask, source):
 
 
 def _masked_scatter_source_vjp(ns, g, ans, x, source, mask, backend):
+    """The gradient at the masked places, in order, into the leading elements of ``source`` (zeros after)."""
     picked = g[mask]
-    flat = source.new_zeros((source.numel(),))
-    return flat.index_put_host((slice(0, picked.numel()),), picked).reshape(source.shape)
+    unused = math.prod(source.shape) - picked.shape[0]
+    return ns.reshape(ns.apply("constant_pad_nd", (picked,), ((0, unused), 0)) if unused else picked, source.shape)
 
 
 defop("masked_scatter", _masked_scatter_fwd,
-      (lambda ns, g, ans, x, source, mask, backend: g.masked_fill(mask, 0), _masked_scatter_source_vjp),
-      sig=_masked_scatter_sig, inplace=True, saves=(2, "meta1"), raw=False)
+      (lambda ns, g, ans, x, source, mask, backend: ns.where_zero(~mask, g), _masked_scatter_source_vjp),
+      sig=_masked_scatter_sig, inplace=True, saves=(2, "meta1"))
 
 
 # ------------------------------------------------------------------ flat take / put
@@ -578,8 +602,10 @@ def _take_fwd(xp, x, index, shape, backend, given):
     return xp.reshape(xp.take(xp.reshape(x, (-1,)), _index_array(xp, index, backend), axis=0), shape)
 
 
-defop("take", _take_fwd, (lambda ns, g, ans, x, index, shape, backend, given: g.new_zeros(x.shape).put(index, g, True),),
-      sig=_take_sig, saves=(0, 4), out=True, raw=False)  # self and index, as PyTorch
+defop("take", _take_fwd,
+      (lambda ns, g, ans, x, index, shape, backend, given: ns.reshape(
+          ns.scatter_add(ns.zeros((math.prod(x.shape),), g), 0, index, ns.reshape(g, (-1,))), x.shape),),
+      sig=_take_sig, saves=(0, 4), out=True)  # self and index, as PyTorch
 
 
 def _put_sig(input, index, source, accumulate=False):
@@ -602,9 +628,10 @@ def _put_fwd(xp, x, source, index, mode, backend, given):
 
 defop("put", _put_fwd,
       (lambda ns, g, ans, x, source, index, mode, backend, given:
-       g if mode == "sum" else g.put(index, g.new_zeros(index.shape)),
-       lambda ns, g, ans, x, source, index, mode, backend, given: g.take(index).reshape(source.shape)),
-      sig=_put_sig, inplace=True, saves=(1, 5), overlap="scatter", raw=False)  # source and index, as PyTorch
+       g if mode == "sum" else ns.reshape(_zero_at(ns, ns.reshape(g, (-1,)), index, 0, backend), g.shape),
+       lambda ns, g, ans, x, source, index, mode, backend, given: ns.reshape(ns.take(ns.reshape(g, (-1,)), index),
+                                                                             source.shape)),
+      sig=_put_sig, inplace=True, saves=(1, 5), overlap="scatter")  # source and index, as PyTorch
 
 
 def take_along_dim(input, indices, dim=None):
@@ -674,11 +701,14 @@ def _to_dtype_fwd(xp, x, dtype):
 defop("to_dtype", _to_dtype_fwd,
       (lambda ns, g, ans, x, dtype: ns.cast_like(g, x),), node="ToCopyBackward0", saves=("meta0",), function=False,
       method=False, raw_any_dtype=(0,))
-defop("_to_device", lambda xp, x, adapter, device: adapter.to_device(x, device),
-      (lambda ns, g, ans, x, adapter, device: g.to(x.device),), node="ToCopyBackward0", saves=("meta0",), function=False,
-      method=False, raw=False)
+# ``source``: the input's device, where the gradient goes back to
+defop("_to_device", lambda xp, x, adapter, device, source: adapter.to_device(x, device),
+      (lambda ns, g, ans, x, adapter, device, source: ns.apply("_to_device", (g,), (adapter, source, device)),),
+      node="ToCopyBackward0", saves=(), function=False, method=False)
+# The gradient goes back to the input's backend: a raw namespace holds one backend's arrays, so this VJP always runs
+# on Tensors (the engine gives a node whose inputs are on another backend than its result the Tensor namespace)
 defop("_to_backend", None, (lambda ns, g, ans, x, adapter: g.to(x.backend),), node="ToCopyBackward0", saves=("meta0",),
-      function=False, method=False, raw=False)
+      function=False, method=False)
 
 
 # ------------------------------------------------------------------ index_reduce
