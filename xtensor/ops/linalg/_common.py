@@ -99,14 +99,6 @@ def _constant(like, make, dtype=_dtypes.bool):
     return wrap(make(backend.xp, backend.native_dtype(dtype)), backend, dtype)
 
 
-def _band(like, rows, cols, offset, above):
-    """Boolean (rows, cols) mask: ``j - i == offset`` (``above=None``), ``>= offset`` (True), ``<= offset`` (False)."""
-    def make(xp, dt):
-        d = xp.arange(cols)[None, :] - xp.arange(rows)[:, None]
-        return d == offset if above is None else (d >= offset if above else d <= offset)
-    return _constant(like, make)
-
-
 def _eye_like(x):
     n = x.shape[-1]
     return _constant(x, lambda xp, dt: xp.eye(n, dtype=dt), x.dtype)

@@ -10,23 +10,32 @@ from ..._dispatch import _unify, apply
 from ..._table import TABLE, defcomposite, defop, dims_of
 from .._composite import _fn
 from ._common import (EigResult, EighResult, LinAlgError, QRResult, SVDResult, TorchQRResult, TorchSVDResult,
-                      TorchSlogdetResult, _all_finite, _band, _checked, _eye_like, _require_tensor, _shape_str,
-                      as_complex, check_matrix, conj, real)
-from .products import _broadcast_shape, _diagonal_copy, _mH, diag_embed
+                      TorchSlogdetResult, _all_finite, _checked, _eye_like, _require_tensor, _shape_str, check_matrix)
+from .products import _broadcast_shape
 
 
 # ------------------------------------------------------------------ decompositions (real VJPs)
-def _inv(x):
-    return apply(TABLE["linalg_inv"].op, (x,))
-
-
-def _sym(a):
-    return (a + a.mT) * 0.5
+def _sym(ns, a):
+    return (a + ns.mT(a)) * 0.5
 
 
 def _adjoint(ns, a):
     """``_mH`` against a namespace (``_ns``)."""
     return ns.conj(ns.mT(a))
+
+
+def _diagonal(ns, a):
+    return ns.apply("_diagonal_copy", (a,), (0,))
+
+
+def _diag_embed(ns, v):
+    return ns.apply("_diag_embed", (v,), (0,))
+
+
+def _ones_on_diagonal(ns, E):
+    """``E`` (a batch of square matrices) with ones on its diagonal: the divisor of terms whose diagonal is 0."""
+    last = E.ndim - 1
+    return ns.where(ns.arange_along(E, last) == ns.arange_along(E, last - 1), ns.full_like(E, 1), E)
 
 
 def _per_matrix(ns, g):
@@ -89,14 +98,14 @@ def _svd_fwd(xp, x, full_matrices):
     return u, s, vh
 
 
-def _real_only(name, x):
+def _real_only(ns, name, x):
     """Decompositions whose complex VJPs (gauge terms of the phases) are not written: refuse, not guess."""
-    if x.dtype.kind == "c":
+    if ns.is_complex(x):
         raise NotImplementedError(f"{name}: gradients for complex inputs are not supported yet")
 
 
 def _svd_vjp(ns, g, ans, x, full_matrices):
-    _real_only("linalg.svd", x)
+    _real_only(ns, "linalg.svd", x)
     gU, gS, gVh = g
     U, S, Vh = ans
     m, n = x.shape[-2:]
@@ -106,31 +115,30 @@ def _svd_vjp(ns, g, ans, x, full_matrices):
         gU = None if gU is None else gU[..., :k]
         gVh = None if gVh is None else gVh[..., :k, :]
     if gU is None and gVh is None:
-        return (U * gS.unsqueeze(-2)) @ Vh
+        return (U * ns.unsqueeze(gS, -2)) @ Vh
     S2 = S * S
-    E = S2.unsqueeze(-2) - S2.unsqueeze(-1)
-    E = E.where(~_band(E, k, k, 0, None), E.new_ones(()))
-    inner = x.new_zeros((*x.shape[:-2], k, k))
+    E = _ones_on_diagonal(ns, ns.unsqueeze(S2, -2) - ns.unsqueeze(S2, -1))
+    inner = ns.zeros((*x.shape[:-2], k, k), S)
     if gU is not None:
-        UhgU = U.mT @ gU
-        inner = inner + (UhgU - UhgU.mT) * S.unsqueeze(-2)
+        UhgU = ns.mT(U) @ gU
+        inner = inner + (UhgU - ns.mT(UhgU)) * ns.unsqueeze(S, -2)
     if gVh is not None:
-        VhgV = Vh @ gVh.mT
-        inner = inner + S.unsqueeze(-1) * (VhgV - VhgV.mT)
+        VhgV = Vh @ ns.mT(gVh)
+        inner = inner + ns.unsqueeze(S, -1) * (VhgV - ns.mT(VhgV))
     inner = inner / E
     if gS is not None:
-        inner = inner + diag_embed(gS)
+        inner = inner + _diag_embed(ns, gS)
     if m > k and gU is not None:
-        gUSinv = gU / S.unsqueeze(-2)
-        return (U @ inner + gUSinv - U @ (U.mT @ gUSinv)) @ Vh
+        gUSinv = gU / ns.unsqueeze(S, -2)
+        return (U @ inner + gUSinv - U @ (ns.mT(U) @ gUSinv)) @ Vh
     if n > k and gVh is not None:
-        SinvgVh = gVh / S.unsqueeze(-1)
-        return U @ (inner @ Vh + SinvgVh - (SinvgVh @ Vh.mT) @ Vh)
+        SinvgVh = gVh / ns.unsqueeze(S, -1)
+        return U @ (inner @ Vh + SinvgVh - (SinvgVh @ ns.mT(Vh)) @ Vh)
     return U @ inner @ Vh
 
 
 defop("linalg_svd", _svd_fwd, (_svd_vjp,), nout=3, node="LinalgSvdBackward0", function=False, method=False,
-      saves=("result", "meta0"), raw=False)  # U, S, Vh (the VJP reads the input's shape only), as PyTorch
+      saves=("result", "meta0"))  # U, S, Vh (the VJP reads the input's shape only), as PyTorch
 
 
 def linalg_svd(A, full_matrices=True):
@@ -167,22 +175,21 @@ def _eigh_fwd(xp, x, uplo):
 
 
 def _eigh_vjp(ns, g, ans, x, uplo):
-    _real_only("linalg.eigh", x)
+    _real_only(ns, "linalg.eigh", x)
     gL, gV = g
     L, V = ans
     if gV is None:
-        return (V * gL.unsqueeze(-2)) @ V.mT
-    E = L.unsqueeze(-2) - L.unsqueeze(-1)
-    E = E.where(~_band(E, L.shape[-1], L.shape[-1], 0, None), E.new_ones(()))
-    VhgV = V.mT @ gV
-    inner = (VhgV - VhgV.mT) * 0.5
+        return (V * ns.unsqueeze(gL, -2)) @ ns.mT(V)
+    E = _ones_on_diagonal(ns, ns.unsqueeze(L, -2) - ns.unsqueeze(L, -1))
+    VhgV = ns.mT(V) @ gV
+    inner = (VhgV - ns.mT(VhgV)) * 0.5
     if gL is not None:
-        inner = inner + diag_embed(gL)
-    return V @ (inner / E) @ V.mT
+        inner = inner + _diag_embed(ns, gL)
+    return V @ (inner / E) @ ns.mT(V)
 
 
 defop("linalg_eigh", _eigh_fwd, (_eigh_vjp,), nout=2, node="LinalgEighBackward0", function=False, method=False,
-      saves=("result", "meta0"), raw=False)
+      saves=("result", "meta0"))
 
 
 def eigh(A, UPLO="L"):
@@ -198,16 +205,17 @@ def eigh(A, UPLO="L"):
 def _eig_vjp(ns, g, ans, x):
     gL, gV = g
     L, V = ans
-    inner = V.new_zeros(V.shape)
+    Vh = _adjoint(ns, V)
+    inner = ns.zeros(V.shape, V)
     if gV is not None:
-        VhgV = _mH(V) @ gV
-        VhgV = VhgV - _mH(V) @ (V * as_complex(real(_diagonal_copy(VhgV, 0))).unsqueeze(-2))
-        E = L.unsqueeze(-2) - L.unsqueeze(-1)
-        inner = VhgV / conj(E + _eye_like(E))  # E's diagonal is exactly 0: 1 there
+        VhgV = Vh @ gV
+        real_diagonal = ns.apply("_as_complex", (ns.apply("_complex_real", (_diagonal(ns, VhgV),)),))
+        VhgV = VhgV - Vh @ (V * ns.unsqueeze(real_diagonal, -2))
+        inner = VhgV / ns.conj(_ones_on_diagonal(ns, ns.unsqueeze(L, -2) - ns.unsqueeze(L, -1)))
     if gL is not None:  # the diagonal is gL's
-        inner = inner - diag_embed(_diagonal_copy(inner, 0)) + diag_embed(gL)
-    gA = apply(TABLE["linalg_solve"].op, (_mH(V), inner @ _mH(V)), (False,))
-    return gA if x.dtype.kind == "c" else real(gA)
+        inner = inner - _diag_embed(ns, _diagonal(ns, inner)) + _diag_embed(ns, gL)
+    gA = ns.apply("linalg_solve", (Vh, inner @ Vh), (False,))
+    return gA if ns.is_complex(x) else ns.apply("_complex_real", (gA,))
 
 
 def _eig_fwd(xp, x):
@@ -217,7 +225,7 @@ def _eig_fwd(xp, x):
 
 
 defop("linalg_eig", _eig_fwd, (_eig_vjp,), nout=2, node="LinalgEigBackward0", function=False, method=False,
-      saves=(0, "result"), raw=False)
+      saves=(0, "result"), raw_any_dtype=(0,))  # real input, complex results
 
 
 def eig(A):
@@ -232,33 +240,32 @@ def _qr_fwd(xp, x, mode):
     return q, r
 
 
-def _qr_grad_tall(Q, R, gQ, gR):
-    qdq = Q.mT @ gQ
-    rdr = R @ gR.mT
-    Rinv_T = _inv(R).mT
-    return Q @ (gR + (qdq - qdq.mT + rdr - rdr.mT).tril() @ Rinv_T) + (gQ - Q @ qdq) @ Rinv_T
+def _qr_grad_tall(ns, Q, R, gQ, gR):
+    qdq = ns.mT(Q) @ gQ
+    rdr = R @ ns.mT(gR)
+    Rinv_T = ns.mT(ns.inv(R))
+    return Q @ (gR + ns.tril(qdq - ns.mT(qdq) + rdr - ns.mT(rdr), 0) @ Rinv_T) + (gQ - Q @ qdq) @ Rinv_T
 
 
 def _qr_vjp(ns, g, ans, x, mode):
-    _real_only("linalg.qr", x)
+    _real_only(ns, "linalg.qr", x)
     gQ, gR = g
     Q, R = ans
     m, n = x.shape[-2:]
     if mode == "complete" and m > n or mode == "r":
         raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r', and is "
                            "not defined when mode='complete' and nrows > ncols.")
-    gQ = Q.new_zeros(Q.shape) if gQ is None else gQ
-    gR = R.new_zeros(R.shape) if gR is None else gR
+    gQ = ns.zeros(Q.shape, Q) if gQ is None else gQ
+    gR = ns.zeros(R.shape, R) if gR is None else gR
     if m >= n:
-        return _qr_grad_tall(Q, R, gQ, gR)
-    from ... import _variants
+        return _qr_grad_tall(ns, Q, R, gQ, gR)
     y, u, dv = Q @ R[..., m:], R[..., :m], gR[..., m:]  # x's right block, from the saved Q, R as PyTorch
-    dx = _qr_grad_tall(Q, u, gQ + y @ dv.mT, gR[..., :m])
-    return _variants.torch_functions["cat"]([dx, Q @ dv], -1)
+    dx = _qr_grad_tall(ns, Q, u, gQ + y @ ns.mT(dv), gR[..., :m])
+    return ns.apply("cat", (dx, Q @ dv), (len(x.shape) - 1,))
 
 
 defop("linalg_qr", _qr_fwd, (_qr_vjp,), nout=2, node="LinalgQrBackward0", function=False, method=False,
-      saves=("result", "meta0"), raw=False)
+      saves=("result", "meta0"))
 
 
 def qr(A, mode="reduced"):
@@ -280,12 +287,12 @@ defcomposite("qr", torch_qr)
 
 # Cholesky: gA = sym(L^-T Phi(L^T gL) L^-1), Phi = lower triangle with the diagonal halved
 def _cholesky_vjp(ns, g, ans, x, upper):
-    _real_only("linalg.cholesky", x)
-    L, gL = (ans.mT, g.mT) if upper else (ans, g)
-    phi = (L.mT @ gL).tril()
-    phi = phi - diag_embed(_diagonal_copy(phi, 0)) * 0.5
-    Linv = _inv(L)
-    return _sym(Linv.mT @ phi @ Linv)
+    _real_only(ns, "linalg.cholesky", x)
+    L, gL = (ns.mT(ans), ns.mT(g)) if upper else (ans, g)
+    phi = ns.tril(ns.mT(L) @ gL, 0)
+    phi = phi - _diag_embed(ns, _diagonal(ns, phi)) * 0.5
+    Linv = ns.inv(L)
+    return _sym(ns, ns.mT(Linv) @ phi @ Linv)
 
 
 def _cholesky_fwd(xp, x, upper):
@@ -295,7 +302,7 @@ def _cholesky_fwd(xp, x, upper):
 
 for _name, _node in (("linalg_cholesky", "LinalgCholeskyExBackward0"), ("_torch_cholesky", "CholeskyBackward0")):
     defop(_name, _cholesky_fwd, (_cholesky_vjp,), node=_node, function=False, method=False,
-          saves=("result", "meta0"), raw=False)
+          saves=("result", "meta0"))
 
 
 def cholesky_of(name, op_name, A, upper):
@@ -322,11 +329,16 @@ def _solve_op(a, b, vector):
     return apply(TABLE["linalg_solve"].op, (a, b), (vector,))
 
 
+def _solve_adjoint(ns, a, g, vector):
+    return ns.apply("linalg_solve", (_adjoint(ns, a), g), (vector,))
+
+
 defop("linalg_solve", _solve_fwd,
-      (lambda ns, g, ans, a, b, vector: -(_solve_op(_mH(a), g, vector).unsqueeze(-1) * conj(ans).unsqueeze(-2))
-       if vector else -(_solve_op(_mH(a), g, vector) @ _mH(ans)),
-       lambda ns, g, ans, a, b, vector: _solve_op(_mH(a), g, vector)),
-      node="LinalgSolveExBackward0", function=False, method=False, saves=((0, 2, "result"), (0, 2)), raw=False)
+      (lambda ns, g, ans, a, b, vector:
+       -(ns.unsqueeze(_solve_adjoint(ns, a, g, vector), -1) * ns.unsqueeze(ns.conj(ans), -2)) if vector else
+       -(_solve_adjoint(ns, a, g, vector) @ _adjoint(ns, ans)),
+       lambda ns, g, ans, a, b, vector: _solve_adjoint(ns, a, g, vector)),
+      node="LinalgSolveExBackward0", function=False, method=False, saves=((0, 2, "result"), (0, 2)))
 
 
 def solve(A, B, *, left=True, vector=None):
@@ -359,19 +371,19 @@ def solve(A, B, *, left=True, vector=None):
 # pinv: PyTorch's pinv_backward; the forward cuts singular values below rtol * largest
 def _pinv_vjp(ns, g, ans, A, rtol):
     m, n = A.shape[-2:]
-    pinvAh = _mH(ans)
-    gh = _mH(g)
+    pinvAh = _adjoint(ns, ans)
+    gh = _adjoint(ns, g)
     if m <= n:
         K = gh @ ans
         KpinvAh = K @ pinvAh
-        return -_mH(ans @ K) + KpinvAh - (A @ ans) @ KpinvAh + (pinvAh @ ans) @ (gh - K @ A)
+        return -_adjoint(ns, ans @ K) + KpinvAh - (A @ ans) @ KpinvAh + (pinvAh @ ans) @ (gh - K @ A)
     K = ans @ gh
     pinvAhK = pinvAh @ K
-    return -_mH(K @ ans) + (gh - A @ K) @ ans @ pinvAh + pinvAhK - pinvAhK @ ans @ A
+    return -_adjoint(ns, K @ ans) + (gh - A @ K) @ ans @ pinvAh + pinvAhK - pinvAhK @ ans @ A
 
 
 defop("linalg_pinv", lambda xp, x, rtol: xp.linalg.pinv(x, rtol=rtol), (_pinv_vjp,), node="LinalgPinvBackward0",
-      function=False, method=False, saves=(0, "result"), raw=False)
+      function=False, method=False, saves=(0, "result"))
 
 
 def pinv(A, rtol=None, hermitian=False, *, atol=None):
@@ -389,13 +401,12 @@ def _rtol(A, rtol):
 # lstsq's solution pinv(A) @ B as one node that keeps A, B and the solution, as PyTorch's LinalgLstsqBackward0;
 # its VJPs recompute pinv(A) (as PyTorch's linalg_lstsq_backward does)
 def _lstsq_vjp_a(ns, g, ans, A, B, rtol):
-    P = apply(TABLE["linalg_pinv"].op, (A,), (rtol,))
-    return _pinv_vjp(ns, g @ _mH(B), P, A, rtol)
+    return _pinv_vjp(ns, g @ _adjoint(ns, B), ns.apply("linalg_pinv", (A,), (rtol,)), A, rtol)
 
 
 defop("_lstsq_solution", lambda xp, A, B, rtol: xp.linalg.pinv(A, rtol=rtol) @ B,
-      (_lstsq_vjp_a, lambda ns, g, ans, A, B, rtol: _mH(apply(TABLE["linalg_pinv"].op, (A,), (rtol,))) @ g),
-      node="LinalgLstsqBackward0", function=False, method=False, saves=(0, 1, "result"), raw=False)
+      (_lstsq_vjp_a, lambda ns, g, ans, A, B, rtol: _adjoint(ns, ns.apply("linalg_pinv", (A,), (rtol,))) @ g),
+      node="LinalgLstsqBackward0", function=False, method=False, saves=(0, 1, "result"))
 
 
 def lstsq_solution(A, B, rtol=None):
