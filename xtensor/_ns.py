@@ -81,10 +81,11 @@ class RawNamespace(_Reshaping):
         setattr(self, name, fn)
         return fn
 
-    def apply(self, name, tensors, params=()):
-        """The table op ``name`` on ``tensors`` and ``params`` (in the order of its forward): the forward itself."""
+    def apply(self, op, tensors, params=()):
+        """The op ``op`` (its table name, or an ``Op`` kept outside the table) on ``tensors`` and ``params`` (in the
+        order of its forward): the forward itself."""
         from ._table import TABLE
-        return TABLE[name].op.fwd(self.xp, *tensors, *params)
+        return (TABLE[op].op if type(op) is str else op).fwd(self.xp, *tensors, *params)
 
     def is_complex(self, v):
         return getattr(v, "dtype", None) in self._complex
@@ -299,10 +300,10 @@ class TensorNamespace(_Reshaping):
         return fn
 
     @staticmethod
-    def apply(name, tensors, params=()):
+    def apply(op, tensors, params=()):
         from ._dispatch import apply
         from ._table import TABLE
-        return apply(TABLE[name].op, tuple(tensors), tuple(params))
+        return apply(TABLE[op].op if type(op) is str else op, tuple(tensors), tuple(params))
 
     @staticmethod
     def is_complex(v):

@@ -121,28 +121,30 @@ def _conv_fwd(xp, x, w, b, stride, pads, lhs_dilation, dilation, groups, backend
 def _conv_input_grad(ns, g, ans, x, w, b, stride, pads, lhs_dilation, dilation, groups, backend):
     out_channels, group_in, *kernel = w.shape
     spatial = tuple(range(2, w.ndim))
-    flipped = w.reshape(groups, out_channels // groups, group_in, *kernel).transpose(1, 2).reshape(
-        groups * group_in, out_channels // groups, *kernel).flip(spatial)
+    per_group = ns.reshape(w, (groups, out_channels // groups, group_in, *kernel))
+    flipped = ns.flip(ns.reshape(ns.permute(per_group, (0, 2, 1, *range(3, w.ndim + 1))),
+                                 (groups * group_in, out_channels // groups, *kernel)), spatial)
     pads = tuple((d * (k - 1) - lo, (size - 1) * a + lo - (out - 1) * s) for k, d, (lo, _), size, a, out, s in
                  zip(kernel, dilation, pads, x.shape[2:], lhs_dilation, g.shape[2:], stride))
-    return convolution(g, flipped, None, lhs_dilation, pads, stride, dilation, groups)
+    return ns.apply("convolution", (g, flipped), (None, lhs_dilation, pads, stride, dilation, groups, backend))
 
 
 def _conv_weight_grad(ns, g, ans, x, w, b, stride, pads, lhs_dilation, dilation, groups, backend):
     (batch, channels), out_channels, kernel = x.shape[:2], w.shape[0], w.shape[2:]
     spatial = tuple(range(3, x.ndim + 1))
-    inputs = x.reshape(batch, groups, channels // groups, *x.shape[2:]).permute(2, 1, 0, *spatial).reshape(
-        channels // groups, groups * batch, *x.shape[2:])
-    grads = g.reshape(batch, groups, out_channels // groups, *g.shape[2:]).permute(1, 2, 0, *spatial).reshape(
-        out_channels, batch, *g.shape[2:])
+    inputs = ns.reshape(ns.permute(ns.reshape(x, (batch, groups, channels // groups, *x.shape[2:])), (2, 1, 0, *spatial)),
+                        (channels // groups, groups * batch, *x.shape[2:]))
+    grads = ns.reshape(ns.permute(ns.reshape(g, (batch, groups, out_channels // groups, *g.shape[2:])),
+                                  (1, 2, 0, *spatial)), (out_channels, batch, *g.shape[2:]))
     pads = tuple((lo, (out - 1) * s - (size - 1) * a + d * (k - 1) - lo) for k, d, (lo, _), size, a, out, s in
                  zip(kernel, dilation, pads, x.shape[2:], lhs_dilation, g.shape[2:], stride))
-    return convolution(inputs, grads, None, dilation, pads, lhs_dilation, stride, groups).transpose(0, 1)
+    gw = ns.apply("convolution", (inputs, grads), (None, dilation, pads, lhs_dilation, stride, groups, backend))
+    return ns.permute(gw, (1, 0, *range(2, gw.ndim)))
 
 
 _CONVOLUTION = defop("convolution", _conv_fwd, (
-    _conv_input_grad, _conv_weight_grad, lambda ns, g, ans, x, w, b, *geometry: g.sum((0, *range(2, g.ndim)))),
-    method=False, function=False, node="ConvolutionBackward0", saves=((0, 1, 3, 4, 5, 6, 7), (0, 1, 3, 4, 5, 6, 7), ()), raw=False)
+    _conv_input_grad, _conv_weight_grad, lambda ns, g, ans, x, w, b, *geometry: ns.sum(g, (0, *range(2, g.ndim)))),
+    method=False, function=False, node="ConvolutionBackward0", saves=((0, 1, 3, 4, 5, 6, 7), (0, 1, 3, 4, 5, 6, 7), ()))
 
 
 def convolution(input, weight, bias, stride, pads, lhs_dilation, dilation, groups):

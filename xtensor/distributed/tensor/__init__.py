@@ -150,11 +150,11 @@ def _source_sharding(array):
 
 def _redistribute_vjp(ns, g, ans, x, target, source):
     """The gradient goes back to where the input was (nowhere in particular under a trace)."""
-    return g if source is None else apply(_REDISTRIBUTE, (g,), (source, None))
+    return g if source is None else ns.apply(_REDISTRIBUTE, (g,), (source, None))
 
 
 _REDISTRIBUTE = Op("_redistribute", lambda xp, x, target, source: place(x, target), (_redistribute_vjp,),
-                   node="RedistributeBackward", saves=(), raw=False)  # the gradient is placed as a Tensor
+                   node="RedistributeBackward", saves=())
 
 
 def redistribute(tensor, device_mesh=None, placements=None):
