@@ -4,8 +4,7 @@ An ``Op`` is one row of the op table: a forward written against the backend's ar
 namespace ``xp`` (native arrays in, native array out), a VJP per tensor input, a dtype rule, and
 for view ops the strided-metadata rule. A VJP ``(ns, g, ans, *args)`` is written against a
 namespace (``_ns``): it runs on raw arrays when no graph is built and on Tensors (differentiable)
-under ``create_graph`` (an op whose VJPs still call Tensor methods says ``raw=False``: they always run on
-Tensors). ``apply`` runs an op: promote, unify backends, run the forward, wrap the
+under ``create_graph``. ``apply`` runs an op: promote, unify backends, run the forward, wrap the
 result (as a view of the input's storage for view ops), and record a node when grad is needed.
 Broadcast gradients are reduced in one place per mode (``_fit``, ``OpNode._run_raw``). The function, method,
 in-place, ``out=``, operator and array-API variants are all generated from the entry
@@ -39,7 +38,7 @@ class Op:
 
     def __init__(self, name, fwd, vjps=None, *, vjp_all=None, cast=None, view=None, node=None,
                  differentiable=True, nout=1, saves=None, names=None, scalar_edges=True, bool_fwd=None,
-                 raw_any_dtype=(), raw=True):
+                 raw_any_dtype=()):
         self.name = name
         self.fwd = fwd
         self.bool_fwd = bool_fwd  # the forward when computing in bool (the array API lacks bool + bool)
@@ -56,9 +55,6 @@ class Op:
         self.scalar_edges = scalar_edges
         fns = self.vjps + ((vjp_all,) if vjp_all else ())
         written = [fn for fn in fns if fn is not None]
-        # VJPs ``(ns, g, ans, *args)`` run on raw arrays when no graph is built (see ``_ns``) unless ``raw=False``
-        # says they call Tensor methods, which only the Tensor namespace has
-        self.raw_vjps = bool(written) and raw
         # argument positions whose dtype a VJP does not compute with (a condition, a cast's source)
         self.raw_any_dtype = raw_any_dtype
         self.saves = saves
@@ -148,7 +144,7 @@ class OpNode(Node):
     VJPs read as ``(array, storage, version, backend, dtype)`` -- never the output tensor, which holds the node.
 
     ``_raw_ns``: the raw namespace its VJPs run on when no graph is being built (see ``_ns``), or None when
-    they need Tensors (an op not written against a namespace, or arguments of mixed backends or dtypes)."""
+    they need Tensors (arguments of mixed backends or dtypes)."""
 
     __slots__ = ("op", "n_outputs", "_args", "_out", "_saved_at", "_saved_versions", "_raw_ns")
 
@@ -399,7 +395,7 @@ def _record(op, result, args, tensors, ns=None):
         x = args[0]
         args = (wrap(x._arr if x._arr is not None else x._refresh(), x._backend, x._dtype),) + args[1:]
     node._args = args
-    node._raw_ns = (ns or _uniform_ns(op, result, tensors)) if op.raw_vjps else None
+    node._raw_ns = ns or _uniform_ns(op, result, tensors)
     node._out = None
     if op._saves_any:
         # what the VJPs that will run read: one VJP per input that needs a gradient (a variadic op's one VJP)

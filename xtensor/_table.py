@@ -2,9 +2,9 @@
 
 Each entry gives the forward over the backend namespace ``xp``, the VJPs -- one line per
 input, ``(ns, g, ans, *args) -> gradient`` written against the namespace ``ns`` (``xtensor/_ns.py``:
-raw backend arrays when no graph is built, differentiable xtensor ops under ``create_graph``; an op whose
-VJPs still call Tensor methods says ``raw=False`` and runs them on Tensors) -- and how the op is spelled: its
-torch signature (``sig``: arguments -> ``(tensors, params)``), its array-API name and signature, and which variants exist. The
+raw backend arrays when no graph is built, differentiable xtensor ops under ``create_graph``) -- and how the op
+is spelled: its torch signature (``sig``: arguments -> ``(tensors, params)``), its array-API name and signature,
+and which variants exist. The
 namespaces, Tensor methods, ``_`` in-place forms, ``out=`` forms and operators are generated
 from these entries by ``_variants``.
 
