@@ -193,6 +193,8 @@ def test_a_torch_attribute_xtensor_lacks_is_an_attribute_error_naming_it(namespa
     ("torch.profiler", "profile", "xtensor.profiler.profile"),
     ("torch.autograd.profiler", "record_function", "xtensor.profiler.record_function"),
     ("torch.hub", "load_state_dict_from_url", "xtensor.hub.load_state_dict_from_url"),
+    ("torch.utils.model_zoo", "load_url", "xtensor.hub.load_state_dict_from_url"),
+    ("torch.utils.tensorboard", "SummaryWriter", "xtensor.utils.tensorboard.SummaryWriter"),
     ("torch.distributed.nn", "all_gather", "xtensor.distributed.nn.functional.all_gather"),
     ("torch.distributed", "ReduceOp", "xtensor.distributed.distributed_c10d.ReduceOp"),
     ("torch.optim", "Adafactor", "xtensor.optim.adafactor.Adafactor"),
