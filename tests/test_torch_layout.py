@@ -200,6 +200,8 @@ def test_a_torch_attribute_xtensor_lacks_is_an_attribute_error_naming_it(namespa
     ("torch.optim", "Adafactor", "xtensor.optim.adafactor.Adafactor"),
     ("torch.optim", "Muon", "xtensor.optim.muon.Muon"),
     ("torch.nn.utils.parametrizations", "orthogonal", "xtensor.nn.utils.parametrizations.orthogonal"),
+    ("torch.nn", "DataParallel", "xtensor.nn.parallel.DataParallel"),
+    ("torch.nn", "SyncBatchNorm", "xtensor.nn.modules.batchnorm.SyncBatchNorm"),
 ])
 def test_the_torch_paths_of_issue_20s_leftovers_reach_xtensor(path, attribute, expected):
     module_name, _, name = expected.rpartition(".")
