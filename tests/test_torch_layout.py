@@ -207,3 +207,21 @@ def test_the_torch_paths_of_issue_20s_leftovers_reach_xtensor(path, attribute, e
     module_name, _, name = expected.rpartition(".")
     spec = _alias_spec(path)
     assert getattr(spec.loader.target, attribute) is getattr(importlib.import_module(module_name), name)
+
+
+@pytest.mark.parametrize("flags", [dict(enable_flash=False, enable_mem_efficient=False),
+                                   dict(enable_flash=False, enable_math=False)])
+def test_deprecated_sdp_kernel_switches_the_kernels_as_pytorch(flags):
+    """PyTorch on CPU has MATH and FLASH_ATTENTION: with either left on attention runs, with neither it raises."""
+    def run(lib):
+        q = lib.ones(1, 1, 2, 4)
+        with pytest.warns(FutureWarning, match="sdp_kernel\\(\\)` is deprecated"):
+            with lib.backends.cuda.sdp_kernel(**flags):
+                inside = [lib.backends.cuda.flash_sdp_enabled(), lib.backends.cuda.math_sdp_enabled()]
+                try:
+                    lib.nn.functional.scaled_dot_product_attention(q, q, q)
+                    outcome = "ran"
+                except RuntimeError:
+                    outcome = "RuntimeError"
+        return inside, outcome, lib.backends.cuda.flash_sdp_enabled()
+    assert run(xt) == run(torch)
