@@ -90,6 +90,18 @@ def test_a_rank_or_list_beyond_the_world_of_one_raises_pytorchs_error(call):
 
 
 def test_several_processes_are_refused_with_a_pointer_to_jax_distribution(monkeypatch):
-    monkeypatch.setattr(xdist, "get_world_size", lambda group=None: 4)
+    monkeypatch.setattr(xdist.distributed_c10d, "_world_size", lambda: 4)
     with pytest.raises(NotImplementedError, match="all_reduce across 4 processes.*data_parallel"):
         xdist_nn.all_reduce(xt.tensor(VALUES))
+    with pytest.raises(NotImplementedError, match="SyncBatchNorm across several processes"):
+        xt.nn.SyncBatchNorm(2)(xt.ones(3, 2))
+
+
+def test_a_world_of_one_needs_no_jax():
+    """A numpy-only program's collectives must not import jax (it may not be installed)."""
+    import subprocess
+    import sys
+    code = ("import sys; import xtensor as xt, xtensor.distributed as d, xtensor.distributed.nn as n; "
+            "t = xt.ones(2); d.all_reduce(t); n.all_gather(t); d.barrier(); print('jax' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "False", done.stderr[-2000:]

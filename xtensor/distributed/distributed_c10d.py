@@ -9,6 +9,7 @@ distribution is JAX's (a sharded batch in ``data_parallel``, a mesh), and XLA in
 collective called with more than one process raises NotImplementedError saying so.
 """
 import enum
+import sys
 
 __all__ = ["ReduceOp", "group", "GroupMember", "all_reduce", "all_gather", "broadcast", "reduce", "gather", "scatter",
            "reduce_scatter", "all_to_all", "all_to_all_single", "barrier"]
@@ -41,11 +42,21 @@ class group:  # noqa: N801  (PyTorch's spelling: ``torch.distributed.group.WORLD
 GroupMember = group
 
 
+def _world_size():
+    """How many processes run the program: jax's count once jax is imported (``init_process_group`` imports
+    it), else one -- without importing jax, which a numpy-only program may not have."""
+    jax = sys.modules.get("jax")
+    return 1 if jax is None else jax.process_count()
+
+
+def _rank():
+    jax = sys.modules.get("jax")
+    return 0 if jax is None else jax.process_index()
+
+
 def _one_rank(collective, ranks=()):
     """Check that this is a world of one and that every rank named is 0 (PyTorch's gloo errors otherwise)."""
-    from . import get_world_size
-
-    processes = get_world_size()
+    processes = _world_size()
     if processes != 1:
         raise NotImplementedError(
             f"torch.distributed.{collective} across {processes} processes: xtensor runs collectives in a world of "

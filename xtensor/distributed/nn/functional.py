@@ -62,15 +62,10 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=group.WORLD):
     return _AllReduce.apply(op, group, tensor)
 
 
-def _rank(group):
-    from .. import get_rank
-    return get_rank(group)
-
-
 class _Broadcast(Function):
     @staticmethod
     def forward(ctx, src, group, tensor):
-        ctx.src, ctx.group, ctx.rank = src, group, _rank(group)
+        ctx.src, ctx.group, ctx.rank = src, group, dist._rank()
         tensor = tensor.clone()
         dist.broadcast(tensor, src, group=group)
         return tensor
@@ -87,9 +82,8 @@ class _Gather(Function):
     @staticmethod
     def forward(ctx, dst, group, tensor):
         ctx.dst, ctx.group = dst, group
-        from .. import get_world_size
-        tensor_list = [zeros_like(tensor) for _ in range(get_world_size(group))]
-        dist.gather(tensor, tensor_list if _rank(group) == dst else None, dst, group=group)
+        tensor_list = [zeros_like(tensor) for _ in range(dist._world_size())]
+        dist.gather(tensor, tensor_list if dist._rank() == dst else None, dst, group=group)
         return tuple(tensor_list)
 
     @staticmethod
@@ -105,7 +99,7 @@ class _Scatter(Function):
             raise ValueError("scatter: every tensor to scatter must have the same size, got "
                              f"{[tuple(t.shape) for t in tensors]}")
         output = zeros_like(tensors[0])
-        dist.scatter(output, list(tensors) if _rank(group) == src else None, src, group=group)
+        dist.scatter(output, list(tensors) if dist._rank() == src else None, src, group=group)
         return output
 
     @staticmethod
@@ -142,8 +136,7 @@ class _AllGather(Function):
     @staticmethod
     def forward(ctx, group, tensor):
         ctx.group = group
-        from .. import get_world_size
-        gathered = [empty_like(tensor) for _ in range(get_world_size(group))]
+        gathered = [empty_like(tensor) for _ in range(dist._world_size())]
         dist.all_gather(gathered, tensor, group=group)
         return tuple(gathered)
 

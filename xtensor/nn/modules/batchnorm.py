@@ -1,6 +1,4 @@
 """``BatchNorm1d/2d/3d``: running statistics (momentum or cumulative average) and eval mode; ``SyncBatchNorm``."""
-import sys
-
 from ... import _creation, _dtypes
 from .. import functional as F
 from .linear import factory, weight_and_bias
@@ -85,7 +83,7 @@ class SyncBatchNorm(_BatchNorm):
     def forward(self, input):
         if input.ndim < 2:
             raise ValueError(f"expected at least 2D input (got {input.ndim}D input)")
-        if self.training and _several_processes():
+        if self.training and _world_size() > 1:
             raise NotImplementedError("SyncBatchNorm across several processes: xtensor does not reduce batch "
                                       "statistics between processes (use BatchNorm inside data_parallel, where the "
                                       "batch is one global array)")
@@ -108,7 +106,6 @@ class SyncBatchNorm(_BatchNorm):
         return converted
 
 
-def _several_processes():
-    """Whether this program runs in several jax processes (never so while jax is not even imported)."""
-    jax = sys.modules.get("jax")
-    return jax is not None and jax.process_count() > 1
+def _world_size():
+    from ...distributed.distributed_c10d import _world_size
+    return _world_size()
