@@ -95,3 +95,12 @@ def test_bad_hyperparameters_raise_pytorchs_value_error(make):
         make(torch.optim, [torch.zeros(2, 2, requires_grad=True)])
     with pytest.raises(ValueError, match=str(theirs.value)):
         make(xt.optim, [xt.zeros(2, 2, requires_grad=True)])
+
+
+@pytest.mark.parametrize("name", ["Adafactor", "Muon"])
+def test_signature_and_defaults_are_pytorchs(name):
+    import inspect
+
+    def defaults(cls):
+        return {k: (v.kind, v.default) for k, v in inspect.signature(cls).parameters.items()}
+    assert defaults(getattr(xt.optim, name)) == defaults(getattr(torch.optim, name))

@@ -11,7 +11,8 @@ class Adafactor(Optimizer):
     ``C`` (``lerp``-ed towards ``mean(g * g)`` along each axis by ``t ** beta2_decay``) and estimated as
     ``R @ C / mean(R)``; a vector keeps its full second moment. The update ``g / sqrt(max(v, eps1 ** 2))`` is
     clipped to an RMS of ``d`` and scaled by ``max(eps2, RMS(p)) * min(lr, 1 / sqrt(t))``; ``weight_decay``
-    shrinks ``p`` by ``1 - lr * weight_decay`` first. ``eps1=None`` means the parameter dtype's epsilon."""
+    shrinks ``p`` by ``1 - lr * weight_decay`` first. ``eps1=None`` means the parameter dtype's epsilon.
+    Each step reads two root mean squares as Python numbers (PyTorch's ``.item()``), so it is an eager step."""
 
     def __init__(self, params, lr=1e-2, beta2_decay=-0.8, eps=(None, 1e-3), d=1.0, weight_decay=0.0, *,
                  foreach=None, maximize=False):
