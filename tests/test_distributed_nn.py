@@ -79,6 +79,19 @@ def test_in_place_collectives_keep_or_copy_the_one_rank_s_tensor(backend):
     assert xdist.all_reduce(xt.tensor(VALUES), async_op=True).wait()
 
 
+def test_object_collectives_give_pytorchs_lists():
+    def run(dist):
+        metrics, gathered, scattered, shared = {"accuracy": 0.75}, [None], [None], [1, "config"]
+        everyone = [None, None]  # longer than the world: PyTorch fills the slots of the ranks there are
+        dist.all_gather_object(everyone, metrics)
+        dist.gather_object(metrics, gathered, dst=0)
+        dist.scatter_object_list(scattered, [{"shard": 0}], src=0)
+        dist.broadcast_object_list(shared, src=0)
+        return everyone, gathered, scattered, shared, everyone[0] is metrics
+    assert run(xdist) == run(tdist) == ([{"accuracy": 0.75}, None], [{"accuracy": 0.75}], [{"shard": 0}],
+                                        [1, "config"], False)
+
+
 @pytest.mark.parametrize("call", [lambda dist, lib, t: dist.broadcast(t, src=1),
                                   lambda dist, lib, t: dist.all_gather([t, lib.zeros(2, 3)], t)])
 def test_a_rank_or_list_beyond_the_world_of_one_raises_pytorchs_error(call):

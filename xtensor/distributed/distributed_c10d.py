@@ -9,10 +9,12 @@ distribution is JAX's (a sharded batch in ``data_parallel``, a mesh), and XLA in
 collective called with more than one process raises NotImplementedError saying so.
 """
 import enum
+import pickle
 import sys
 
 __all__ = ["ReduceOp", "group", "GroupMember", "all_reduce", "all_gather", "broadcast", "reduce", "gather", "scatter",
-           "reduce_scatter", "all_to_all", "all_to_all_single", "barrier"]
+           "reduce_scatter", "all_to_all", "all_to_all_single", "barrier", "all_gather_object", "gather_object",
+           "broadcast_object_list", "scatter_object_list"]
 
 
 class ReduceOp(enum.Enum):
@@ -155,3 +157,34 @@ def barrier(group=None, async_op=False, device_ids=None):
     """Wait for every rank: one rank waits for none."""
     _one_rank("barrier")
     return _finished(async_op)
+
+
+def _sent(obj):
+    """``obj`` as another rank receives it: pickled and unpickled, as PyTorch sends objects (a copy; an object
+    that cannot be pickled fails here as it does there)."""
+    return pickle.loads(pickle.dumps(obj))
+
+
+def all_gather_object(object_list, obj, group=None):
+    """Every rank's ``obj`` into ``object_list`` (one slot per rank): here slot 0."""
+    _one_rank("all_gather_object")
+    object_list[0] = _sent(obj)
+
+
+def gather_object(obj, object_gather_list=None, dst=None, group=None, group_dst=None):
+    """Every rank's ``obj`` into rank ``dst``'s ``object_gather_list``: here slot 0."""
+    _one_rank("gather_object", [dst or group_dst or 0])
+    object_gather_list[0] = _sent(obj)
+
+
+def broadcast_object_list(object_list, src=None, group=None, device=None, group_src=None):
+    """Rank ``src``'s ``object_list`` into every rank's: rank 0 already holds it."""
+    _one_rank("broadcast_object_list", [src or group_src or 0])
+
+
+def scatter_object_list(scatter_object_output_list, scatter_object_input_list=None, src=None, group=None,
+                        group_src=None):
+    """Rank ``src``'s ``scatter_object_input_list[rank]`` into each rank's ``scatter_object_output_list[0]``."""
+    _one_rank("scatter_object_list", [src or group_src or 0])
+    scatter_object_output_list[0] = _sent(_only("scatter_object_list", scatter_object_input_list,
+                                                 "scatter object input list"))
