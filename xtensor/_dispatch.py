@@ -406,7 +406,9 @@ def _record(op, result, args, tensors, ns=None):
         if op.vjp_all is not None or n == 1:
             positions, uses_out = op.save_plan(True)
         elif n == 2:
-            positions, uses_out = op.save_plan((edges[0][0] is not None, edges[1][0] is not None))
+            runs = (edges[0][0] is not None, edges[1][0] is not None)
+            plan = op._plans.get(runs)  # (save_plan's cache, read here: a call less per node)
+            positions, uses_out = plan if plan is not None else op.save_plan(runs)
         else:
             positions, uses_out = op.save_plan(tuple([e[0] is not None for e in edges]))
         if "*" in positions:
@@ -424,10 +426,11 @@ def _record(op, result, args, tensors, ns=None):
                     versions[i] = _list_versions(t)
                 continue
             held = True
-            if t.__dict__:  # a fresh result (empty __dict__) has neither to check
-                if t._inference:
+            d = t.__dict__
+            if d:  # a fresh result (empty __dict__) has neither to check
+                if d.get("_inference"):  # (set in the instance only when true)
                     raise RuntimeError(_INFERENCE_SAVED)
-                st = t.__dict__.get("_storage")
+                st = d.get("_storage")
                 if st is not None and st.version:  # (a tensor without a storage was never written: version 0)
                     if type(versions) is tuple:
                         versions = list(versions)
