@@ -252,7 +252,8 @@ def test_sparse_times_sparse_is_sparse(backend):
     lambda lib: lib.sparse.mm(_uncoalesced(lib)[0], lib.ones(4, 2, dtype=lib.float64)),
     lambda lib: lib.mm(_uncoalesced(lib)[0], lib.ones(3, 2, dtype=lib.float32)),
     lambda lib: lib.mm(_uncoalesced(lib)[0], lib.ones(3, dtype=lib.float64)),
-], ids=["shapes", "dtypes", "vector"])
+    lambda lib: lib.sparse.mm(_uncoalesced(lib)[0], lib.ones(3, 2, 2, dtype=lib.float64)),
+], ids=["shapes", "dtypes", "vector", "3d"])
 def test_bad_products_raise_pytorchs_error(case):
     _same_error(case)
 

@@ -12,7 +12,7 @@ xtensor ops (row gathers, sums, these products), so ``create_graph=True`` works 
 """
 from .. import _dtypes
 from .._dispatch import wrap
-from .._tensor import Tensor
+from .._tensor import Tensor, check_dim
 from ..autograd import grad_mode
 from ._coo import SparseTensor, coalesce, gradient, named, sparse_from, sparse_node, to_dense, to_sparse
 
@@ -45,9 +45,9 @@ def _check(s, dense, name):
                            f"got {s.sparse_dim()} sparse dims and {s.dense_dim()} dense dims")
     if not isinstance(dense, Tensor):
         raise TypeError(f"{name}(): argument 'mat2' (position 2) must be Tensor, not {type(dense).__name__}")
+    check_dim(1, dense.ndim)  # a vector has no dim 1: PyTorch's IndexError
     if dense.ndim != 2:
-        raise IndexError(f"Dimension out of range (expected to be in range of [-{max(dense.ndim, 1)}, "
-                         f"{max(dense.ndim, 1) - 1}], but got 1)")
+        raise RuntimeError(f"{name}: matrices expected, got {dense.ndim}D tensor")
     if dense.shape[0] != s.shape[1]:
         raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size {s.shape[1]}, got {dense.shape[0]}")
     if dense.dtype is not s.dtype:
