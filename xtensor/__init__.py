@@ -16,7 +16,11 @@ from .ops import shapes as _shapes
 from ._creation import (arange, as_tensor, bernoulli, empty, empty_like, eye, from_numpy, full, full_like,
                         Generator, get_rng_state, initial_seed, linspace, logspace, manual_seed, multinomial, normal,
                         ones, ones_like, rand, rand_like, randint, randint_like, randn, randn_like, randperm, seed,
-                        set_rng_state, tensor, zeros, zeros_like, default_generator, _typed_constructor)
+                        set_rng_state, tensor, zeros, zeros_like, default_generator, _typed_constructor,
+                        asarray, empty_permuted, empty_strided, frombuffer, scalar_tensor, range_ as range,
+                        complex_ as complex, polar, poisson, binomial, bartlett_window, blackman_window,
+                        hamming_window, hann_window, kaiser_window)
+from ._layout import layout, strided
 from . import _names
 from . import autograd
 autograd._load_extensions()
@@ -32,18 +36,14 @@ _names.install(Tensor)  # after every method is in place: wraps transpose/permut
 Tensor.__module__ = "xtensor"  # prints as <class 'xtensor.Tensor'>, as PyTorch's as <class 'torch.Tensor'>
 globals().update(_variants.torch_functions)
 globals().update(_methods.FUNCTIONS)
-from . import _api_extras  # noqa: E402  (attributes, predicates, settings and factories PyTorch users meet)
-for _name, _value in _api_extras.METHODS.items():
-    setattr(Tensor, _name, _value)
-globals().update(_api_extras.FUNCTIONS)
-from ._api_extras import layout, strided  # noqa: E402
 from ._settings import *  # noqa: E402,F401,F403  (deterministic algorithms, warn-always, default device...)
 from . import fft, linalg  # noqa: E402  (the torch.fft and torch.linalg namespaces)
 from .array_api import from_dlpack  # noqa: E402  (the same meaning in both namespaces)
 from ._compile import compile  # noqa: E402
 from . import nn  # noqa: E402
-globals().update(_api_extras.nn_functions())
-for _name, _value in _api_extras.nn_methods().items():
+from .nn.functional import _aten  # noqa: E402  (torch.conv1d, torch.celu_, x.hardshrink(): nn.functional's torch spellings)
+globals().update(_aten.torch_functions())
+for _name, _value in _aten.tensor_methods().items():
     setattr(Tensor, _name, _value)
 from . import optim, utils  # noqa: E402
 from .serialization import load, save  # noqa: E402
@@ -63,6 +63,7 @@ from ._torch_alias import install_as_torch  # noqa: E402  (``import torch`` give
 from . import _C  # noqa: E402  (torch._C: the few no-op entry points libraries call, a clear error for the rest)
 from . import version  # noqa: E402  (torch.version: the version string, cuda and hip None as a CPU build's)
 from . import func, multiprocessing, random, types  # noqa: E402  (torch.func, .random, .types, .multiprocessing)
+from .func import vmap  # noqa: E402
 from . import distributions  # noqa: E402  (torch.distributions)
 
 pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan  # torch.pi, torch.e, torch.inf, torch.nan

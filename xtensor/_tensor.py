@@ -54,6 +54,7 @@ How autograd sees it -- PyTorch's rules, on every backend:
   their history after another alias was written. Saved tensors are checked against the storage
   version at backward time, so a write through any alias of a saved tensor is caught.
 """
+import math
 import weakref
 
 import numpy as np
@@ -327,12 +328,40 @@ def _box_of(shape, stride, offset, root_shape):
     return tuple(starts), tuple(box)
 
 
+def basic_meta(shape, stride, offset, index):
+    """Strided metadata of ``x[index]`` for a basic (view) index."""
+    n_real = sum(1 for i in index if i is not None and i is not Ellipsis)
+    new_shape, new_stride = [], []
+    dim = 0
+    for item in index:
+        if item is Ellipsis:
+            for _ in range(len(shape) - n_real):
+                new_shape.append(shape[dim])
+                new_stride.append(stride[dim])
+                dim += 1
+        elif item is None:
+            new_shape.append(1)
+            new_stride.append(stride[dim] * shape[dim] if dim < len(shape) else 1)
+        elif isinstance(item, int):
+            offset += (item % shape[dim]) * stride[dim]
+            dim += 1
+        else:
+            start, stop, step = item.indices(shape[dim])
+            length = max(0, math.ceil((stop - start) / step))
+            offset += start * stride[dim]  # also for an empty slice, as PyTorch
+            new_shape.append(length)
+            new_stride.append(stride[dim] * step)
+            dim += 1
+    new_shape.extend(shape[dim:])
+    new_stride.extend(stride[dim:])
+    return tuple(new_shape), tuple(new_stride), offset
+
+
 def _basic_box(tensor, index, root_shape):
     """``(starts, box_shape, shape)`` of ``tensor[index]`` when ``index`` is basic and selects a box of the root
     (see ``ViewMeta.box``; ``shape``: the indexed region's own shape); None otherwise."""
     if not all(i is None or i is Ellipsis or type(i) in (int, slice) for i in index):
         return None
-    from ._index import basic_meta
     meta = basic_meta(*tensor._meta(), index)
     box = _box_of(*meta, tuple(root_shape))
     return None if box is None else (*box, meta[0])

@@ -14,17 +14,11 @@ import os
 import traceback
 import warnings
 
+from .._modes import anomaly_state as state
+
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # xtensor/: its frames are not the user's
 
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled"]
-
-
-class _AnomalyState:
-    enabled = False
-    check_nan = True
-
-
-state = _AnomalyState()
 
 
 def is_anomaly_enabled():
@@ -110,7 +104,7 @@ def run_node(node, grads):
 
 
 def _has_nan(g):
-    from .._index import is_traced
+    from .._backend import is_traced
     arr = g._value
     if is_traced(arr):  # under jax.jit there is no value to look at
         return False

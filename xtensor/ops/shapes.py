@@ -10,13 +10,12 @@ from .. import _dtypes
 from .._autograd import edge_of
 from .._dispatch import (BroadcastError, Dims, Dims2, InputMeta, Op, apply, history_alias, make_view, node_class,
                          overload_name)
-from .._index import basic_meta, gather_positions, positions_of
 from .._ns import TENSOR_NS, raw_ns
 from ..autograd.grad_mode import state as _grad_state
 from .._table import TABLE, defcomposite, defop, dims_of, renamed
-from .._tensor import Size, Tensor, ViewMeta, check_dim, contiguous_strides, elements_at
+from .._tensor import Size, Tensor, ViewMeta, basic_meta, check_dim, contiguous_strides, elements_at
 from ._composite import _fn
-from .indexing import _getitem_vjp
+from .indexing import _getitem_vjp, gather_positions, positions_of
 
 
 # ------------------------------------------------------------------ views

@@ -29,7 +29,7 @@ import numpy as np
 
 from .. import _dtypes
 from .._autograd import AccumulateGrad, Node, edge_of, freed_error
-from .._api_extras import layout
+from .._layout import layout
 from .._dispatch import apply
 from .._tensor import NotStrided, Size, Tensor, check_dim
 from ..autograd import grad_mode

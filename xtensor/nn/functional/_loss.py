@@ -7,7 +7,7 @@ import numpy as np
 
 from ... import _dtypes
 from ..._dispatch import _unify, apply
-from ..._index import is_traced
+from ..._backend import is_traced
 from ...autograd import is_grad_enabled
 from ...ops.nn import NLL_LOSS
 from ._activation import _softplus0, logsigmoid
