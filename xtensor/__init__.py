@@ -38,7 +38,9 @@ globals().update(_variants.torch_functions)
 globals().update(_methods.FUNCTIONS)
 from ._settings import *  # noqa: E402,F401,F403  (deterministic algorithms, warn-always, default device...)
 from . import fft, linalg  # noqa: E402  (the torch.fft and torch.linalg namespaces)
+from . import array_api  # noqa: E402
 from .array_api import from_dlpack  # noqa: E402  (the same meaning in both namespaces)
+array_api._install(Tensor)
 from ._compile import compile  # noqa: E402
 from . import nn  # noqa: E402
 from .nn.functional import _aten  # noqa: E402  (torch.conv1d, torch.celu_, x.hardshrink(): nn.functional's torch spellings)
@@ -57,6 +59,7 @@ from .amp.autocast_mode import (clear_autocast_cache, get_autocast_cpu_dtype, ge
                                 set_autocast_dtype, set_autocast_enabled)
 from .cuda import OutOfMemoryError  # noqa: E402
 from . import sparse  # noqa: E402  (torch.sparse: sparse COO tensors)
+sparse._install(Tensor)
 from .sparse import sparse_coo, sparse_coo_tensor, spmm  # noqa: E402
 mm, matmul = sparse.layout_aware(mm, sparse.spmm), sparse.layout_aware(matmul, sparse.matmul)  # noqa: F821
 from ._torch_alias import install_as_torch  # noqa: E402  (``import torch`` gives xtensor: ``xtensor run``)

@@ -96,6 +96,11 @@ class Op:
             plan = self._plans[runs] = (tuple(positions), uses_out)
         return plan
 
+    def __call__(self, tensors, params=()):
+        """The op on Tensors, differentiable (``apply``): how the layers under the generated one call an op they
+        take from the table."""
+        return apply(self, tensors, params)
+
     def __repr__(self):
         return f"<op {self.name}>"
 

@@ -270,6 +270,26 @@ def is_inference(self):
 
 
 # --------------------------------------------------------------------------- conversion
+def _legacy_new(cls, *args, **kwargs):
+    """``Tensor(*sizes)`` / ``Tensor(data)``: PyTorch's legacy constructor (results are built with
+    ``object.__new__`` and never come through here)."""
+    return _creation.legacy_tensor(*args, **kwargs)
+
+
+def _array_wrap(self, array, context=None, return_scalar=False):
+    """A NumPy ufunc's result on tensors comes back as a tensor, as PyTorch's ``__array_wrap__`` gives it
+    (``np.sin(t)`` is a tensor; bools become uint8, as PyTorch's do): a host tensor over the result. Like
+    PyTorch, no ``__array_ufunc__``/``__array_function__``: other NumPy functions (``np.concatenate``) see the
+    tensors as arrays through ``__array__`` and return NumPy arrays."""
+    if array.dtype == np.bool_:
+        array = array.astype(np.uint8)
+    return _creation.from_numpy(np.asarray(array))
+
+
+def _reduce_ex(self, protocol):
+    return (_creation._rebuild, (self._backend.name, np.asarray(self.detach()), self.requires_grad))
+
+
 _TYPE_NAMES = {d: f"xtensor.{d.scalar_name}Tensor" for d in _dtypes.ALL_DTYPES}
 _BY_TYPE_NAME = {**{v: k for k, v in _TYPE_NAMES.items()},
                  **{v.replace("xtensor.", "torch."): k for k, v in _TYPE_NAMES.items()}}
@@ -717,6 +737,7 @@ METHODS = {
     "register_hook": register_hook,
     "retain_grad": retain_grad,
     "detach": detach,
+    "__new__": staticmethod(_legacy_new), "__array_wrap__": _array_wrap, "__reduce_ex__": _reduce_ex,
     "to": to,
     "type": type_,
     "float": _caster(_dtypes.float32), "double": _caster(_dtypes.float64), "half": _caster(_dtypes.float16),

@@ -60,6 +60,7 @@ import weakref
 import numpy as np
 
 from . import _dtypes
+from ._modes import grad_state as _grad_state
 
 __all__ = ["Tensor", "Size", "device", "Storage", "DataStorage", "OVERLAP_ERROR", "PARTIAL_OVERLAP_ERROR",
            "overlap", "NotStrided"]
@@ -410,12 +411,6 @@ class Tensor:
     is_sparse = False  # (xtensor.sparse.SparseTensor: True)
     __array_priority__ = 1000  # numpy defers to our reflected operators
 
-    def __new__(cls, *args, **kwargs):
-        """``Tensor(*sizes)`` / ``Tensor(data)``: PyTorch's legacy constructor (results are built with
-        ``object.__new__`` and never come through here)."""
-        from ._creation import legacy_tensor
-        return legacy_tensor(*args, **kwargs)
-
     # ------------------------------------------------------------------------ storage
     def __getattr__(self, name):
         if name == "_storage":  # made on first need: most results are never aliased or written
@@ -638,8 +633,7 @@ class Tensor:
 
     # ------------------------------------------------------------------------ conversion
     def numpy(self, *, force=False):
-        from .autograd.grad_mode import state
-        if self._requires_grad and state.enabled and not force:  # as PyTorch: under no_grad it may
+        if self._requires_grad and _grad_state.enabled and not force:  # as PyTorch: under no_grad it may
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         return self._backend.to_numpy(self._value)
@@ -658,16 +652,6 @@ class Tensor:
         if copy or not self._backend.mutable:
             return np.array(a, dtype=dtype, copy=True)
         return a if dtype is None else a.astype(dtype, copy=False)
-
-    def __array_wrap__(self, array, context=None, return_scalar=False):
-        """A NumPy ufunc's result on tensors comes back as a tensor, as PyTorch's ``__array_wrap__`` gives it
-        (``np.sin(t)`` is a tensor; bools become uint8, as PyTorch's do): a host tensor over the result. Like
-        PyTorch, no ``__array_ufunc__``/``__array_function__``: other NumPy functions (``np.concatenate``) see the
-        tensors as arrays through ``__array__`` and return NumPy arrays."""
-        from ._creation import from_numpy
-        if array.dtype == np.bool_:
-            array = array.astype(np.uint8)
-        return from_numpy(np.asarray(array))
 
     def tolist(self):
         return self._backend.to_numpy(self._value).tolist()
@@ -715,13 +699,6 @@ class Tensor:
         """The array API's ``to_device``: ``self`` when already there, else a copy on ``device``."""
         return self if device == self.device else self.to(device)
 
-    def __array_namespace__(self, *, api_version=None):
-        from . import array_api
-        if api_version is not None and api_version not in array_api.SUPPORTED_VERSIONS:
-            raise ValueError(f"api_version {api_version!r} is not supported; "
-                             f"xtensor.array_api implements {array_api.SUPPORTED_VERSIONS}")
-        return array_api
-
     def __hash__(self):
         return id(self)
 
@@ -730,24 +707,12 @@ class Tensor:
             raise TypeError("iteration over a 0-d tensor")
         return (self[i] for i in range(self.shape[0]))
 
-    def __reduce_ex__(self, protocol):
-        from ._creation import _rebuild
-        return (_rebuild, (self._backend.name, np.asarray(self.detach()), self.requires_grad))
-
     # ------------------------------------------------------------------------ layouts (xtensor.sparse)
     def to_dense(self, dtype=None, *, masked_grad=None):
         return self if dtype is None else self.to(dtype)
 
-    def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
-        from .sparse import to_sparse
-        return to_sparse(self, sparse_dim, layout=layout)
-
     def to_sparse_coo(self):
         return self.to_sparse()
-
-    def sparse_mask(self, mask):
-        from .sparse import sparse_mask
-        return sparse_mask(self, mask)
 
     def sparse_dim(self):
         return 0

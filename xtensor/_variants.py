@@ -16,6 +16,7 @@ from ._quiet import quiet, restore
 from ._autograd import edge_of, move_retained_grad, view_rebase_message
 from ._dispatch import _backend_error, _record, apply, detached, history_alias, node_class
 from ._ns import raw_ns
+from ._registry import FUNCTIONS
 from ._table import OVERLAP_KINDS, TABLE, renamed
 from .ops.elementwise import api_promoted
 from .ops.indexing import index_put, overwrite
@@ -415,7 +416,7 @@ def _tensors_only(fn, name, is_method):
     return checked
 
 
-torch_functions = {}
+torch_functions = FUNCTIONS  # (the one registry: composites and the Tensor namespace call through it)
 api_functions = {}
 _methods = {}
 
