@@ -22,7 +22,7 @@ from ._backend import check_index_range
 from ._dispatch import apply, history_alias
 from ._table import renamed
 from ._tensor import OVERLAP_ERROR, Tensor, ViewMeta, basic_meta
-from ._variants import assign_inplace, check_inplace, refuse_overlap
+from ._inplace import assign_inplace, check_inplace, refuse_overlap
 from ._modes import grad_state as _grad_state
 from .ops.indexing import getitem_copy, getitem_view, index_put as index_put_op, masked_select as masked_select_op
 

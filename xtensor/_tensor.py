@@ -42,13 +42,13 @@ How autograd sees it -- PyTorch's rules, on every backend:
   re-derives it on next use (``_autograd.view_grad_fn``): an ``AsStridedBackward0`` over the base's
   *current* history -- so a view never carries history a write erased, nor misses a write's part.
 * A write is recorded when grad mode is on and the target or a written value requires grad
-  (``_variants.assign_inplace``): the in-place op computes its out-of-place result and writes it; a
+  (``_inplace.assign_inplace``): the in-place op computes its out-of-place result and writes it; a
   base takes the result's node (renamed as PyTorch names in-place nodes: ``ZeroBackward0``,
   ``CopyBackwards``...); a view rewrites its base's history with a ``CopySlices`` node (the base's
   gradient with the view's positions routed through the result). Either way the base, and so every
   alias, requires grad from then on. A base that required grad and is overwritten by a constant keeps
   a zero-gradient history.
-* Refused, as PyTorch refuses them (``_variants.check_inplace``): a recorded write into a leaf that
+* Refused, as PyTorch refuses them (``_inplace.check_inplace``): a recorded write into a leaf that
   requires grad or a view of one; into a view made under no_grad/inference mode or one of several
   views one op returned (split/chunk/unbind), or any view of those -- these also refuse to re-derive
   their history after another alias was written. Saved tensors are checked against the storage

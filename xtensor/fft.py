@@ -172,7 +172,7 @@ def _two_dim(transform_n):
 def _result(r, out, name):
     if out is None:
         return r
-    from ._variants import assign_out
+    from ._inplace import assign_out
     return assign_out(out, r, name)
 
 

@@ -7,6 +7,7 @@ import numpy as np
 
 from ... import _dtypes
 from ..._dispatch import _unify, apply
+from ..._inplace import assign_out
 from ..._table import TABLE, defcomposite, defop, dims_of
 from .._composite import _fn
 from ._common import (EigResult, EighResult, LinAlgError, QRResult, SVDResult, TorchQRResult, TorchSVDResult,
@@ -251,10 +252,9 @@ def _qr_vjp(ns, g, ans, x, mode):
     gR = R.new_zeros(R.shape) if gR is None else gR
     if m >= n:
         return _qr_grad_tall(Q, R, gQ, gR)
-    from ... import _variants
     y, u, dv = Q @ R[..., m:], R[..., :m], gR[..., m:]  # x's right block, from the saved Q, R as PyTorch
     dx = _qr_grad_tall(Q, u, gQ + y @ dv.mT, gR[..., :m])
-    return _variants.torch_functions["cat"]([dx, Q @ dv], -1)
+    return _fn("cat")([dx, Q @ dv], -1)
 
 
 defop("linalg_qr", _qr_fwd, (_qr_vjp,), nout=2, node="LinalgQrBackward0", function=False, method=False,
@@ -478,8 +478,7 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
 
 
 def _max(a, b):
-    from ... import _variants
-    return _variants.torch_functions["maximum"](a, b.unsqueeze(-1) if b.ndim else b)
+    return _fn("maximum")(a, b.unsqueeze(-1) if b.ndim else b)
 
 
 # ------------------------------------------------------------------ triangular solves, matrix functions, Householder
@@ -503,7 +502,6 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     X = solve(T, B) if left else solve(T.mT, B.mT).mT
     if out is None:
         return X
-    from ..._variants import assign_out
     return assign_out(out, X, "linalg.solve_triangular")
 
 

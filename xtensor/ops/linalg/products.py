@@ -245,8 +245,7 @@ def _pad_last(t, n):
     missing = n - t.shape[-1]
     if missing <= 0:
         return t
-    from ... import _variants
-    return _variants.torch_functions["cat"]([t, t.new_zeros((*t.shape[:-1], missing))], -1)
+    return _fn("cat")([t, t.new_zeros((*t.shape[:-1], missing))], -1)
 
 
 def _diagonal_grad(ns, g, shape, offset):
