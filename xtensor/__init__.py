@@ -27,7 +27,7 @@ autograd._load_extensions()
 from .autograd import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                        set_grad_enabled)
 
-__version__ = "0.1.0"
+from .version import XTENSOR_VERSION as __version__  # noqa: E402
 
 _variants.install_methods(Tensor)
 _methods.install(Tensor)

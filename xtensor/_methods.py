@@ -20,6 +20,7 @@ from ._autograd import _RemovableHandle
 from ._backend import available_backends, get_backend
 from ._dispatch import apply, detached, unbroadcast, view_grad_fn, wrap
 from ._layout import strided
+from ._modes import grad_state as _grad_state
 from ._table import TABLE, renamed
 from .ops.reductions import bucketize
 from .ops.shapes import torch_broadcast_shapes, tril_indices, triu_indices, view_strides, _view_shape
@@ -27,9 +28,7 @@ from ._tensor import DataStorage, Storage, Tensor, _StorageView, check_dim
 from ._inplace import assign_inplace, check_inplace, refuse_overlap, spread_requires_grad
 from ._variants import _make_inplace, torch_functions, with_numpy_names
 from . import autograd
-from .autograd import grad_mode
 
-_grad_state = grad_mode.state
 _op = {name: entry.op for name, entry in TABLE.items()}
 
 # --------------------------------------------------------------------------- return types

@@ -16,15 +16,14 @@ from ._quiet import quiet, restore
 from ._dispatch import _backend_error, _record, apply, history_alias
 from ._inplace import assign_inplace, assign_out, check_inplace, refuse_overlap
 from ._ns import raw_ns
+from ._modes import grad_state as _grad_state
 from ._registry import FUNCTIONS
 from ._table import OVERLAP_KINDS, TABLE
 from .ops.elementwise import api_promoted
 from ._tensor import Tensor
-from .autograd import grad_mode
 
 __all__ = ["torch_functions", "api_functions", "install_methods", "numpy_names", "with_numpy_names"]
 
-_grad_state = grad_mode.state
 def _as_operand(other, like):
     """Binary-op operands: Tensors and Python numbers as they are; anything array-like becomes a Tensor."""
     if isinstance(other, (Tensor, int, float, bool, complex)):

@@ -1,7 +1,7 @@
 """``torch.nn.utils.parametrizations``: ``weight_norm`` and ``spectral_norm`` as parametrizations
 (``nn.utils.parametrize``), with torch's parameter and buffer names (``parametrizations.weight.original0/1``;
 ``_u``, ``_v``). ``orthogonal`` is not implemented (it raises NotImplementedError)."""
-from ... import no_grad
+from ...autograd import no_grad
 from .. import functional as F
 from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from ..modules.module import Module
