@@ -5,10 +5,6 @@ from ..._backend import is_traced
 from ..._table import renamed
 
 
-def _xt():
-    import xtensor
-    return xtensor
-
 
 def _traced(t):
     """Whether ``t`` is a value inside a jax trace (its values cannot be read on the host)."""
