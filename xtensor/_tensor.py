@@ -39,7 +39,7 @@ How autograd sees it -- PyTorch's rules, on every backend:
 * A view requires grad when its base does. Views made while grad mode is on get a view node
   (``SelectBackward0``...) over the base's history at that time.
 * Every write bumps the storage version. A view whose storage version moved since it took its node
-  re-derives it on next use (``_autograd.view_grad_fn``): an ``AsStridedBackward0`` over the base's
+  re-derives it on next use (``_dispatch.view_grad_fn``): an ``AsStridedBackward0`` over the base's
   *current* history -- so a view never carries history a write erased, nor misses a write's part.
 * A write is recorded when grad mode is on and the target or a written value requires grad
   (``_inplace.assign_inplace``): the in-place op computes its out-of-place result and writes it; a
