@@ -68,6 +68,7 @@ from . import version  # noqa: E402  (torch.version: the version string, cuda an
 from . import func, multiprocessing, random, types  # noqa: E402  (torch.func, .random, .types, .multiprocessing)
 from .func import vmap  # noqa: E402
 from . import distributions  # noqa: E402  (torch.distributions)
+from . import hub, profiler  # noqa: E402  (torch.hub without the network; torch.profiler over perf_counter/cProfile)
 
 pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan  # torch.pi, torch.e, torch.inf, torch.nan
 newaxis = None
