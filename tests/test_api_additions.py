@@ -267,7 +267,7 @@ CASES = [
     ("torch.max_pool1d_with_indices", lambda m, x: m.max_pool1d_with_indices(x, 3, 2), [_a(2, 2, 7)], True),
     ("torch.layer_norm", lambda m, x, w, b: m.layer_norm(x, (4,), w, b, 1e-3), [_a(2, 4), _a(4), _a(4)], True),
     ("torch.group_norm", lambda m, x, w, b: m.group_norm(x, 2, w, b), [_a(2, 4, 3), _a(4), _a(4)], True),
-    # Tensor methods and torch functions of _api_extras
+    # attributes, predicates, fills and torch functions of other names (_methods, _creation, _index)
     ("type_as", lambda m, x, y: x.type_as(y), [_a(3), _a(2, dtype="float32")], True),
     ("cfloat", lambda m, x: x.cfloat(), [_a(3, dtype="float32")], False),
     ("cdouble", lambda m, x: x.cdouble(), [_a(3, dtype="int64")], False),

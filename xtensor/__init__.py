@@ -16,14 +16,18 @@ from .ops import shapes as _shapes
 from ._creation import (arange, as_tensor, bernoulli, empty, empty_like, eye, from_numpy, full, full_like,
                         Generator, get_rng_state, initial_seed, linspace, logspace, manual_seed, multinomial, normal,
                         ones, ones_like, rand, rand_like, randint, randint_like, randn, randn_like, randperm, seed,
-                        set_rng_state, tensor, zeros, zeros_like, default_generator, _typed_constructor)
+                        set_rng_state, tensor, zeros, zeros_like, default_generator, _typed_constructor,
+                        asarray, empty_permuted, empty_strided, frombuffer, scalar_tensor, range_ as range,
+                        complex_ as complex, polar, poisson, binomial, bartlett_window, blackman_window,
+                        hamming_window, hann_window, kaiser_window)
+from ._layout import layout, strided
 from . import _names
 from . import autograd
 autograd._load_extensions()
 from .autograd import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                        set_grad_enabled)
 
-__version__ = "0.1.0"
+from .version import XTENSOR_VERSION as __version__  # noqa: E402
 
 _variants.install_methods(Tensor)
 _methods.install(Tensor)
@@ -32,18 +36,16 @@ _names.install(Tensor)  # after every method is in place: wraps transpose/permut
 Tensor.__module__ = "xtensor"  # prints as <class 'xtensor.Tensor'>, as PyTorch's as <class 'torch.Tensor'>
 globals().update(_variants.torch_functions)
 globals().update(_methods.FUNCTIONS)
-from . import _api_extras  # noqa: E402  (attributes, predicates, settings and factories PyTorch users meet)
-for _name, _value in _api_extras.METHODS.items():
-    setattr(Tensor, _name, _value)
-globals().update(_api_extras.FUNCTIONS)
-from ._api_extras import layout, strided  # noqa: E402
 from ._settings import *  # noqa: E402,F401,F403  (deterministic algorithms, warn-always, default device...)
 from . import fft, linalg  # noqa: E402  (the torch.fft and torch.linalg namespaces)
+from . import array_api  # noqa: E402
 from .array_api import from_dlpack  # noqa: E402  (the same meaning in both namespaces)
+array_api._install(Tensor)
 from ._compile import compile  # noqa: E402
 from . import nn  # noqa: E402
-globals().update(_api_extras.nn_functions())
-for _name, _value in _api_extras.nn_methods().items():
+from .nn.functional import _aten  # noqa: E402  (torch.conv1d, torch.celu_, x.hardshrink(): nn.functional's torch spellings)
+globals().update(_aten.torch_functions())
+for _name, _value in _aten.tensor_methods().items():
     setattr(Tensor, _name, _value)
 from . import optim, utils  # noqa: E402
 from .serialization import load, save  # noqa: E402
@@ -57,12 +59,14 @@ from .amp.autocast_mode import (clear_autocast_cache, get_autocast_cpu_dtype, ge
                                 set_autocast_dtype, set_autocast_enabled)
 from .cuda import OutOfMemoryError  # noqa: E402
 from . import sparse  # noqa: E402  (torch.sparse: sparse COO tensors)
+sparse._install(Tensor)
 from .sparse import sparse_coo, sparse_coo_tensor, spmm  # noqa: E402
 mm, matmul = sparse.layout_aware(mm, sparse.spmm), sparse.layout_aware(matmul, sparse.matmul)  # noqa: F821
 from ._torch_alias import install_as_torch  # noqa: E402  (``import torch`` gives xtensor: ``xtensor run``)
 from . import _C  # noqa: E402  (torch._C: the few no-op entry points libraries call, a clear error for the rest)
 from . import version  # noqa: E402  (torch.version: the version string, cuda and hip None as a CPU build's)
 from . import func, multiprocessing, random, types  # noqa: E402  (torch.func, .random, .types, .multiprocessing)
+from .func import vmap  # noqa: E402
 from . import distributions  # noqa: E402  (torch.distributions)
 from . import hub, profiler  # noqa: E402  (torch.hub without the network; torch.profiler over perf_counter/cProfile)
 

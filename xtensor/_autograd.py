@@ -13,15 +13,17 @@ Memory: a node holds its inputs, never its output (the output would hold the nod
 cycle); ops whose VJP needs the output keep a detached alias of it. A leaf owns its
 ``AccumulateGrad``, which refers back to it weakly, so a freed graph frees everything.
 """
-import re
+import traceback
+import warnings
 import weakref
 
+from ._backend import is_traced
+from ._modes import anomaly_state, grad_state
 from ._ns import raw_ns
 from ._quiet import quiet, restore
 from ._tensor import Tensor
-from .autograd import anomaly_mode, grad_mode
 
-__all__ = ["Node", "AccumulateGrad", "run_backward", "edge_of", "view_grad_fn", "SCALAR_EDGE"]
+__all__ = ["Node", "AccumulateGrad", "run_backward", "accumulator_of", "SCALAR_EDGE"]
 
 _FREED = ("Trying to backward through the graph a second time (or directly access saved tensors after they "
           "have already been freed). Saved intermediate values of the graph are freed when you call "
@@ -179,8 +181,8 @@ def accumulate_into(tensor, grad):
         grad = grad.expand(tensor.shape) if grad.numel() == 1 else grad.reshape(tensor.shape)
     current = tensor._grad
     if current is None:
-        tensor._grad = grad if grad_mode.state.enabled else _private_copy(grad)
-    elif grad_mode.state.enabled:
+        tensor._grad = grad if grad_state.enabled else _private_copy(grad)
+    elif grad_state.enabled:
         tensor._grad = current + grad
     else:
         current._write(current._value + grad._value)
@@ -193,86 +195,6 @@ def _private_copy(t):
 
 
 SCALAR_EDGE = (None, -1)  # the edge of a Python-scalar argument: not listed in next_functions
-
-
-NO_EDGE = (None, 0)
-
-
-def edge_of(t):
-    """The ``(node, output_nr)`` through which gradient flows back into tensor ``t``."""
-    if t._base is None:  # the common cases first: an op's result, a leaf
-        fn = t._grad_fn
-        if fn is not None:
-            return (fn, t._output_nr)
-        if t._requires_grad:
-            acc = t._grad_acc
-            return (acc if acc is not None else accumulator_of(t), 0)
-        return NO_EDGE
-    if t._base is not None:
-        fn = view_grad_fn(t)
-        if fn is not None:
-            return (fn, t._output_nr)
-        if t._requires_grad and not t._base._requires_grad:  # a view made a leaf by requires_grad_()
-            return (accumulator_of(t), 0)
-        return (None, 0)
-    if t._grad_fn is not None:
-        return (t._grad_fn, t._output_nr)
-    if t._requires_grad:
-        return (accumulator_of(t), 0)
-    return (None, 0)
-
-
-def move_retained_grad(t, fn):
-    """``t``'s history is now ``fn`` (after an in-place write): its ``retain_grad`` hook moves there, as PyTorch's
-    (so ``.grad`` is the gradient of the current value; ``register_hook`` hooks stay on the old node)."""
-    handle = t._retains_grad
-    if handle and fn is not None:
-        handle.remove()
-        t._retains_grad = fn._add_pre_hook(t._output_nr, handle._item[1])
-
-
-def view_grad_fn(view):
-    """A view's current history (PyTorch's rule): once its storage was written since the view last looked,
-    it is re-derived from its base's current history, as an ``AsStridedBackward0`` over the base."""
-    fn = view._grad_fn
-    base = view._base
-    if fn is None and not base._requires_grad:
-        return None
-    version = view._storage.version
-    if view._attr_version != version:
-        if view._creation is not None:
-            raise RuntimeError(view_rebase_message(view, indirect=True))
-        from ._dispatch import as_strided_node
-        fn = view._grad_fn = as_strided_node(base, view)
-        view._output_nr = 0
-        view._attr_version = version
-        move_retained_grad(view, fn)
-    return fn
-
-
-def view_rebase_message(view, indirect):
-    """PyTorch's refusal to rewrite the history of a view made under no_grad or inference mode, or one of
-    several views one op returned (``split``, ``chunk``, ``unbind``), and views of those."""
-    kind = view._creation[0]
-    nr = view._creation[1] if len(view._creation) > 1 else view._output_nr
-    fn = view._grad_fn
-    written = "its base or another view of its base has been" if indirect else "is being"
-    name = re.sub(r"Backward[0-9]*$", "", type(fn).__name__) if fn is not None else None
-    if kind in ("no_grad", "inference") or fn is None:
-        prefix = f"Output {nr} of {name} is a view of a view which was created in" if fn is not None \
-            else "A view was created in"
-        msg = f"{prefix} inference mode and {written} modified inplace in normal mode." if kind == "inference" \
-            else f"{prefix} no_grad mode and {written} modified inplace with grad mode enabled."
-    else:
-        msg = f"Output {nr} of {name} is a view and {written} modified inplace."
-    if kind == "multi":
-        return msg + (" This view is the output of a function that returns multiple views. Such functions do not "
-                      "allow the output views to be modified inplace. You should replace the inplace operation by "
-                      "an out-of-place one.")
-    mode = "inference_mode" if kind == "inference" else "no_grad"
-    return msg + (" Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your "
-                  f"code by moving both the view and the inplace either both inside the {mode} block (if you don't "
-                  "want the inplace to be tracked) or both outside (if you want the inplace to be tracked).")
 
 
 def accumulator_of(leaf):
@@ -326,7 +248,7 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, capture=None, ac
     graph that reaches a captured edge runs.
     """
     order = _topological_order([node for node, _ in roots])
-    anomaly = anomaly_mode.state.enabled
+    anomaly = anomaly_state.enabled
     raw = not create_graph and not anomaly  # anomaly mode checks every node's Tensors
     buffers = {}
     for (node, nr), g in zip(roots, grad_roots):
@@ -342,7 +264,7 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, capture=None, ac
             capture_at.setdefault(node, []).append((i, nr))
         if not accumulate:
             wanted = _reaching(order, [node for node, _ in capture])
-    state = grad_mode.state
+    state = grad_state
     previous, state.enabled = state.enabled, create_graph
     errors = quiet()  # numpy's floating-point warnings off while gradients are computed (_quiet.py)
     try:
@@ -364,7 +286,7 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, capture=None, ac
                 grad_inputs = node._run_raw(grads)
             else:
                 runs_raw = False
-                grad_inputs = node._run(grads) if not anomaly else anomaly_mode.run_node(node, grads)
+                grad_inputs = node._run(grads) if not anomaly else _run_anomalous(node, grads)
             if hooks:
                 for hook in hooks:
                     r = hook(grad_inputs, grads)
@@ -407,3 +329,31 @@ def _run_pre_hooks(node, grads):
 
 def freed_error():
     return RuntimeError(_FREED)
+
+
+def _run_anomalous(node, grads):
+    """The engine's call of ``node`` in anomaly mode: PyTorch's warning (node and forward stack) on any error,
+    and the NaN check of its results."""
+    try:
+        grad_inputs = node._run(grads)
+        if anomaly_state.check_nan:
+            for i, g in enumerate(grad_inputs):
+                if g is not None and _has_nan(g):
+                    raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
+    except Exception as e:
+        stack = getattr(node, "_forward_stack", None)
+        if stack is not None:
+            trace = "".join(traceback.format_list(stack))
+            message = f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n{trace}"
+            warnings.warn(message, stacklevel=2)
+            e.add_note(message)
+        raise
+    return grad_inputs
+
+
+def _has_nan(g):
+    arr = g._value
+    if is_traced(arr):  # under jax.jit there is no value to look at
+        return False
+    xp = g._backend.xp
+    return g.dtype.kind in "fc" and bool(xp.any(xp.isnan(arr)))

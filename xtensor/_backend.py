@@ -8,12 +8,17 @@ first: ``with use_backend(...)`` (thread-local), ``set_default_backend``, ``XTEN
 """
 import contextlib
 import importlib
+import math
 import os
 import pathlib
+import sys
 import threading
 from importlib.metadata import entry_points
 
-__all__ = ["get_backend", "get_default_backend", "set_default_backend", "use_backend", "available_backends"]
+import numpy as np
+
+__all__ = ["get_backend", "get_default_backend", "set_default_backend", "use_backend", "available_backends", "is_traced",
+           "check_index_range"]
 
 ENTRY_POINT_GROUP = "xtensor.backends"
 _BUILTIN = {
@@ -139,3 +144,29 @@ def use_backend(name):
         yield adapter
     finally:
         _selection.stack = previous
+
+
+# ------------------------------------------------------------------ reading backend arrays
+def is_traced(arr):
+    """True for a jax tracer (inside ``jax.jit``/``grad``): its values cannot be read."""
+    jax = sys.modules.get("jax")
+    return jax is not None and isinstance(arr, jax.core.Tracer)
+
+
+def check_index_range(arr, low, high, error):
+    """Raise ``error(bad_value)`` if an element of int array ``arr`` lies outside ``[low, high)``.
+
+    Reads only the two extremes of a device array, and nothing of a traced one (under jit an
+    out-of-range index is not detected: jax clamps it).
+    """
+    if is_traced(arr) or not math.prod(arr.shape):
+        return
+    if isinstance(arr, np.ndarray):
+        lo, hi = int(arr.min()), int(arr.max())
+    else:
+        xp = arr.__array_namespace__()
+        lo, hi = int(xp.min(arr)), int(xp.max(arr))
+    if hi >= high:
+        raise error(hi)
+    if lo < low:
+        raise error(lo)

@@ -626,3 +626,79 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
         arr = arr.copy()
     out = from_numpy(arr)
     return out.requires_grad_() if requires_grad else out
+
+
+# ------------------------------------------------------------------ complex numbers, windows, host draws
+def complex_(real, imag, *, out=None):
+    """The complex tensor ``real + i imag`` (both float32 or both float64)."""
+    if real.dtype is not imag.dtype or real.dtype not in (_dtypes.float32, _dtypes.float64, _dtypes.float16):
+        raise RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got "
+                           f"{real.dtype.scalar_name} and {imag.dtype.scalar_name}")
+    wide = _dtypes.complex128 if real.dtype is _dtypes.float64 else _dtypes.complex64
+    r = real.to(wide) + imag.to(wide) * 1j
+    return r if out is None else out.copy_(r)
+
+
+def polar(abs, angle, *, out=None):
+    """The complex tensor ``abs * (cos(angle) + i sin(angle))``."""
+    return complex_(abs * angle.cos(), abs * angle.sin(), out=out)
+
+
+def _window(name, make):
+    def window(window_length, periodic=True, *extra, dtype=None, layout=None, device=None,
+               requires_grad=False, backend=None, **kwargs):
+        if window_length < 0:
+            raise RuntimeError(f"{name} requires non-negative window_length, got window_length={window_length}")
+        dtype = dtype or _dtypes.get_default_dtype()
+        if dtype.kind != "f":
+            raise RuntimeError(f"{name} expects floating point dtypes, got: {dtype}")
+        if window_length <= 1:
+            values = np.ones(window_length)
+        else:
+            n = window_length + 1 if periodic else window_length
+            values = make(n, *extra, **kwargs)[:window_length]
+        return tensor(values, dtype=dtype, device=device, requires_grad=requires_grad, backend=backend)
+    window.__name__ = name
+    window.__doc__ = f"PyTorch's ``{name}`` (``periodic=True``: the first ``N`` of ``N + 1`` points)."
+    return window
+
+
+def _cosine_sum(*coefficients):
+    def make(n):
+        k = np.arange(n) * (2 * np.pi / (n - 1))
+        return sum((-1) ** i * a * np.cos(i * k) for i, a in enumerate(coefficients))
+    return make
+
+
+def _hamming(n, alpha=0.54, beta=0.46):
+    return alpha - beta * np.cos(np.arange(n) * (2 * np.pi / (n - 1)))
+
+
+def _kaiser(n, beta=12.0):
+    k = np.arange(n)
+    return np.i0(beta * np.sqrt(np.clip(1 - ((k - (n - 1) / 2) / ((n - 1) / 2)) ** 2, 0, None))) / np.i0(beta)
+
+
+def _bartlett(n):
+    k = np.arange(n)
+    return 1 - np.abs(2 * k / (n - 1) - 1)
+
+
+def _draws(name, sample):
+    """``poisson``/``binomial``: draws on the host generator (the same values on every backend after the same
+    seed), in the dtype of the first argument."""
+    def draw(*params, generator=None):
+        host = [np.asarray(p.detach().numpy(), dtype=np.float64) for p in params]
+        values = sample(_rng(generator), *host)
+        return tensor(values, dtype=params[0].dtype, backend=params[0]._backend)
+    draw.__name__ = name
+    return draw
+
+
+poisson = _draws("poisson", lambda rng, rates: rng.poisson(rates))
+binomial = _draws("binomial", lambda rng, count, prob: rng.binomial(count.astype(np.int64), prob))
+hann_window = _window("hann_window", _cosine_sum(0.5, 0.5))
+hamming_window = _window("hamming_window", _hamming)
+blackman_window = _window("blackman_window", _cosine_sum(0.42, 0.5, 0.08))
+bartlett_window = _window("bartlett_window", _bartlett)
+kaiser_window = _window("kaiser_window", _kaiser)

@@ -15,16 +15,17 @@ import re
 import numpy as np
 
 from . import _autocast, _dtypes
-from ._autograd import SCALAR_EDGE, Node, edge_of, freed_error
+from ._autograd import SCALAR_EDGE, Node, accumulator_of, freed_error
 from ._ns import TENSOR_NS, raw_ns
+from ._registry import TABLE
 from ._tensor import NotStrided, Tensor, ViewMeta
-from .autograd import grad_mode
+from ._modes import grad_state as _grad_state
 from ._autocast import state as _autocast_state
 from ._quiet import quiet, restore
 
-__all__ = ["Op", "apply", "apply_whole", "wrap", "make_view", "detached", "history_alias", "unbroadcast", "Dims", "Dims2", "overload_name"]
+__all__ = ["Op", "apply", "apply_whole", "wrap", "make_view", "detached", "history_alias", "unbroadcast", "Dims", "Dims2",
+           "overload_name", "edge_of", "view_grad_fn"]
 
-_grad_state = grad_mode.state
 _new = object.__new__
 _NUMPY_SCALARS = _dtypes.NUMPY_SCALARS  # a result never holds one (``_dtypes.NUMPY_SCALARS``): a 0-d array instead
 
@@ -91,6 +92,11 @@ class Op:
                     uses_out = uses_out or out
             plan = self._plans[runs] = (tuple(positions), uses_out)
         return plan
+
+    def __call__(self, tensors, params=()):
+        """The op on Tensors, differentiable (``apply``): how the layers under the generated one call an op they
+        take from the table."""
+        return apply(self, tensors, params)
 
     def __repr__(self):
         return f"<op {self.name}>"
@@ -524,10 +530,89 @@ def _uniform_ns(op, result, tensors):
     return raw_ns(backend)
 
 
+NO_EDGE = (None, 0)
+
+
+def edge_of(t):
+    """The ``(node, output_nr)`` through which gradient flows back into tensor ``t``."""
+    if t._base is None:  # the common cases first: an op's result, a leaf
+        fn = t._grad_fn
+        if fn is not None:
+            return (fn, t._output_nr)
+        if t._requires_grad:
+            acc = t._grad_acc
+            return (acc if acc is not None else accumulator_of(t), 0)
+        return NO_EDGE
+    if t._base is not None:
+        fn = view_grad_fn(t)
+        if fn is not None:
+            return (fn, t._output_nr)
+        if t._requires_grad and not t._base._requires_grad:  # a view made a leaf by requires_grad_()
+            return (accumulator_of(t), 0)
+        return (None, 0)
+    if t._grad_fn is not None:
+        return (t._grad_fn, t._output_nr)
+    if t._requires_grad:
+        return (accumulator_of(t), 0)
+    return (None, 0)
+
+
+def move_retained_grad(t, fn):
+    """``t``'s history is now ``fn`` (after an in-place write): its ``retain_grad`` hook moves there, as PyTorch's
+    (so ``.grad`` is the gradient of the current value; ``register_hook`` hooks stay on the old node)."""
+    handle = t._retains_grad
+    if handle and fn is not None:
+        handle.remove()
+        t._retains_grad = fn._add_pre_hook(t._output_nr, handle._item[1])
+
+
+def view_grad_fn(view):
+    """A view's current history (PyTorch's rule): once its storage was written since the view last looked,
+    it is re-derived from its base's current history, as an ``AsStridedBackward0`` over the base."""
+    fn = view._grad_fn
+    base = view._base
+    if fn is None and not base._requires_grad:
+        return None
+    version = view._storage.version
+    if view._attr_version != version:
+        if view._creation is not None:
+            raise RuntimeError(view_rebase_message(view, indirect=True))
+        from ._dispatch import as_strided_node
+        fn = view._grad_fn = as_strided_node(base, view)
+        view._output_nr = 0
+        view._attr_version = version
+        move_retained_grad(view, fn)
+    return fn
+
+
+def view_rebase_message(view, indirect):
+    """PyTorch's refusal to rewrite the history of a view made under no_grad or inference mode, or one of
+    several views one op returned (``split``, ``chunk``, ``unbind``), and views of those."""
+    kind = view._creation[0]
+    nr = view._creation[1] if len(view._creation) > 1 else view._output_nr
+    fn = view._grad_fn
+    written = "its base or another view of its base has been" if indirect else "is being"
+    name = re.sub(r"Backward[0-9]*$", "", type(fn).__name__) if fn is not None else None
+    if kind in ("no_grad", "inference") or fn is None:
+        prefix = f"Output {nr} of {name} is a view of a view which was created in" if fn is not None \
+            else "A view was created in"
+        msg = f"{prefix} inference mode and {written} modified inplace in normal mode." if kind == "inference" \
+            else f"{prefix} no_grad mode and {written} modified inplace with grad mode enabled."
+    else:
+        msg = f"Output {nr} of {name} is a view and {written} modified inplace."
+    if kind == "multi":
+        return msg + (" This view is the output of a function that returns multiple views. Such functions do not "
+                      "allow the output views to be modified inplace. You should replace the inplace operation by "
+                      "an out-of-place one.")
+    mode = "inference_mode" if kind == "inference" else "no_grad"
+    return msg + (" Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your "
+                  f"code by moving both the view and the inplace either both inside the {mode} block (if you don't "
+                  "want the inplace to be tracked) or both outside (if you want the inplace to be tracked).")
+
+
 def as_strided_node(base, view):
     """A view's history re-derived from ``base``'s current one (PyTorch's ``AsStridedBackward0``): the view's
     gradient is scattered into the base's shape, adding where elements repeat."""
-    from ._table import TABLE
     node = node_class("AsStridedBackward0")()
     node.n_outputs = 1
     node._edges = (edge_of(base),)

@@ -1,27 +1,34 @@
-"""Tensor methods that are not one op-table entry: autograd state, conversion, indexing,
-``new_*`` factories, and the few torch functions that choose between entries (``max`` in its
-three forms, ``reshape`` as a view or a copy). Each composes entries, so gradients come free.
+"""Tensor methods that are not one op-table entry: autograd state, conversion, ``new_*`` factories, the
+attributes, predicates, random fills and resizes PyTorch users meet (``itemsize``, ``is_signed``, ``cauchy_``,
+``resize_``...), and the few torch functions that choose between entries (``max`` in its three forms, ``reshape``
+as a view or a copy) or are methods under another name (``concat``, ``rsub``, ``fill``...). Each composes
+entries, so gradients come free. ``install`` puts them, and indexing's (``_index``), on ``Tensor``.
+
+xtensor has no lazy conjugate or negative bits: ``conj()`` computes, so ``is_conj``/``is_neg`` are always
+False and ``resolve_conj``/``resolve_neg`` return the tensor itself, as PyTorch does for a tensor without
+those bits.
 """
+import builtins
 import collections
 import math
+import warnings
 
 import numpy as np
 
-from . import _dtypes, _creation
-from ._autograd import _RemovableHandle, view_grad_fn
+from . import _dtypes, _creation, _index
+from ._autograd import _RemovableHandle
 from ._backend import available_backends, get_backend
-from ._dispatch import apply, detached, history_alias, wrap
-from ._index import basic_meta, normalize_index
+from ._dispatch import apply, detached, unbroadcast, view_grad_fn, wrap
+from ._layout import strided
+from ._modes import grad_state as _grad_state
 from ._table import TABLE, renamed
-from .ops.indexing import getitem_copy, getitem_view, index_put as index_put_op, masked_select as masked_select_op
-from .ops.shapes import view_strides, _view_shape
-from ._tensor import OVERLAP_ERROR, DataStorage, Storage, Tensor, ViewMeta, check_dim
-from ._variants import (assign_inplace, check_inplace, refuse_overlap, spread_requires_grad, torch_functions,
-                        with_numpy_names)
+from .ops.reductions import bucketize
+from .ops.shapes import torch_broadcast_shapes, tril_indices, triu_indices, view_strides, _view_shape
+from ._tensor import DataStorage, Storage, Tensor, _StorageView, check_dim
+from ._inplace import assign_inplace, check_inplace, refuse_overlap, spread_requires_grad
+from ._variants import _make_inplace, torch_functions, with_numpy_names
 from . import autograd
-from .autograd import grad_mode
 
-_grad_state = grad_mode.state
 _op = {name: entry.op for name, entry in TABLE.items()}
 
 # --------------------------------------------------------------------------- return types
@@ -135,84 +142,6 @@ def nonzero(input, *, as_tuple=False):
 
 def argwhere(input):
     return nonzero(input)
-
-
-def masked_select(input, mask):
-    """``input[mask]`` after broadcasting the two (a 1-d copy)."""
-    if not isinstance(mask, Tensor) or mask.dtype is not _dtypes.bool:
-        raise RuntimeError("masked_select: expected BoolTensor for mask")
-    if tuple(mask.shape) != tuple(input.shape):
-        shape = tuple(np.broadcast_shapes(tuple(input.shape), tuple(mask.shape)))
-        input, mask = input.expand(shape), mask.expand(shape)
-    host_index, _ = normalize_index(mask, tuple(input.shape), input._backend)
-    return apply(masked_select_op, (input,), (host_index, input._backend, mask))
-
-
-def index_put(input, indices, values, accumulate=False):
-    """``input`` with ``values`` written (or, with ``accumulate``, added) at the advanced index ``indices``."""
-    if not isinstance(indices, (tuple, list)):
-        raise TypeError(f"index_put(): argument 'indices' must be tuple of Tensors, not {type(indices).__name__}")
-    if not isinstance(values, Tensor):
-        raise TypeError(f"index_put(): argument 'values' must be Tensor, not {type(values).__name__}")
-    if values.dtype is not input.dtype:
-        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
-                           f"{input.dtype.scalar_name} for the destination and {values.dtype.scalar_name} for the "
-                           "source.")
-    index = tuple(slice(None) if i is None else i for i in indices)
-    host_index, _ = normalize_index(index, tuple(input.shape), input._backend)
-    _check_values_fit(input, host_index, values)
-    return index_put_host(input, host_index, values, accumulate, tuple(i for i in index if isinstance(i, Tensor)))
-
-
-def _check_values_fit(input, host_index, values, basic=False):
-    shape = _indexed_shape(input, host_index)
-    if basic:
-        _check_expands(values, shape)
-        return
-    given = tuple(values.shape)
-    lead = len(given) - len(shape) if len(given) > len(shape) else 0  # dims beyond the result's: ones only
-    if any(n != 1 for n in given[:lead]) or any(v not in (1, n) for v, n in zip(given[lead:][::-1], shape[::-1])):
-        raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.shape)} cannot be broadcast to "
-                           f"indexing result of shape {list(shape)}")
-
-
-def _check_expands(values, shape):
-    """``x[basic] = v`` is a copy into a view: ``v``, less its leading ones, must expand to the view's shape
-    (PyTorch's expand errors)."""
-    core = tuple(values.shape)
-    while core and core[0] == 1:
-        core = core[1:]
-    if len(core) > len(shape):
-        raise RuntimeError(f"expand({values.type()}{{{list(core)}}}, size={list(shape)}): the number of sizes "
-                           f"provided ({len(shape)}) must be greater or equal to the number of dimensions in the "
-                           f"tensor ({len(core)})")
-    for i in range(1, len(core) + 1):
-        if core[-i] not in (1, shape[-i]):
-            raise RuntimeError(f"The expanded size of the tensor ({shape[-i]}) must match the existing size "
-                               f"({core[-i]}) at non-singleton dimension {len(shape) - i}.  Target sizes: "
-                               f"{list(shape)}.  Tensor sizes: {list(core)}")
-
-
-def _indexed_shape(input, host_index):
-    """The shape of ``input[host_index]`` (from a zero-strided host stand-in: no data touched)."""
-    stand_in = np.broadcast_to(np.zeros((), np.int8), tuple(input.shape))
-    return stand_in[tuple(np.zeros(i.shape, np.int64) if hasattr(i, "shape") and not isinstance(i, np.ndarray)
-                          else i for i in host_index)].shape
-
-
-def _refuse_index_put_overlap(self, index, value, accumulate=False):
-    """PyTorch's index_put_ refuses a value sharing any memory with ``self`` -- unless it writes one value through a
-    single bool mask, which it hands to masked_fill_ (no such check)."""
-    masks = [i for i in (index if isinstance(index, (tuple, list)) else (index,)) if isinstance(i, Tensor)]
-    if accumulate or value.numel() != 1 or len(masks) != 1 or masks[0].dtype not in (_dtypes.bool, _dtypes.uint8):
-        refuse_overlap(self, (value,), ("full", "partial"))
-
-
-def index_put_(self, indices, values, accumulate=False):
-    check_inplace(self, values)
-    _refuse_index_put_overlap(self, indices, values, accumulate)
-    grad = _grad_state.enabled and (self._requires_grad or getattr(values, "_requires_grad", False))
-    return assign_inplace(self, index_put(history_alias(self).clone() if grad else self, indices, values, accumulate))
 
 
 def detach(self):
@@ -340,6 +269,26 @@ def is_inference(self):
 
 
 # --------------------------------------------------------------------------- conversion
+def _legacy_new(cls, *args, **kwargs):
+    """``Tensor(*sizes)`` / ``Tensor(data)``: PyTorch's legacy constructor (results are built with
+    ``object.__new__`` and never come through here)."""
+    return _creation.legacy_tensor(*args, **kwargs)
+
+
+def _array_wrap(self, array, context=None, return_scalar=False):
+    """A NumPy ufunc's result on tensors comes back as a tensor, as PyTorch's ``__array_wrap__`` gives it
+    (``np.sin(t)`` is a tensor; bools become uint8, as PyTorch's do): a host tensor over the result. Like
+    PyTorch, no ``__array_ufunc__``/``__array_function__``: other NumPy functions (``np.concatenate``) see the
+    tensors as arrays through ``__array__`` and return NumPy arrays."""
+    if array.dtype == np.bool_:
+        array = array.astype(np.uint8)
+    return _creation.from_numpy(np.asarray(array))
+
+
+def _reduce_ex(self, protocol):
+    return (_creation._rebuild, (self._backend.name, np.asarray(self.detach()), self.requires_grad))
+
+
 _TYPE_NAMES = {d: f"xtensor.{d.scalar_name}Tensor" for d in _dtypes.ALL_DTYPES}
 _BY_TYPE_NAME = {**{v: k for k, v in _TYPE_NAMES.items()},
                  **{v.replace("xtensor.", "torch."): k for k, v in _TYPE_NAMES.items()}}
@@ -444,112 +393,6 @@ def contiguous(self, memory_format=None):
     return self if self.is_contiguous() else apply(_op["_contiguous"], (self,), (self._backend,))
 
 
-# --------------------------------------------------------------------------- indexing
-def getitem(self, index):
-    host_index, basic = normalize_index(index, tuple(self.shape), self._backend)
-    return _basic_view(self, host_index, index) if basic else apply(getitem_copy, (self,), (host_index, self._backend))
-
-
-def getitem_host(self, host_index, basic=False):
-    return apply(getitem_view if basic else getitem_copy, (self,), (host_index, self._backend))
-
-
-def _basic_view(self, host_index, index):
-    r = apply(getitem_view, (self,), (host_index, self._backend))
-    return renamed(r, _view_node_name(index, tuple(self.shape))) if r._grad_fn is not None else r
-
-
-def _view_node_name(index, shape):
-    """PyTorch's node name for ``x[index]``, a basic index: the last view op its indexing applies. A lone slice
-    always slices; inside a tuple, slices that keep the whole dimension are skipped; nothing applied is an
-    alias."""
-    if isinstance(index, slice):
-        return "SliceBackward0"
-    if not isinstance(index, tuple):
-        index = (index,)
-    name = "AliasBackward0"
-    consumed = sum(1 for item in index if item is not None and item is not Ellipsis)
-    dim = 0
-    for item in index:
-        if item is None:
-            name = "UnsqueezeBackward0"
-            continue
-        if item is Ellipsis:
-            dim += len(shape) - consumed
-            continue
-        if isinstance(item, slice):
-            start, stop, step = (None if v is None else v.__index__() for v in (item.start, item.stop, item.step))
-            if not (start in (None, 0) and step in (None, 1) and (stop is None or stop >= shape[dim])):
-                name = "SliceBackward0"
-        else:
-            name = "SelectBackward0"
-        dim += 1
-    return name
-
-
-def index_put_host(self, host_index, values, accumulate=False, indices=()):
-    """``index_put`` at an index already made host-side; ``indices``: the caller's index tensors, which the node
-    keeps and version-checks (PyTorch's IndexPutBackward0 saves them)."""
-    if not isinstance(values, Tensor):
-        values = self.new_tensor(values)
-    return apply(index_put_op, (self, values), (host_index, self._backend, accumulate, indices))
-
-
-def setitem(self, index, value):
-    """``x[index] = value`` as PyTorch does it: with a basic index, the indexed view (``x`` itself when the index
-    keeps everything) is written by ``copy_`` (``fill_`` for a 0-d value), otherwise ``x.index_put_``; so
-    autograd sees a write through a view, or an IndexPut."""
-    host_index, basic = normalize_index(index, tuple(self.shape), self._backend)
-    if isinstance(value, Tensor):
-        if value._backend is not self._backend:
-            value = value.to(self._backend.name)
-    else:
-        value = self.new_tensor(value)
-    _check_values_fit(self, host_index, value, basic)
-    shared = value.__dict__.get("_storage")
-    if value is self or shared is not None and shared.owner is self._storage.owner:  # ``x[...] = x.t()``, ``x[i] = x``
-        if not basic:
-            _refuse_index_put_overlap(self, index, value)
-        elif value.ndim:  # (a 0-d value fills)
-            target = _basic_view(self, host_index, index)
-            if value.shape != target.shape:  # copied as PyTorch copies it: less its leading ones, expanded
-                core = tuple(value.shape)
-                while core and core[0] == 1:
-                    core = core[1:]
-                value = value.view(core).expand(target.shape)
-            refuse_overlap(target, (value,))
-    if _grad_state.enabled and (value._requires_grad or self._requires_grad):
-        if basic:
-            # every dimension kept whole (a lone full slice too, unlike in a read): x itself is written
-            whole = _view_node_name(index if isinstance(index, tuple) else (index,), tuple(self.shape)) == \
-                "AliasBackward0"
-            target = self if whole else _basic_view(self, host_index, index)
-            if value.ndim > target.ndim:  # leading ones the target lacks
-                value = value.reshape(tuple(value.shape)[value.ndim - target.ndim:])
-            if value.ndim == 0 and target.ndim:
-                fill_(target, value)
-            else:
-                copy_(target, value)
-        else:
-            check_inplace(self, value)
-            # PyTorch reads a 0-d index tensor here as a plain number (a select): only the others are kept
-            indices = tuple(i for i in (index if isinstance(index, tuple) else (index,))
-                            if isinstance(i, Tensor) and i.ndim)
-            assign_inplace(self, index_put_host(history_alias(self).clone(), host_index, value, False, indices))
-        return
-    if basic and value.__dict__.get("_storage") is not None and value._storage is self.__dict__.get("_storage") and \
-            value._meta() == basic_meta(*self._meta(), host_index):
-        self._storage.version += 1  # ``x[i] = x[i]``, how ``x[i] += v`` ends: the memory holds it already
-        return  # (even where the elements overlap: PyTorch's copy_ of the very same memory returns early)
-    if self._view is not None and self._view.overlaps() and (
-            not basic or ViewMeta.of(*basic_meta(*self._meta(), host_index)).overlaps()):
-        raise RuntimeError(OVERLAP_ERROR)
-    if not self._backend.mutable and any(hasattr(i, "shape") and not isinstance(i, np.ndarray) for i in host_index):
-        self._write(apply(index_put_op, (self, value), (host_index, self._backend))._value)  # device index: traceable
-        return
-    self._write_at(host_index, value._value)
-
-
 # --------------------------------------------------------------------------- new_* factories
 def _new_factory(name):
     factory = getattr(_creation, name)
@@ -616,6 +459,266 @@ def _reshape_as(self, other):
     return reshape(self, other.shape)
 
 
+# --------------------------------------------------------------------------- attributes, predicates, fills and resizes
+def _itemsize(self):
+    return self._dtype.itemsize
+
+
+def _nbytes(self):
+    return self.numel() * self._dtype.itemsize
+
+
+def type_as(self, other):
+    """``self`` in ``other``'s dtype (itself when it already is)."""
+    return self.to(other.dtype)
+
+
+def detach_(self):
+    """Detach in place: ``self`` leaves the graph and stops requiring grad (refused for views of a graph)."""
+    if self._base is not None and self._requires_grad:
+        raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+    self._grad_fn = None
+    self._requires_grad = False
+    if self.__dict__.get("_output_nr"):
+        self._output_nr = 0
+    return self
+
+
+def is_signed(self):
+    """Whether the dtype holds negative values (signed integers, floats, complex)."""
+    return self._dtype.kind in "ifc"
+
+
+def is_nonzero(self):
+    """The truth of a one-element tensor."""
+    n = self.numel()
+    if n != 1:
+        raise RuntimeError("Boolean value of Tensor with no values is ambiguous" if n == 0 else
+                           "Boolean value of Tensor with more than one value is ambiguous")
+    return bool(self.item() != 0)
+
+
+def is_same_size(self, other):
+    return tuple(self.shape) == tuple(other.shape)
+
+
+def _identity(self):
+    return self
+
+
+def _never(self):
+    return False
+
+
+def adjoint(self):
+    """The conjugate transpose of the last two dims (a view for real tensors)."""
+    t = self.transpose(-2, -1)
+    return t.conj() if self._dtype.kind == "c" else t
+
+
+def sum_to_size(self, *size):
+    """Summed down to ``size``, which ``self`` must be expandable from (the inverse of ``expand``)."""
+    shape = tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else tuple(size)
+    extra = self.ndim - len(shape)
+    if extra < 0 or any(n != 1 and n != m for n, m in zip(shape, tuple(self.shape)[extra:])):
+        raise RuntimeError(f"size {{{', '.join(map(str, shape))}}} is not expandable to size "
+                           f"{{{', '.join(map(str, self.shape))}}}.")
+    return unbroadcast(self, shape)
+
+
+def dim_order(self, *, ambiguity_check=False):
+    """The dims from outermost to innermost in memory (by decreasing stride; ties keep their order)."""
+    stride = self.stride()
+    return tuple(sorted(range(self.ndim), key=lambda d: -stride[d]))
+
+
+def narrow_copy(self, dim, start, length):
+    return self.narrow(dim, start, length).clone()
+
+
+def _transformed_fill(name, draw, transform):
+    """An in-place random fill made from standard uniform or normal draws (``draw``) by ``transform``."""
+    def fill(self, *params, generator=None, **named):  # PyTorch's keywords are the transform's (median=, std=...)
+        values = _creation.fill_random(self.detach().to(_dtypes.float64), draw, 0.0, 1.0, generator=generator)
+        return self.copy_(transform(values, *params, **named))
+    fill.__name__ = name
+    return fill
+
+
+def _cauchy(u, median=0.0, sigma=1.0):
+    return median + sigma * ((u - 0.5) * math.pi).tan()
+
+
+def _log_normal(z, mean=1.0, std=2.0):
+    return (mean + std * z).exp()
+
+
+def _geometric(u, p):
+    if not 0 < p <= 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1], but got p={p}")
+    return ((-u).log1p() / math.log1p(-p)).ceil().clamp(min=1) if p < 1 else u * 0 + 1
+
+
+def fill_diagonal_(self, fill_value, wrap=False):
+    """Write ``fill_value`` on the main diagonal (all dims of equal size beyond 2-d); a tall matrix with
+    ``wrap=True`` starts the diagonal again every ``columns + 1`` rows, as NumPy's ``fill_diagonal``."""
+    if self.ndim < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if self.ndim > 2 and len(set(self.shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    n = builtins.min(self.shape)
+    rows = list(range(n))
+    if self.ndim == 2 and wrap and self.shape[0] > self.shape[1] + 1:
+        step = self.shape[1] + 1
+        rows = [r for r in range(0, self.shape[0]) if r % step < self.shape[1]]
+        cols = [r % step for r in rows]
+    else:
+        cols = rows
+    index_rows = _creation.tensor(rows, dtype=_dtypes.int64, backend=self._backend)
+    index_cols = _creation.tensor(cols, dtype=_dtypes.int64, backend=self._backend)
+    index = (index_rows, index_cols) if self.ndim == 2 else (index_rows,) * self.ndim
+    self[index] = fill_value
+    return self
+
+
+def _host_map(name, arity):
+    """``apply_``/``map_``/``map2_``: a Python callable applied element by element on the host (PyTorch: CPU
+    tensors only; here any backend), the results written back in ``self``'s dtype."""
+    def mapped(self, *args):
+        others, fn = args[:arity], args[arity]
+        values = [np.asarray(t.detach().numpy()) for t in (self, *(o.expand(self.shape) for o in others))]
+        out = np.vectorize(fn, otypes=[values[0].dtype])(*values) if values[0].size else values[0]
+        return self.copy_(_creation.tensor(out, dtype=self.dtype, backend=self._backend))
+    mapped.__name__ = name
+    return mapped
+
+
+def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False):
+    return _creation.empty_strided(size, stride, dtype=dtype or self.dtype, requires_grad=requires_grad,
+                                   backend=self._backend)
+
+
+def _method_of(function):
+    def method(self, *args, **kwargs):
+        return function(self, *args, **kwargs)
+    method.__name__ = function.__name__
+    return method
+
+
+def float_power_(self, exponent):
+    """In place, so ``self`` must already be double (complex double) as the result is."""
+    result = self.float_power(exponent)
+    if result.dtype is not self.dtype:
+        raise RuntimeError(f"the base given to float_power_ has dtype {self.dtype.scalar_name} but the operation's "
+                           f"result requires dtype {result.dtype.scalar_name}")
+    return _make_inplace(lambda t, e: t.float_power(e), "float_power")(self, exponent)
+
+
+def _resize_(self, *size):
+    """Resize in place: keeps the first elements (in row-major order) that fit, zeros after them."""
+    shape = tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else tuple(size)
+    if self._requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
+    n = int(np.prod(shape))
+    flat = self.reshape(-1)
+    if n <= flat.shape[0]:
+        flat = flat[:n]
+    else:
+        flat = torch_functions["cat"]([flat, flat.new_zeros(n - flat.shape[0])])
+    self._set_storage(flat.reshape(shape).clone()._value)
+    return self
+
+
+def _resize(self, *size):
+    """Deprecated in PyTorch (and warned about): a reshape to a size of the same number of elements."""
+    warnings.warn("non-inplace resize is deprecated", stacklevel=2)
+    shape = tuple(size[0]) if len(size) == 1 and not isinstance(size[0], int) else tuple(size)
+    if int(np.prod(shape)) != self.numel():
+        raise RuntimeError(f"requested resize to {'x'.join(map(str, shape))} ({int(np.prod(shape))} elements in "
+                           f"total), but the given tensor has a size of {'x'.join(map(str, self.shape))} "
+                           f"({self.numel()} elements). autograd's resize can only change the shape of a given "
+                           f"tensor, while preserving the number of elements.")
+    return self.reshape(shape)
+
+
+def register_post_accumulate_grad_hook(self, hook):
+    """``hook(leaf)`` runs after each accumulation into this leaf's ``.grad`` (optimizers fuse steps with it)."""
+    if not self._requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if self._grad_fn is not None:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    if self._post_accumulate_hooks is None:
+        self._post_accumulate_hooks = []
+    self._post_accumulate_hooks.append(hook)
+    return _RemovableHandle(self._post_accumulate_hooks, hook)
+
+
+# --------------------------------------------------------------------------- torch functions that are methods (or other functions) of another name
+def rsub(input, other, *, alpha=1):
+    """``other - alpha * input``."""
+    return torch_functions["sub"](other, input, alpha=alpha) if isinstance(other, Tensor) else \
+        (-alpha) * input + other
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """Each run of equal consecutive elements (along ``dim``, or of the flattened tensor) kept once."""
+    if dim is None:
+        x = input.reshape(-1)
+        d = 0
+    else:
+        d = check_dim(dim, input.ndim)
+        x = input
+    n = x.shape[d] if x.ndim else 1
+    keep = np.ones(builtins.min(n, 1), dtype=bool)
+    if n > 1:
+        moved = x.movedim(d, 0).reshape(n, -1)
+        keep = np.concatenate([keep, (moved[1:] != moved[:-1]).any(1).numpy()])
+    change = np.flatnonzero(keep)
+    picked = _creation.tensor(change.astype(np.int64), dtype=_dtypes.int64, backend=x._backend)
+    out = [torch_functions["index_select"](x, d, picked)]
+    if return_inverse:
+        inverse = _creation.tensor((np.cumsum(keep) - 1).astype(np.int64), backend=input._backend)
+        out.append(inverse.reshape(input.shape) if dim is None else inverse)
+    if return_counts:
+        counts = np.diff(np.concatenate([change, [n]])).astype(np.int64)
+        out.append(_creation.tensor(counts, dtype=_dtypes.int64, backend=input._backend))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def nonzero_static(input, *, size, fill_value=-1):
+    """``nonzero()`` cut or padded (with ``fill_value``) to ``size`` rows: a fixed shape."""
+    found = input.nonzero()
+    if found.shape[0] >= size:
+        return found[:size]
+    pad = found.new_full((size - found.shape[0], input.ndim), fill_value)
+    return torch_functions["cat"]([found, pad], 0)
+
+
+def typename(obj):
+    """``'xtensor.FloatTensor'`` for a tensor, else the object's qualified type name."""
+    if isinstance(obj, Tensor):
+        return obj.type()
+    cls = type(obj)
+    module = "" if cls.__module__ in ("builtins", "__builtin__") else cls.__module__ + "."
+    return module + cls.__qualname__
+
+
+def is_storage(obj):
+    return isinstance(obj, _StorageView)
+
+
+def _function_of(method_name):
+    def function(input, *args, **kwargs):
+        return getattr(input, method_name)(*args, **kwargs)
+    function.__name__ = method_name
+    return function
+
+
+def fill(input, value):
+    """A copy of ``input`` with every element ``value`` (a number or a 0-d tensor)."""
+    return input.clone().fill_(value)
+
+
 METHODS = {
     "requires_grad": property(_requires_grad_get, _requires_grad_set),
     "grad": property(_grad_get, _grad_set),
@@ -633,6 +736,7 @@ METHODS = {
     "register_hook": register_hook,
     "retain_grad": retain_grad,
     "detach": detach,
+    "__new__": staticmethod(_legacy_new), "__array_wrap__": _array_wrap, "__reduce_ex__": _reduce_ex,
     "to": to,
     "type": type_,
     "float": _caster(_dtypes.float32), "double": _caster(_dtypes.float64), "half": _caster(_dtypes.float16),
@@ -640,7 +744,6 @@ METHODS = {
     "long": _caster(_dtypes.int64), "int": _caster(_dtypes.int32), "short": _caster(_dtypes.int16),
     "char": _caster(_dtypes.int8), "byte": _caster(_dtypes.uint8), "bool": _caster(_dtypes.bool),
     "cpu": cpu, "cuda": cuda, "contiguous": contiguous,
-    "__getitem__": getitem, "__setitem__": setitem, "getitem_host": getitem_host, "index_put_host": index_put_host,
     "new_tensor": new_tensor, "new": new, "new_zeros": _new_factory("zeros"), "new_ones": _new_factory("ones"),
     "new_empty": _new_factory("empty"), "new_full": _new_factory("full"),
     "copy_": copy_, "fill_": fill_, "zero_": zero_,
@@ -649,16 +752,69 @@ METHODS = {
     "random_": _random_fill("random_", 0, 2 ** 24),
     "reshape": reshape, "flatten": flatten, "narrow": narrow, "select": select, "view_as": _view_as,
     "expand_as": _expand_as, "reshape_as": _reshape_as, "max": max, "min": min,
-    "masked_select": masked_select, "nonzero": nonzero, "argwhere": argwhere, "index_put": index_put,
-    "index_put_": index_put_,
+    "nonzero": nonzero, "argwhere": argwhere,
     "where": lambda self, condition, other: where(condition, self, other),
+    "itemsize": property(_itemsize),
+    "nbytes": property(_nbytes),
+    "layout": property(lambda self: strided),
+    "name": property(lambda self: None),
+    "is_cpu": property(lambda self: self.device.type == "cpu"),
+    "type_as": type_as,
+    "detach_": detach_,
+    "cfloat": _caster(_dtypes.complex64),
+    "cdouble": _caster(_dtypes.complex128),
+    "is_signed": is_signed,
+    "is_nonzero": is_nonzero,
+    "is_same_size": is_same_size,
+    "is_conj": _never,
+    "is_neg": _never,
+    "resolve_conj": _identity,
+    "resolve_neg": _identity,
+    "adjoint": adjoint,
+    "sum_to_size": sum_to_size,
+    "dim_order": dim_order,
+    "narrow_copy": narrow_copy,
+    "cauchy_": _transformed_fill("cauchy_", "uniform_", _cauchy),
+    "log_normal_": _transformed_fill("log_normal_", "normal_", _log_normal),
+    "geometric_": _transformed_fill("geometric_", "uniform_", _geometric),
+    "bernoulli": lambda self, p=None, *, generator=None: _creation.bernoulli(self, p, generator=generator),
+    "multinomial": lambda self, num_samples, replacement=False, *, generator=None: _creation.multinomial(
+        self, num_samples, replacement, generator=generator),
+    "fill_diagonal_": fill_diagonal_,
+    "apply_": _host_map("apply_", 0),
+    "map_": _host_map("map_", 1),
+    "map2_": _host_map("map2_", 2),
+    "unique_consecutive": unique_consecutive,
+    "nonzero_static": _method_of(nonzero_static),
+    "new_empty_strided": new_empty_strided,
+    "float_power_": float_power_,
+    "register_post_accumulate_grad_hook": register_post_accumulate_grad_hook,
+    "resize_": _resize_,
+    "resize_as_": lambda self, tensor: _resize_(self, tuple(tensor.shape)),
+    "resize": _resize,
+    "resize_as": lambda self, tensor: _resize(self, tuple(tensor.shape)),
+    "unsafe_chunk": lambda self, chunks, dim=0: self.chunk(chunks, dim),
+    "unsafe_split": lambda self, split_size, dim=0: self.split(split_size, dim),
+    "unsafe_split_with_sizes": lambda self, split_sizes, dim=0: self.split_with_sizes(split_sizes, dim),
 }
 
 FUNCTIONS = {"max": max, "min": min, "reshape": reshape, "flatten": flatten, "narrow": narrow, "select": select,
-             "where": where, "nonzero": nonzero, "masked_select": masked_select, "detach": detach,
-             "argwhere": argwhere, "index_put": index_put}
+             "where": where, "nonzero": nonzero, "detach": detach, "argwhere": argwhere,
+             "concat": torch_functions["cat"], "concatenate": torch_functions["cat"], "rsub": rsub,
+             "unique_consecutive": unique_consecutive, "nonzero_static": nonzero_static, "typename": typename,
+             "is_storage": is_storage, "to_dlpack": lambda tensor: tensor.__dlpack__(), "fill": fill,
+             "unsafe_chunk": torch_functions["chunk"], "unsafe_split": torch_functions["split"],
+             "unsafe_split_with_sizes": torch_functions["split_with_sizes"],
+             "broadcast_shapes": torch_broadcast_shapes, "bucketize": bucketize, "tril_indices": tril_indices,
+             "triu_indices": triu_indices, **_index.FUNCTIONS,
+             **{name: _function_of(name) for name in (
+                 "fill_", "zero_", "detach_", "index_put_", "as_strided_", "is_inference", "is_complex", "is_conj",
+                 "is_neg", "is_nonzero", "is_same_size", "is_signed", "resolve_conj", "resolve_neg", "get_device",
+                 "adjoint", "conj_physical_", "resize_as_")}}
 
 
 def install(cls):
+    """Put these methods, and indexing's (``_index``), on ``cls``."""
     for name, value in METHODS.items():
         setattr(cls, name, value)
+    _index.install(cls)

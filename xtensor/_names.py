@@ -152,7 +152,8 @@ def _t(method):
     return named
 
 
-_KEEP = ("clone", "contiguous", "to", "type", "float", "double", "half", "long", "int", "bool", "cpu", "cuda")
+_KEEP = ("clone", "contiguous", "to", "type", "float", "double", "half", "long", "int", "bool", "cfloat", "cdouble",
+         "cpu", "cuda")
 
 
 def install(cls):

@@ -21,6 +21,8 @@ import functools
 
 import numpy as np
 
+from . import _dtypes
+from ._registry import FUNCTIONS, TABLE
 from ._tensor import Tensor
 
 __all__ = ["raw_ns", "TENSOR_NS", "is_array"]
@@ -73,7 +75,6 @@ class RawNamespace(_Reshaping):
 
     def __getattr__(self, name):
         """An elementwise op by its table name: its forward over ``xp``, bound once."""
-        from ._table import TABLE
         entry = TABLE.get(name)
         if entry is None or entry.op is None:
             raise AttributeError(name)
@@ -84,7 +85,6 @@ class RawNamespace(_Reshaping):
     def apply(self, op, tensors, params=()):
         """The op ``op`` (its table name, or an ``Op`` kept outside the table) on ``tensors`` and ``params`` (in the
         order of its forward): the forward itself."""
-        from ._table import TABLE
         return (TABLE[op].op if type(op) is str else op).fwd(self.xp, *tensors, *params)
 
     def is_complex(self, v):
@@ -165,8 +165,7 @@ class RawNamespace(_Reshaping):
 
     def index_add(self, shape, index, g):
         """Zeros of ``shape`` with ``g`` added at host ``index`` (repeated elements add up)."""
-        from .ops.indexing import _index_put_fwd
-        return _index_put_fwd(self.xp, self.zeros(shape, g), g, index, self.backend, True)
+        return self.apply("index_put", (self.zeros(shape, g), g), (index, self.backend, True))
 
     def view_index_put(self, shape, index, g):
         """Zeros of ``shape`` with ``g`` at a basic (view) ``index``, where no element repeats: the gradient of a
@@ -175,8 +174,7 @@ class RawNamespace(_Reshaping):
 
     def scatter_add(self, x, dim, index, src):
         """``x.scatter_add(dim, index, src)``."""
-        from .ops.indexing import _scatter_fwd
-        return _scatter_fwd(self.xp, x, src, index, dim, "sum", self.backend)
+        return self.apply("scatter_add", (x, src), (index, dim, "sum", self.backend))
 
 class NumpyNamespace(RawNamespace):
     """numpy's own array methods where array-api-compat's wrappers (and numpy's module functions) cost up to
@@ -295,12 +293,10 @@ class TensorNamespace(_Reshaping):
     def __getattr__(self, name):
         """An op by its table name: a unary elementwise op as its Tensor method (the fast per-method path),
         anything else as its torch function."""
-        from ._table import TABLE
-        from ._variants import torch_functions
         entry = TABLE.get(name)
         fn = getattr(Tensor, name, None) if entry is not None and entry.kind == "unary" and entry.method else None
         if not callable(fn):
-            fn = torch_functions.get(name)
+            fn = FUNCTIONS.get(name)
         if fn is None:
             raise AttributeError(name)
         setattr(self, name, fn)
@@ -308,9 +304,7 @@ class TensorNamespace(_Reshaping):
 
     @staticmethod
     def apply(op, tensors, params=()):
-        from ._dispatch import apply
-        from ._table import TABLE
-        return apply(TABLE[op].op if type(op) is str else op, tuple(tensors), tuple(params))
+        return (TABLE[op].op if type(op) is str else op)(tuple(tensors), tuple(params))
 
     @staticmethod
     def is_complex(v):
@@ -374,9 +368,9 @@ class TensorNamespace(_Reshaping):
 
     @staticmethod
     def arange_along(like, dim):
-        from ._creation import arange
         n = like.shape[dim]
-        return arange(n, backend=like._backend).reshape(tuple(n if i == dim else 1 for i in range(like.ndim)))
+        return like.new_tensor(np.arange(n), dtype=_dtypes.int64).reshape(
+            tuple(n if i == dim else 1 for i in range(like.ndim)))
 
     @staticmethod
     def matmul(a, b):
@@ -384,9 +378,7 @@ class TensorNamespace(_Reshaping):
 
     @staticmethod
     def inv(a):
-        from ._table import TABLE
-        from ._dispatch import apply
-        return apply(TABLE["linalg_inv"].op, (a,))
+        return TABLE["linalg_inv"].op((a,))
 
     @staticmethod
     def cast_like(g, x):

@@ -1,6 +1,6 @@
 """Global settings PyTorch scripts set and read (``torch.use_deterministic_algorithms``,
-``set_warn_always``, ``get_default_device``, ``set_float32_matmul_precision``, ``set_num_threads``...), kept in
-one place.
+``set_warn_always``, ``get_default_device``, ``set_float32_matmul_precision``, ``set_num_threads``, anomaly mode's
+torch-namespace spellings...), kept in one place.
 
 Every xtensor op is deterministic on every backend, so ``use_deterministic_algorithms`` only records the
 setting that ``are_deterministic_algorithms_enabled`` reports, as PyTorch does on a build whose kernels are
@@ -14,12 +14,14 @@ import warnings
 import threadpoolctl
 
 from . import _creation
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly
 
 __all__ = ["use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
            "is_deterministic_algorithms_warn_only_enabled", "set_deterministic_debug_mode",
            "get_deterministic_debug_mode", "set_warn_always", "is_warn_always_enabled", "get_default_device",
            "set_float32_matmul_precision", "get_float32_matmul_precision", "get_num_threads", "set_num_threads",
-           "get_num_interop_threads", "set_num_interop_threads"]
+           "get_num_interop_threads", "set_num_interop_threads", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
+           "set_anomaly_enabled"]
 
 
 class _Settings:
@@ -126,3 +128,8 @@ def _check_thread_count(value, name):
         raise RuntimeError(f"{name} expects an int, but got {type(value).__name__}")
     if value <= 0:
         raise RuntimeError(f"{name} expects a positive integer")
+
+
+def set_anomaly_enabled(enabled, check_nan=True):
+    """``torch.set_anomaly_enabled``: ``autograd.set_detect_anomaly`` under its torch-namespace name."""
+    set_detect_anomaly(enabled, check_nan)

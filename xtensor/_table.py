@@ -13,19 +13,17 @@ other names, its node's name, its in-place forms' overlap checks (see ``defop``)
 afterwards: entries and ops are fixed once made, and the table is read-only (and closed to new entries once
 ``xtensor`` is imported).
 
-The entries live in ``xtensor/ops/`` (one module per category); this module holds the table
-itself, ``defop``/``defcomposite`` and the helpers the categories share. A *composite* is a
+The entries live in ``xtensor/ops/`` (one module per category); this module holds ``defop``/``defcomposite``,
+which write the table (its mapping lives in ``_registry``, low, for the namespaces that read it), and the helpers
+the categories share. A *composite* is a
 function written with other xtensor ops (``split``, ``std``, ``lerp``...): it needs no VJP of its
 own, and gets the same generated spellings as a primitive op.
 """
-from types import MappingProxyType
-
 from . import _dtypes
 from ._dispatch import Op, node_class
+from ._registry import ENTRIES as _ENTRIES, TABLE
 from ._tensor import check_dim
 
-_ENTRIES = {}
-TABLE = MappingProxyType(_ENTRIES)  # read-only: an entry is changed only by editing its ``defop`` call
 _frozen = False
 
 # in-place and ``out=`` refusals of written memory that overlaps an operand, per ``overlap=`` (see ``defop``)

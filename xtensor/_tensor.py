@@ -39,26 +39,28 @@ How autograd sees it -- PyTorch's rules, on every backend:
 * A view requires grad when its base does. Views made while grad mode is on get a view node
   (``SelectBackward0``...) over the base's history at that time.
 * Every write bumps the storage version. A view whose storage version moved since it took its node
-  re-derives it on next use (``_autograd.view_grad_fn``): an ``AsStridedBackward0`` over the base's
+  re-derives it on next use (``_dispatch.view_grad_fn``): an ``AsStridedBackward0`` over the base's
   *current* history -- so a view never carries history a write erased, nor misses a write's part.
 * A write is recorded when grad mode is on and the target or a written value requires grad
-  (``_variants.assign_inplace``): the in-place op computes its out-of-place result and writes it; a
+  (``_inplace.assign_inplace``): the in-place op computes its out-of-place result and writes it; a
   base takes the result's node (renamed as PyTorch names in-place nodes: ``ZeroBackward0``,
   ``CopyBackwards``...); a view rewrites its base's history with a ``CopySlices`` node (the base's
   gradient with the view's positions routed through the result). Either way the base, and so every
   alias, requires grad from then on. A base that required grad and is overwritten by a constant keeps
   a zero-gradient history.
-* Refused, as PyTorch refuses them (``_variants.check_inplace``): a recorded write into a leaf that
+* Refused, as PyTorch refuses them (``_inplace.check_inplace``): a recorded write into a leaf that
   requires grad or a view of one; into a view made under no_grad/inference mode or one of several
   views one op returned (split/chunk/unbind), or any view of those -- these also refuse to re-derive
   their history after another alias was written. Saved tensors are checked against the storage
   version at backward time, so a write through any alias of a saved tensor is caught.
 """
+import math
 import weakref
 
 import numpy as np
 
 from . import _dtypes
+from ._modes import grad_state as _grad_state
 
 __all__ = ["Tensor", "Size", "device", "Storage", "DataStorage", "OVERLAP_ERROR", "PARTIAL_OVERLAP_ERROR",
            "overlap", "NotStrided"]
@@ -327,12 +329,40 @@ def _box_of(shape, stride, offset, root_shape):
     return tuple(starts), tuple(box)
 
 
+def basic_meta(shape, stride, offset, index):
+    """Strided metadata of ``x[index]`` for a basic (view) index."""
+    n_real = sum(1 for i in index if i is not None and i is not Ellipsis)
+    new_shape, new_stride = [], []
+    dim = 0
+    for item in index:
+        if item is Ellipsis:
+            for _ in range(len(shape) - n_real):
+                new_shape.append(shape[dim])
+                new_stride.append(stride[dim])
+                dim += 1
+        elif item is None:
+            new_shape.append(1)
+            new_stride.append(stride[dim] * shape[dim] if dim < len(shape) else 1)
+        elif isinstance(item, int):
+            offset += (item % shape[dim]) * stride[dim]
+            dim += 1
+        else:
+            start, stop, step = item.indices(shape[dim])
+            length = max(0, math.ceil((stop - start) / step))
+            offset += start * stride[dim]  # also for an empty slice, as PyTorch
+            new_shape.append(length)
+            new_stride.append(stride[dim] * step)
+            dim += 1
+    new_shape.extend(shape[dim:])
+    new_stride.extend(stride[dim:])
+    return tuple(new_shape), tuple(new_stride), offset
+
+
 def _basic_box(tensor, index, root_shape):
     """``(starts, box_shape, shape)`` of ``tensor[index]`` when ``index`` is basic and selects a box of the root
     (see ``ViewMeta.box``; ``shape``: the indexed region's own shape); None otherwise."""
     if not all(i is None or i is Ellipsis or type(i) in (int, slice) for i in index):
         return None
-    from ._index import basic_meta
     meta = basic_meta(*tensor._meta(), index)
     box = _box_of(*meta, tuple(root_shape))
     return None if box is None else (*box, meta[0])
@@ -380,12 +410,6 @@ class Tensor:
     _attr_version = 0  # the storage version when this view's grad_fn was last derived from its base
     is_sparse = False  # (xtensor.sparse.SparseTensor: True)
     __array_priority__ = 1000  # numpy defers to our reflected operators
-
-    def __new__(cls, *args, **kwargs):
-        """``Tensor(*sizes)`` / ``Tensor(data)``: PyTorch's legacy constructor (results are built with
-        ``object.__new__`` and never come through here)."""
-        from ._creation import legacy_tensor
-        return legacy_tensor(*args, **kwargs)
 
     # ------------------------------------------------------------------------ storage
     def __getattr__(self, name):
@@ -609,8 +633,7 @@ class Tensor:
 
     # ------------------------------------------------------------------------ conversion
     def numpy(self, *, force=False):
-        from .autograd.grad_mode import state
-        if self._requires_grad and state.enabled and not force:  # as PyTorch: under no_grad it may
+        if self._requires_grad and _grad_state.enabled and not force:  # as PyTorch: under no_grad it may
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         return self._backend.to_numpy(self._value)
@@ -629,16 +652,6 @@ class Tensor:
         if copy or not self._backend.mutable:
             return np.array(a, dtype=dtype, copy=True)
         return a if dtype is None else a.astype(dtype, copy=False)
-
-    def __array_wrap__(self, array, context=None, return_scalar=False):
-        """A NumPy ufunc's result on tensors comes back as a tensor, as PyTorch's ``__array_wrap__`` gives it
-        (``np.sin(t)`` is a tensor; bools become uint8, as PyTorch's do): a host tensor over the result. Like
-        PyTorch, no ``__array_ufunc__``/``__array_function__``: other NumPy functions (``np.concatenate``) see the
-        tensors as arrays through ``__array__`` and return NumPy arrays."""
-        from ._creation import from_numpy
-        if array.dtype == np.bool_:
-            array = array.astype(np.uint8)
-        return from_numpy(np.asarray(array))
 
     def tolist(self):
         return self._backend.to_numpy(self._value).tolist()
@@ -686,13 +699,6 @@ class Tensor:
         """The array API's ``to_device``: ``self`` when already there, else a copy on ``device``."""
         return self if device == self.device else self.to(device)
 
-    def __array_namespace__(self, *, api_version=None):
-        from . import array_api
-        if api_version is not None and api_version not in array_api.SUPPORTED_VERSIONS:
-            raise ValueError(f"api_version {api_version!r} is not supported; "
-                             f"xtensor.array_api implements {array_api.SUPPORTED_VERSIONS}")
-        return array_api
-
     def __hash__(self):
         return id(self)
 
@@ -701,24 +707,12 @@ class Tensor:
             raise TypeError("iteration over a 0-d tensor")
         return (self[i] for i in range(self.shape[0]))
 
-    def __reduce_ex__(self, protocol):
-        from ._creation import _rebuild
-        return (_rebuild, (self._backend.name, np.asarray(self.detach()), self.requires_grad))
-
     # ------------------------------------------------------------------------ layouts (xtensor.sparse)
     def to_dense(self, dtype=None, *, masked_grad=None):
         return self if dtype is None else self.to(dtype)
 
-    def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
-        from .sparse import to_sparse
-        return to_sparse(self, sparse_dim, layout=layout)
-
     def to_sparse_coo(self):
         return self.to_sparse()
-
-    def sparse_mask(self, mask):
-        from .sparse import sparse_mask
-        return sparse_mask(self, mask)
 
     def sparse_dim(self):
         return 0

@@ -4,13 +4,13 @@
 Each transform runs the function once under the tape and differentiates it with ``autograd.grad``; when an
 input already carries a graph (a transform nested in another), the result keeps its graph so the outer transform
 differentiates it again. ``jacfwd`` computes the same Jacobian as ``jacrev`` (xtensor has no forward mode; the
-values are equal). ``vmap`` is ``xtensor.vmap`` (a loop over the mapped dimension).
+values are equal). ``vmap`` loops over the mapped dimension; ``xtensor.vmap`` is the same function.
 """
 import contextlib
 
 from . import autograd
-from ._api_extras import vmap
-from ._tensor import Tensor
+from ._tensor import Tensor, check_dim
+from ._variants import torch_functions
 from .autograd import functional as _functional
 from .utils._pytree import tree_flatten, tree_unflatten
 
@@ -194,3 +194,65 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
     args = () if args is None else args if isinstance(args, tuple) else (args,)
     with _swapped(module, tensors, strict):
         return module(*args, **(kwargs or {}))
+
+
+def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
+    """``func`` mapped over a dim of its arguments (``in_dims``: one for all, or one per argument, nested as the
+    argument is -- tuples, lists, dicts; None: not mapped), results stacked along ``out_dims``. Runs ``func``
+    once per slice (a loop, not PyTorch's batching rules): the same values and gradients, none of the speed.
+    Random ops inside draw different values per slice (PyTorch's ``randomness='different'``)."""
+    def mapped(*args, **kwargs):
+        dims = in_dims if isinstance(in_dims, (tuple, list)) else (in_dims,) * len(args)
+        if len(dims) != len(args):
+            raise ValueError(f"vmap(func, in_dims={in_dims})(<inputs>): in_dims is not compatible with the structure "
+                             f"of `inputs`. in_dims has structure {len(dims)} but inputs has {len(args)} elements")
+        sizes = set()
+        for a, d in zip(args, dims):
+            _mapped_sizes(a, d, sizes)
+        if len(sizes) != 1:
+            raise ValueError("vmap: Expected all tensors to have the same size in the mapped dimension, got sizes "
+                             f"{sorted(sizes)}" if sizes else "vmap: at least one input must be mapped (in_dims)")
+        n = sizes.pop()
+        results = [func(*(_slice(a, d, i) for a, d in zip(args, dims)), **kwargs) for i in range(n)]
+        return _stacked(results, out_dims)
+    return mapped
+
+
+def _mapped_sizes(arg, dim, sizes):
+    if dim is None:
+        return
+    if isinstance(arg, Tensor):
+        sizes.add(arg.shape[check_dim(dim, arg.ndim)])
+    elif isinstance(arg, dict):
+        for k, v in arg.items():
+            _mapped_sizes(v, dim[k] if isinstance(dim, dict) else dim, sizes)
+    elif isinstance(arg, (tuple, list)):
+        for a, d in zip(arg, dim if isinstance(dim, (tuple, list)) else (dim,) * len(arg)):
+            _mapped_sizes(a, d, sizes)
+    else:
+        raise ValueError(f"vmap: Got in_dim={dim} for an input but the input is of type {type(arg).__name__}. We "
+                         f"cannot vmap over non-Tensor arguments, please use None as the respective in_dim")
+
+
+def _slice(arg, dim, i):
+    if dim is None:
+        return arg
+    if isinstance(arg, Tensor):
+        return arg.select(dim, i)
+    if isinstance(arg, dict):
+        return {k: _slice(v, dim[k] if isinstance(dim, dict) else dim, i) for k, v in arg.items()}
+    return type(arg)(_slice(a, d, i) for a, d in zip(arg, dim if isinstance(dim, (tuple, list)) else
+                                                     (dim,) * len(arg)))
+
+
+def _stacked(results, out_dims):
+    first = results[0]
+    if isinstance(first, (tuple, list)):
+        dims = out_dims if isinstance(out_dims, (tuple, list)) else (out_dims,) * len(first)
+        return type(first)(_stacked([r[k] for r in results], d) for k, d in enumerate(dims))
+    if isinstance(first, dict):
+        return {k: _stacked([r[k] for r in results], out_dims[k] if isinstance(out_dims, dict) else out_dims)
+                for k in first}
+    if not isinstance(first, Tensor):
+        raise ValueError(f"vmap: `func` must only return Tensors, got type {type(first).__name__}")
+    return torch_functions["stack"](results, out_dims)

@@ -6,7 +6,8 @@ the same op -- forward, VJP, node name -- serves ``xtensor.linalg``, the ``xtens
 parts are named tuples (``sign``/``logabsdet``, ``U``/``S``/``Vh``, ``eigenvalues``/
 ``eigenvectors``, ``Q``/``R``), with the same fields as in PyTorch and the array API.
 """
-from ._variants import assign_out as _assign_out, torch_functions as _functions
+from ._inplace import assign_out as _assign_out
+from ._variants import torch_functions as _functions
 from .ops import linalg as _ops
 from .ops.linalg import (LinAlgError, cond, cross as _torch_cross, eig, eigh, householder_product,
                          linalg_lu as lu, linalg_vander as vander, lu_factor, lu_factor_ex, lu_solve, matrix_exp,

@@ -35,8 +35,8 @@ import warnings
 import numpy as np
 
 from .. import _creation, _dtypes
-from .._autograd import Node, edge_of, freed_error, grad_tensor
-from .._dispatch import wrap
+from .._autograd import Node, freed_error, grad_tensor
+from .._dispatch import edge_of, wrap
 from .._ns import raw_ns
 from .._tensor import Tensor
 from ..autograd import grad_mode

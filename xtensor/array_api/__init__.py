@@ -14,6 +14,7 @@ float32. The Tensor's operators are PyTorch's in either namespace (``ints / ints
 array-API code spells such mixed-kind arithmetic, which the standard leaves open, ``xp.divide``.
 """
 import math as _math
+import sys as _sys
 
 from .._dtypes import (bool, complex64, complex128, float32, float64, int8, int16, int32, int64, uint8,
                        uint16, uint32, uint64)
@@ -23,6 +24,7 @@ __array_api_version__ = "2025.12"
 SUPPORTED_VERSIONS = ("2023.12", "2024.12", "2025.12")
 
 e, pi, inf, nan, newaxis = _math.e, _math.pi, _math.inf, _math.nan, None
+_this = _sys.modules[__name__]
 
 globals().update(_api_functions)
 
@@ -36,6 +38,19 @@ from ._info import Info as _Info, with_standard_defaults as _with_standard_defau
 def __array_namespace_info__():
     """The standard's inspection object: capabilities, devices and dtypes of the default backend."""
     return _Info()
+
+
+def _array_namespace(self, *, api_version=None):
+    """``Tensor.__array_namespace__``: this namespace."""
+    if api_version is not None and api_version not in SUPPORTED_VERSIONS:
+        raise ValueError(f"api_version {api_version!r} is not supported; "
+                         f"xtensor.array_api implements {SUPPORTED_VERSIONS}")
+    return _this
+
+
+def _install(cls):
+    """Make ``cls`` (the Tensor) name this namespace as its array-API namespace."""
+    cls.__array_namespace__ = _array_namespace
 
 
 def reshape(x, /, shape, *, copy=None):

@@ -1,6 +1,8 @@
 """xtensor.autograd: ``backward``, ``grad``, grad modes, ``Variable`` -- over xtensor's own tape."""
 import math
 
+from .. import _autograd as _tape
+from .._dispatch import edge_of as _edge_of
 from .anomaly_mode import detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                         set_grad_enabled)
@@ -26,18 +28,6 @@ def _as_tuple(x):
     return tuple(x) if isinstance(x, (list, tuple)) else (x,)
 
 
-def _tape():
-    """The tape module (it imports this package first, so it is looked up on first use, then kept)."""
-    global _tape_module
-    if _tape_module is None:
-        from .. import _autograd
-        _tape_module = _autograd
-    return _tape_module
-
-
-_tape_module = None
-
-
 def _root_grads(tensors, grad_tensors):
     grads = []
     for i, t in enumerate(tensors):
@@ -51,7 +41,7 @@ def _root_grads(tensors, grad_tensors):
                                    f"{t.dtype}")
             backend, xp = t._backend, t._backend.xp
             one = xp.asarray(1, dtype=backend.native[t._dtype])  # (``ones`` costs numpy ~1 µs of dtype checks)
-            g = _tape().grad_tensor(xp.reshape(one, shape) if shape else one, backend)
+            g = _tape.grad_tensor(xp.reshape(one, shape) if shape else one, backend)
         elif not hasattr(g, "_dtype"):
             g = t.new_tensor(g)
         elif g.shape != t.shape:
@@ -62,19 +52,17 @@ def _root_grads(tensors, grad_tensors):
 
 
 def _roots(tensors):
-    edge_of = _tape().edge_of
     edges = []
     for i, t in enumerate(tensors):
         if not t.requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
-        edges.append(edge_of(t))
+        edges.append(_edge_of(t))
     return edges
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None,
              inputs=None):
     """Accumulate gradients of ``tensors`` into the ``.grad`` of the leaves they depend on."""
-    tape = _tape()
     tensors = _as_tuple(tensors)
     grad_tensors = _as_tuple(grad_tensors if grad_tensors is not None else grad_variables)
     if retain_graph is None:
@@ -83,19 +71,18 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     grads = _root_grads(tensors, grad_tensors)
     if inputs is not None:
         inputs = _as_tuple(inputs)
-        captured = tape.run_backward(roots, grads, retain_graph, create_graph,
-                                     capture=[tape.edge_of(x) for x in inputs], accumulate=False)
+        captured = _tape.run_backward(roots, grads, retain_graph, create_graph,
+                                      capture=[_edge_of(x) for x in inputs], accumulate=False)
         for x, g in zip(inputs, captured):
             if g is not None:
-                tape.accumulate_into(x, tape.as_grad_tensor(g, x))
+                _tape.accumulate_into(x, _tape.as_grad_tensor(g, x))
         return
-    tape.run_backward(roots, grads, retain_graph, create_graph)
+    _tape.run_backward(roots, grads, retain_graph, create_graph)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
          allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """Gradients of ``outputs`` with respect to ``inputs``, returned (``.grad`` is left untouched)."""
-    tape = _tape()
     outputs = _as_tuple(outputs)
     inputs = _as_tuple(inputs)
     if retain_graph is None:
@@ -105,11 +92,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     roots = _roots(outputs)
     grads = _root_grads(outputs, _as_tuple(grad_outputs))
-    captured = tape.run_backward(roots, grads, retain_graph, create_graph,
-                                 capture=[tape.edge_of(x) for x in inputs], accumulate=False)
+    captured = _tape.run_backward(roots, grads, retain_graph, create_graph,
+                                  capture=[_edge_of(x) for x in inputs], accumulate=False)
     result = []
     for i, (x, g) in enumerate(zip(inputs, captured)):
-        g = tape.as_grad_tensor(g, x)
+        g = _tape.as_grad_tensor(g, x)
         if g is None:
             if materialize_grads:
                 from .._creation import zeros_like

@@ -14,17 +14,12 @@ import os
 import traceback
 import warnings
 
+from .. import _autograd
+from .._modes import anomaly_state as state
+
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # xtensor/: its frames are not the user's
 
 __all__ = ["detect_anomaly", "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled"]
-
-
-class _AnomalyState:
-    enabled = False
-    check_nan = True
-
-
-state = _AnomalyState()
 
 
 def is_anomaly_enabled():
@@ -41,7 +36,6 @@ def _record_forward_stack(node, *args, **kwargs):
 
 
 def _set(enabled, check_nan):
-    from .. import _autograd  # the tape imports this module
     state.enabled, state.check_nan = bool(enabled), bool(check_nan)
     if state.enabled:
         _autograd.Node.__init__ = _record_forward_stack
@@ -87,32 +81,3 @@ class detect_anomaly:
             with self.__class__(self.check_nan):
                 return fn(*args, **kwargs)
         return wrapper
-
-
-def run_node(node, grads):
-    """The engine's call of ``node`` in anomaly mode: PyTorch's warning (node and forward stack) on any error,
-    and the NaN check of its results."""
-    try:
-        grad_inputs = node._run(grads)
-        if state.check_nan:
-            for i, g in enumerate(grad_inputs):
-                if g is not None and _has_nan(g):
-                    raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
-    except Exception as e:
-        stack = getattr(node, "_forward_stack", None)
-        if stack is not None:
-            trace = "".join(traceback.format_list(stack))
-            message = f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n{trace}"
-            warnings.warn(message, stacklevel=2)
-            e.add_note(message)
-        raise
-    return grad_inputs
-
-
-def _has_nan(g):
-    from .._index import is_traced
-    arr = g._value
-    if is_traced(arr):  # under jax.jit there is no value to look at
-        return False
-    xp = g._backend.xp
-    return g.dtype.kind in "fc" and bool(xp.any(xp.isnan(arr)))

@@ -9,7 +9,8 @@ backward without ``retain_graph``.
 """
 import functools
 
-from .._autograd import Node, edge_of, freed_error
+from .._autograd import Node, freed_error
+from .._dispatch import edge_of
 from .._tensor import Tensor
 from . import grad_mode
 
@@ -208,7 +209,7 @@ class Function(metaclass=_FunctionMeta):
 def _connect(node, args, tensors, outputs):
     """Give the outputs ``node`` as history and fill the node's edges, metadata and saved tensors."""
     from .._dispatch import detached
-    from .._variants import check_inplace
+    from .._inplace import check_inplace
     node._edges = tuple(edge_of(t) for t in tensors)
     node._input_is_tensor = tuple(isinstance(a, Tensor) for a in args)
     node._inputs_meta = tuple((tuple(a.shape), a._dtype, a._backend) if isinstance(a, Tensor) else None

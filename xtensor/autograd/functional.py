@@ -8,6 +8,7 @@ one backward pass each.
 """
 from . import grad_mode
 from .. import _creation
+from .._registry import FUNCTIONS
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "vhp", "hvp"]
 
@@ -147,12 +148,10 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
 
 
 def _stacked(grads, out, x, create_graph):
-    from .._methods import reshape
     shape = tuple(out.shape) + tuple(x.shape)
     if not grads:
         return _creation.zeros(shape, dtype=x.dtype, backend=x._backend)
-    from .. import stack
-    j = reshape(stack(grads), shape)
+    j = FUNCTIONS["stack"](grads).reshape(shape)
     return j if create_graph else j.detach()
 
 

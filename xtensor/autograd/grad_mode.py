@@ -4,18 +4,11 @@ Each works as a context manager and as a decorator, with or without parentheses,
 """
 import functools
 import inspect
-import threading
+
+from .._modes import grad_state as state
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
            "is_inference_mode_enabled"]
-
-
-class _GradState(threading.local):
-    enabled = True
-    inference = False
-
-
-state = _GradState()
 
 
 def is_grad_enabled():

@@ -7,7 +7,9 @@ inverse normal CDF (the same distribution PyTorch draws by rejection).
 import math
 import warnings
 
+from .. import _creation
 from ..autograd import no_grad
+from ..ops.linalg import qr
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_", "eye_", "dirac_",
            "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_", "sparse_",
@@ -80,9 +82,8 @@ def ones_(tensor):
 def eye_(tensor):
     if tensor.ndim != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    import xtensor
     with no_grad():
-        return tensor.copy_(xtensor.eye(*tensor.shape, dtype=tensor.dtype))
+        return tensor.copy_(_creation.eye(*tensor.shape, dtype=tensor.dtype))
 
 
 def dirac_(tensor, groups=1):
@@ -138,13 +139,12 @@ def orthogonal_(tensor, gain=1, generator=None):
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.numel() == 0:
         return tensor
-    import xtensor
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
     flat = tensor.new_empty((rows, cols)).normal_(0, 1, generator=generator)
     if rows < cols:
         flat = flat.t()
-    q, r = xtensor.linalg.qr(flat)
+    q, r = qr(flat)
     q = q * r.diagonal().sign()
     if rows < cols:
         q = q.t()
@@ -156,13 +156,12 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     """Normal(0, std) entries with ``ceil(sparsity * rows)`` of each column zeroed (rows drawn at random)."""
     if tensor.ndim != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    import xtensor
     rows, cols = tensor.shape
     zeros = math.ceil(sparsity * rows)
     with no_grad():
         tensor.normal_(0, std, generator=generator)
         for col in range(cols):
-            tensor[xtensor.randperm(rows, generator=generator)[:zeros].to(tensor.device), col] = 0
+            tensor[_creation.randperm(rows, generator=generator)[:zeros].to(tensor.device), col] = 0
     return tensor
 
 

@@ -1,11 +1,12 @@
 """Helpers of the ops written as composites of other entries (spread over the subject modules)."""
 from .. import _dtypes
+from .._registry import FUNCTIONS
 from .._tensor import Tensor
 
 
 def _fn(name):
-    from .._variants import torch_functions
-    return torch_functions[name]
+    """The torch function ``name`` (as ``xtensor.<name>``): an op a composite calls with PyTorch's arguments."""
+    return FUNCTIONS[name]
 
 
 def _float(x):

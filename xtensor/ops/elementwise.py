@@ -785,13 +785,9 @@ def heaviside(input, values):
     """0 for negative, 1 for positive, ``values`` at 0 (PyTorch has no gradient for it: neither does this)."""
     if isinstance(values, Tensor) and values.dtype is not input.dtype:
         raise RuntimeError(f"heaviside is not yet implemented for tensors with different dtypes")
-    with _no_grad():
-        return (input > 0).to(input.dtype).where(input != 0, values)
-
-
-def _no_grad():
-    from ..autograd import no_grad
-    return no_grad()
+    input = input.detach()  # (no gradient: nothing is recorded)
+    values = values.detach() if isinstance(values, Tensor) else values
+    return (input > 0).to(input.dtype).where(input != 0, values)
 
 
 defcomposite("heaviside", heaviside, inplace=True, out=True)
@@ -816,14 +812,13 @@ def frexp(input):
     the input); int32 exponents. Exact: the exponent from log2 is corrected by one where it rounded."""
     if input.dtype.kind != "f":
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
-    with _no_grad():
-        wide = input.detach().to(_dtypes.float64)
-        a = wide.abs()
-        regular = a.isfinite() & (a != 0)
-        e = a.where(regular, 1.0).log2().floor() + 1
-        m = a.where(regular, 1.0) / _fn("pow")(2.0, e)
-        e = e + (m >= 1).to(e.dtype) - (m < 0.5).to(e.dtype)
-        e = e.where(regular, 0.0)
+    wide = input.detach().to(_dtypes.float64)  # (the exponent has no gradient: nothing of it is recorded)
+    a = wide.abs()
+    regular = a.isfinite() & (a != 0)
+    e = a.where(regular, 1.0).log2().floor() + 1
+    m = a.where(regular, 1.0) / _fn("pow")(2.0, e)
+    e = e + (m >= 1).to(e.dtype) - (m < 0.5).to(e.dtype)
+    e = e.where(regular, 0.0)
     mantissa = input / _fn("pow")(2.0, e).to(input.dtype) if input.dtype is not _dtypes.float16 else \
         (input.to(_dtypes.float64) / _fn("pow")(2.0, e)).to(input.dtype)
     return frexp_result(mantissa.where(regular, input), e.to(_dtypes.int32))

@@ -11,15 +11,16 @@ scatter). Index bounds are checked with PyTorch's errors by reading only the ind
 (and not under a trace). The ``index_*`` ops are gathers/scatters with the 1-d index expanded
 along ``dim``, each its own entry so that nodes carry PyTorch's names.
 """
+import functools
 import math
 
 import numpy as np
 
 from .. import _dtypes
 from .._dispatch import _broadcast_mismatch, _native, _unify
-from .._index import basic_meta, check_index_range, gather_positions, index_positions, is_traced, positions_of
+from .._backend import check_index_range, is_traced
 from .._table import defcomposite, defop, dims_of, native_dtype, via_uint8
-from .._tensor import Tensor, check_dim, contiguous_strides
+from .._tensor import Tensor, basic_meta, check_dim, contiguous_strides
 
 
 # ------------------------------------------------------------------ indexing
@@ -84,6 +85,28 @@ index_put = defop(
 
 
 # ------------------------------------------------------------------ gather / scatter
+@functools.lru_cache(maxsize=64)
+def positions_of(shape):
+    """``arange(numel).reshape(shape)`` on the host: advanced indices become flat positions through it."""
+    positions = np.arange(math.prod(shape), dtype=np.int64).reshape(shape)
+    positions.flags.writeable = False
+    return positions
+
+
+def index_positions(xp, shape, index):
+    """Flat positions of ``x[index]`` in a C-ordered ``x`` of ``shape``: host numpy for a host index,
+    computed on the device (traceable) when the index holds device arrays."""
+    if all(not hasattr(i, "shape") or isinstance(i, np.ndarray) for i in index):
+        return positions_of(tuple(shape))[index]
+    return xp.reshape(xp.arange(math.prod(shape), dtype=xp.int64), tuple(shape))[index]
+
+
+def gather_positions(xp, x, positions):
+    """``x.reshape(-1)[positions]`` with only standard functions."""
+    flat = xp.reshape(x, (-1,))
+    return xp.reshape(xp.take(flat, xp.asarray(positions.reshape(-1)), axis=0), positions.shape)
+
+
 def dim_positions(xp, shape, dim, index):
     """Flat C-order positions in an array of ``shape`` addressed as ``torch.gather`` does: ``index``'s
     value along ``dim``, each element's own coordinate along every other dim."""

@@ -31,6 +31,7 @@ import numpy as np
 
 from .. import _dtypes
 from .._dispatch import Dims, apply, apply_whole, overload_name
+from .._inplace import assign_out
 from .._table import TABLE, defcomposite, defop, dims_of, native_dtype, refusing, sum_dtype, to_float, via_uint8
 from .._tensor import Tensor
 from ._composite import _float, _fn
@@ -1340,5 +1341,4 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
     r = _fn("searchsorted")(boundaries, input, out_int32=out_int32, right=right)
     if out is None:
         return r
-    from .._variants import assign_out
     return assign_out(out, r, "bucketize")

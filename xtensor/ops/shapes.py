@@ -7,16 +7,15 @@ import math
 import numpy as np
 
 from .. import _dtypes
-from .._autograd import edge_of
 from .._dispatch import (BroadcastError, Dims, Dims2, InputMeta, Op, apply, history_alias, make_view, node_class,
-                         overload_name)
-from .._index import basic_meta, gather_positions, positions_of
+                         edge_of, overload_name)
+from .._inplace import check_inplace
+from .._modes import grad_state as _grad_state
 from .._ns import raw_ns
-from ..autograd.grad_mode import state as _grad_state
 from .._table import TABLE, defcomposite, defop, dims_of, renamed
-from .._tensor import Size, Tensor, ViewMeta, check_dim, contiguous_strides, elements_at
+from .._tensor import Size, Tensor, ViewMeta, basic_meta, check_dim, contiguous_strides, elements_at
 from ._composite import _fn
-from .indexing import _getitem_vjp
+from .indexing import _getitem_vjp, gather_positions, positions_of
 
 
 # ------------------------------------------------------------------ views
@@ -818,8 +817,7 @@ def _stacker(name, prepare, dim):
 
 
 def _cat(tensors, dim):
-    from .._variants import torch_functions
-    return torch_functions["cat"](tensors, dim)
+    return _fn("cat")(tensors, dim)
 
 
 def _column(t):
@@ -854,7 +852,6 @@ def _inplace_view(name, node):
     view op's node, named as PyTorch names the in-place overload) are the view's.
     """
     def inplace(self, *args, **kwargs):
-        from .._variants import check_inplace
         check_inplace(self)
         # the view op's node keeps its input: an alias with self's current history, not self (which changes)
         before = history_alias(self)

@@ -1,8 +1,10 @@
 """L-BFGS (PyTorch's ``LBFGS``, with its ``strong_wolfe`` line search), ported from ``torch/optim/lbfgs.py``
 (BSD licence) onto xtensor's tensors: the same iterations, state and closure semantics."""
-from .. import cat  # defined before xtensor imports optim
+from .._variants import torch_functions
 from ..autograd import grad_mode
 from .optimizer import Optimizer
+
+cat = torch_functions["cat"]  # (the generated torch function, resolved once)
 
 __all__ = ["LBFGS"]
 

@@ -335,10 +335,8 @@ class profile:  # noqa: N801  (PyTorch's spelling)
 
 def _library_functions(profiler):
     """``{"xtensor.<module>.<function>": (calls, total us, self us)}`` of the xtensor code ``profiler`` saw."""
-    import xtensor
-    from xtensor import adapters
-    roots = {os.path.dirname(os.path.realpath(xtensor.__file__)): "xtensor",
-             os.path.dirname(os.path.realpath(adapters.__file__)): "xtensor.adapters"}
+    package = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))  # xtensor/ (this is xtensor/profiler/)
+    roots = {package: "xtensor", os.path.realpath(os.path.join(package, "adapters")): "xtensor.adapters"}
     functions = {}
     for (filename, _, function), (_, calls, own, total, _) in pstats.Stats(profiler).stats.items():
         if function.startswith("<"):  # comprehensions, lambdas: counted in the function that holds them

@@ -25,6 +25,15 @@ def layout_aware(dense_fn, sparse_fn):
 
 
 
+def _tensor_to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
+    return to_sparse(self, sparse_dim, layout=layout)
+
+
+def _install(cls):
+    """Put the dense Tensor's conversions into this layout (``to_sparse``, ``sparse_mask``) on ``cls``."""
+    cls.to_sparse, cls.sparse_mask = _tensor_to_sparse, sparse_mask
+
+
 def _legacy_constructor(dtype):
     """``torch.sparse.FloatTensor(indices, values[, size])`` (the values kept as given, as PyTorch 2.13 keeps them)
     and ``torch.sparse.FloatTensor(*size)`` (an empty COO tensor of ``dtype``)."""

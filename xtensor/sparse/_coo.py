@@ -28,9 +28,9 @@ shapes (PyTorch's coalesce does too) and never carries gradient. Values stay on 
 import numpy as np
 
 from .. import _dtypes
-from .._autograd import AccumulateGrad, Node, edge_of, freed_error
-from .._api_extras import layout
-from .._dispatch import apply
+from .._autograd import AccumulateGrad, Node, freed_error
+from .._dispatch import apply, edge_of
+from .._layout import layout
 from .._tensor import NotStrided, Size, Tensor, check_dim
 from ..autograd import grad_mode
 

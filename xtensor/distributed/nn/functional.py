@@ -8,10 +8,13 @@ one process these are identities and copies, with PyTorch's tuple-or-tensor resu
 PyTorch's FutureWarnings pointing to ``torch.distributed._functional_collectives`` are not given: xtensor has
 no such module to point to.
 """
+from ..._creation import empty_like, zeros_like
+from ..._variants import torch_functions
 from ...autograd.function import Function
-from ... import empty_like, stack, zeros_like  # xtensor is whole by the time torch.distributed.nn is imported
 from .. import distributed_c10d as dist
 from ..distributed_c10d import ReduceOp, group
+
+stack = torch_functions["stack"]
 
 __all__ = ["broadcast", "gather", "scatter", "reduce", "reduce_scatter", "all_gather", "all_to_all",
            "all_to_all_single", "all_reduce"]

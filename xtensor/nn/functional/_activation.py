@@ -4,8 +4,9 @@ Where a naive formula overflows, the composite is written so neither its value n
 does (see ``_softplus0``)."""
 import math
 import warnings
+from ... import _creation, _dtypes
 
-from ._common import _xt
+
 
 __all__ = [
     "relu", "relu_", "relu6", "leaky_relu", "elu", "selu", "celu", "gelu", "silu", "mish", "softplus", "tanh",
@@ -154,7 +155,7 @@ def hardshrink(input, lambd=0.5):
 
 def softshrink(input, lambd=0.5):
     if lambd < 0:
-        raise RuntimeError(f"lambda must be in range [0, {_xt().finfo(input.dtype).max:g}] for input dtype "
+        raise RuntimeError(f"lambda must be in range [0, {_dtypes.finfo(input.dtype).max:g}] for input dtype "
                            f"{input.dtype.scalar_name}, but found {lambd:g}")
     return (input - input.sign() * lambd).where(input.abs() > lambd, input.new_zeros(()))
 
@@ -163,7 +164,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """Leaky ReLU whose negative slope is drawn from U(lower, upper) per element when training, else their mean."""
     if not training:
         return leaky_relu(input, (lower + upper) / 2, inplace)
-    slope = _xt().rand(tuple(input.shape), dtype=input.dtype).to(input.backend) * (upper - lower) + lower
+    slope = _creation.rand(tuple(input.shape), dtype=input.dtype).to(input.backend) * (upper - lower) + lower
     return _maybe_inplace(input, lambda x: x.where(x >= 0, x * slope), inplace)
 
 
@@ -215,8 +216,8 @@ def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
     sample's gradient in the backward (the straight-through estimator)."""
     if eps != 1e-10:
         warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
-    uniform = _xt().rand(tuple(logits.shape), dtype=logits.dtype).to(logits.backend)
-    gumbels = -(-uniform.clamp_min(_xt().finfo(logits.dtype).tiny).log()).log()
+    uniform = _creation.rand(tuple(logits.shape), dtype=logits.dtype).to(logits.backend)
+    gumbels = -(-uniform.clamp_min(_dtypes.finfo(logits.dtype).tiny).log()).log()
     soft = ((logits + gumbels) / tau).softmax(dim)
     if not hard:
         return soft

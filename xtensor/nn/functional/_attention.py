@@ -3,9 +3,10 @@ multi-head attention, which ``nn.MultiheadAttention`` calls) as a composite of x
 scores, masks, softmax, dropout, output projection)."""
 import math
 
-from ... import _dtypes
+from ... import _creation, _dtypes
 from ..attention import cpu_kernel_enabled
-from ._common import _xt
+
+from ...ops._composite import _fn
 from ._dropout import dropout
 from ._linear import linear
 from ._padding import pad
@@ -15,7 +16,6 @@ __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward"]
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
                                  enable_gqa=False):
-    xt = _xt()
     if not cpu_kernel_enabled():
         raise RuntimeError("No viable backend for scaled_dot_product_attention was found. This is likely due to "
                            "turning off both the math kernel and the fused kernels.")
@@ -29,7 +29,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         if attn_mask is not None:
             raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
                                "is_causal=True")
-        attn_mask = xt.ones(length, source, dtype=xt.bool).to(query.backend).tril()
+        attn_mask = _creation.ones(length, source, dtype=_dtypes.bool).to(query.backend).tril()
     if attn_mask is not None:
         if attn_mask.dtype is _dtypes.bool:
             scores = scores.masked_fill(attn_mask.logical_not(), -math.inf)
@@ -73,7 +73,6 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
                                  is_causal=False):
     """``softmax(q k^T / sqrt(head_dim) + masks) v`` over ``num_heads`` heads, projected in and out; (L, N, E) inputs
     (or unbatched (L, E)). Returns the output and, with ``need_weights``, the attention weights."""
-    xt = _xt()
     if query.ndim not in (2, 3):
         raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {query.ndim}-D "
                              "query tensor")
@@ -114,8 +113,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     if bias_k is not None:
         if static_k is not None or static_v is not None:
             raise AssertionError(f"bias cannot be added to static {'key' if static_k is not None else 'value'}.")
-        k = xt.cat([k, bias_k.expand(1, batch, embed)])
-        v = xt.cat([v, bias_v.expand(1, batch, embed)])
+        k = _fn("cat")([k, bias_k.expand(1, batch, embed)])
+        v = _fn("cat")([v, bias_v.expand(1, batch, embed)])
         attn_mask = None if attn_mask is None else pad(attn_mask, (0, 1))
         key_padding_mask = None if key_padding_mask is None else pad(key_padding_mask, (0, 1))
     batch_heads = batch * num_heads
@@ -123,8 +122,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     k = _heads(k, static_k, batch_heads, head_dim, "static_k")
     v = _heads(v, static_v, batch_heads, head_dim, "static_v")
     if add_zero_attn:
-        k = xt.cat([k, k.new_zeros((batch_heads, 1, head_dim))], 1)
-        v = xt.cat([v, v.new_zeros((batch_heads, 1, head_dim))], 1)
+        k = _fn("cat")([k, k.new_zeros((batch_heads, 1, head_dim))], 1)
+        v = _fn("cat")([v, v.new_zeros((batch_heads, 1, head_dim))], 1)
         attn_mask = None if attn_mask is None else pad(attn_mask, (0, 1))
         key_padding_mask = None if key_padding_mask is None else pad(key_padding_mask, (0, 1))
     source = k.shape[1]

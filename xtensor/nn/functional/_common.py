@@ -1,13 +1,9 @@
 """Helpers the chapters of ``nn.functional`` share: the lazily imported top-level package (``nn`` loads
 while ``xtensor`` still imports), jax-trace detection and PyTorch's node names for composite ops."""
 from ..._dispatch import OpNode
-from ..._index import is_traced
+from ..._backend import is_traced
 from ..._table import renamed
 
-
-def _xt():
-    import xtensor
-    return xtensor
 
 
 def _traced(t):

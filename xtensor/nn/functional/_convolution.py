@@ -9,7 +9,9 @@ import numbers
 
 from ..._dispatch import _unify
 from ...ops.nn import convolution
-from ._common import _named, _xt
+from ... import _creation
+from ...ops._composite import _fn
+from ._common import _named
 from ._padding import pad
 
 __all__ = [
@@ -102,7 +104,7 @@ def _convolve(x, weight, bias, stride, pads, dilation, groups, spread=None):
         if s > 1:  # s - 1 zeros after each element, the trailing ones dropped
             dim, length = 2 + i, x.shape[2 + i]
             gaps = x.new_zeros(tuple(x.shape[:dim + 1]) + (s - 1,) + tuple(x.shape[dim + 1:]))
-            x = _xt().cat([x.unsqueeze(dim + 1), gaps], dim + 1).flatten(dim, dim + 1).narrow(dim, 0,
+            x = _fn("cat")([x.unsqueeze(dim + 1), gaps], dim + 1).flatten(dim, dim + 1).narrow(dim, 0,
                                                                                              (length - 1) * s + 1)
     if any(a or b for a, b in pads):
         x = pad(x, [p for pair in reversed(pads) for p in pair])
@@ -113,7 +115,7 @@ def _convolve(x, weight, bias, stride, pads, dilation, groups, spread=None):
     w = weight.reshape(groups, out_channels // groups, group_in, *kernel)
     letters = "xyz"[:n]
     kl = "klm"[:n]
-    out = _xt().einsum(f"ngc{letters}{kl},goc{kl}->ngo{letters}", cols, w).reshape(batch, out_channels, *spatial)
+    out = _fn("einsum")(f"ngc{letters}{kl},goc{kl}->ngo{letters}", cols, w).reshape(batch, out_channels, *spatial)
     return _named(out if bias is None else out + bias.reshape(1, -1, *(1,) * n), "ConvolutionBackward0")
 
 
@@ -212,6 +214,6 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     position = ((bi * stride[0] + ki * dilation[0]) * padded[1] + bj * stride[1] + kj * dilation[1]).reshape(-1)
     channels = rows // per_block
     out = x.new_zeros((n, channels, padded[0] * padded[1])).index_add(
-        2, _xt().tensor(position).to(x.backend), x.reshape(n, channels, -1))
+        2, _creation.tensor(position).to(x.backend), x.reshape(n, channels, -1))
     out = out.reshape(n, channels, *padded)[..., padding[0]:padding[0] + size[0], padding[1]:padding[1] + size[1]]
     return out.squeeze(0) if input.ndim == 2 else out

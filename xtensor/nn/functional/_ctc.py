@@ -13,7 +13,9 @@ import math
 
 import numpy as np
 
-from ._common import _named, _xt
+from ... import _creation
+from ...ops._composite import _fn
+from ._common import _named
 
 __all__ = ["ctc_loss"]
 
@@ -52,9 +54,9 @@ def _padded_targets(targets, target_lengths, batch, blank):
     return out
 
 
-def _logsumexp(xt, *terms):
+def _logsumexp(*terms):
     """log(sum(exp(terms))) elementwise, -inf where every term is, with no NaN in its gradient there."""
-    stacked = xt.stack(xt.broadcast_tensors(*terms))
+    stacked = _fn("stack")(_fn("broadcast_tensors")(*terms))
     shift = stacked.amax(0).detach()
     shift = shift.where(shift.isfinite(), shift.new_zeros(()))
     total = (stacked - shift).exp().sum(0)
@@ -64,7 +66,6 @@ def _logsumexp(xt, *terms):
 
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
     """PyTorch's ``F.ctc_loss``: ``log_probs`` (T, N, C) or (T, C), ``targets`` padded (N, S) or concatenated."""
-    xt = _xt()
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
     unbatched = log_probs.ndim == 2
@@ -88,21 +89,21 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     skip[:, 2:] = (extended[:, 2:] != blank) & (extended[:, 2:] != extended[:, :-2])
 
     def host(values):
-        return xt.tensor(values, backend=log_probs.backend)
+        return _creation.tensor(values, backend=log_probs.backend)
 
     emissions = log_probs[:, np.arange(batch)[:, None], extended]  # (T, N, 2S + 1)
     never = emissions.new_full((), -math.inf)
     alpha = emissions[0].where(host(np.arange(width) < 2), never)
     alphas, skips, before = [alpha], host(skip), never.expand(batch, 2)
     for t in range(1, steps):
-        one_back = xt.cat([before[:, :1], alpha[:, :-1]], 1)
-        two_back = xt.cat([before, alpha[:, :-2]], 1)[:, :width].where(skips, never)
-        alpha = _logsumexp(xt, alpha, one_back, two_back) + emissions[t]
+        one_back = _fn("cat")([before[:, :1], alpha[:, :-1]], 1)
+        two_back = _fn("cat")([before, alpha[:, :-2]], 1)[:, :width].where(skips, never)
+        alpha = _logsumexp(alpha, one_back, two_back) + emissions[t]
         alphas.append(alpha)
     rows = np.arange(batch)
-    final = xt.stack(alphas)[[max(length - 1, 0) for length in inputs_n], rows]  # (N, 2S + 1) at each last step
+    final = _fn("stack")(alphas)[[max(length - 1, 0) for length in inputs_n], rows]  # (N, 2S + 1) at each last step
     ends = np.asarray([2 * length for length in targets_n], np.int64)
-    loss = -_logsumexp(xt, final[rows, ends], final[rows, np.maximum(ends - 1, 0)].where(host(ends > 0), never))
+    loss = -_logsumexp(final[rows, ends], final[rows, np.maximum(ends - 1, 0)].where(host(ends > 0), never))
     no_frames = np.asarray([length == 0 for length in inputs_n])
     if no_frames.any():  # no frames: the empty target has probability 1, any other 0
         loss = loss.where(host(~no_frames), host(np.where(ends == 0, 0.0, math.inf)).to(loss.dtype))

@@ -2,8 +2,9 @@
 import math
 import warnings
 
+from ... import _creation
 from ._activation import _maybe_inplace
-from ._common import _xt
+
 
 __all__ = ["dropout", "alpha_dropout", "feature_alpha_dropout", "dropout1d", "dropout2d", "dropout3d"]
 
@@ -19,7 +20,7 @@ def _dropout(input, p, training, inplace, alpha=False, feature=False):
     if p == 1:
         return _maybe_inplace(input, lambda x: x * 0, inplace)
     shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2) if feature else tuple(input.shape)
-    keep = (_xt().rand(shape).to(input.backend) < (1 - p)).to(input.dtype)
+    keep = (_creation.rand(shape).to(input.backend) < (1 - p)).to(input.dtype)
     if not alpha:
         return _maybe_inplace(input, lambda x: x * keep / (1 - p), inplace)
     saturation = 1.7580993408473766  # -SELU's scale * alpha

@@ -5,13 +5,14 @@ import warnings
 
 import numpy as np
 
-from ... import _dtypes
+from ... import _creation, _dtypes
 from ..._dispatch import _unify, apply
-from ..._index import is_traced
+from ..._backend import is_traced
 from ...autograd import is_grad_enabled
 from ...ops.nn import NLL_LOSS
+from ...ops._composite import _fn
 from ._activation import _softplus0, logsigmoid
-from ._common import _named, _traced, _xt
+from ._common import _named, _traced
 from ._distance import pairwise_distance
 from ._linear import linear
 
@@ -280,7 +281,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
                       "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
                       "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
                       stacklevel=2)
-    loss = target.exp() * (target - input) if log_target else _xt().xlogy(target, target) - target * input
+    loss = target.exp() * (target - input) if log_target else _fn("xlogy")(target, target) - target * input
     if reduction == "batchmean":
         return loss.sum() / input.shape[0] if input.ndim else loss.sum()
     return _reduce(loss, reduction)
@@ -357,7 +358,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     classes = x.shape[1]
     valid = (y < 0).long().cumsum(1) == 0  # the entries before the first -1
     safe = y.where(valid, y.new_zeros(()))
-    is_target = ((safe.unsqueeze(2) == _xt().arange(classes).to(y.backend)) & valid.unsqueeze(2)).any(1)
+    is_target = ((safe.unsqueeze(2) == _creation.arange(classes).to(y.backend)) & valid.unsqueeze(2)).any(1)
     picked = x.gather(1, safe)  # x[y_j]
     margins = (1 - picked.unsqueeze(2) + x.unsqueeze(1)).clamp_min(0)  # [n, j, i]
     keep = valid.unsqueeze(2) & ~is_target.unsqueeze(1)
@@ -381,7 +382,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         margins = margins * margins
     if weight is not None:
         margins = margins * weight.index_select(0, y).unsqueeze(1)
-    others = y.unsqueeze(1) != _xt().arange(classes).to(y.backend)
+    others = y.unsqueeze(1) != _creation.arange(classes).to(y.backend)
     loss = margins.where(others, margins.new_zeros(())).sum(1) / classes
     return _named(_reduce(loss.reshape(()) if input.ndim <= 1 else loss, reduction), "MultiMarginLossBackward0")
 
@@ -432,7 +433,7 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
 def _triplet(distance, anchor, positive, negative, margin, swap, reduction):
     to_positive, to_negative = distance(anchor, positive), distance(anchor, negative)
     if swap:
-        to_negative = _xt().minimum(to_negative, distance(positive, negative))
+        to_negative = _fn("minimum")(to_negative, distance(positive, negative))
     return _reduce((margin + to_positive - to_negative).clamp_min(0), reduction)
 
 

@@ -1,21 +1,24 @@
 """Normalisation functions: ``normalize`` and the batch, layer, group, instance, local-response and
 RMS norms."""
 from ...autograd import no_grad
+from ... import _dtypes
+from ...ops._composite import _fn
+from ...ops.linalg import vector_norm
 from ._activation import _channel_shape
-from ._common import _xt
+
 from ._padding import _pad_dim
 
 __all__ = ["normalize", "layer_norm", "batch_norm", "group_norm", "instance_norm", "local_response_norm", "rms_norm"]
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
-    norm = _xt().linalg.vector_norm(input, p, dim, keepdim=True).clamp_min(eps)
+    norm = vector_norm(input, p, dim, keepdim=True).clamp_min(eps)
     result = input / norm.expand_as(input)
     return result if out is None else out.copy_(result)
 
 
 def _normalized(x, dims, eps):
-    var, mean = _xt().var_mean(x, dims, correction=0, keepdim=True)
+    var, mean = _fn("var_mean")(x, dims, correction=0, keepdim=True)
     return (x - mean) * (var + eps).rsqrt()
 
 
@@ -43,7 +46,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     shape = _channel_shape(input)
     dims = (0,) + tuple(range(2, input.ndim))
     if training or running_mean is None:
-        var, mean = _xt().var_mean(input, dims, correction=0, keepdim=True)
+        var, mean = _fn("var_mean")(input, dims, correction=0, keepdim=True)
         if training and running_mean is not None:
             n = input.numel() // channels
             with no_grad():
@@ -82,7 +85,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     shape = _channel_shape(input)
     dims = tuple(range(2, input.ndim))
     if use_input_stats:
-        var, mean = _xt().var_mean(input, dims, correction=0, keepdim=True)
+        var, mean = _fn("var_mean")(input, dims, correction=0, keepdim=True)
         if running_mean is not None:
             n = input.numel() // (input.shape[0] * input.shape[1])
             with no_grad():
@@ -111,7 +114,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     if tuple(input.shape[input.ndim - len(shape):]) != shape or input.ndim < len(shape):
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
                            f"[*, {', '.join(map(str, shape))}], but got input of size{list(input.shape)}")
-    eps = _xt().finfo(input.dtype).eps if eps is None else eps
+    eps = _dtypes.finfo(input.dtype).eps if eps is None else eps
     dims = tuple(range(input.ndim - len(shape), input.ndim))
     out = input * ((input * input).mean(dims, keepdim=True) + eps).rsqrt()
     return out if weight is None else out * weight

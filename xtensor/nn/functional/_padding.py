@@ -1,5 +1,7 @@
 """``pad``: constant, reflect, replicate and circular padding of the last dimensions."""
-from ._common import _xt
+
+from ...ops._composite import _fn
+
 
 __all__ = ["pad"]
 
@@ -52,4 +54,4 @@ def _pad_dim(x, dim, left, right, mode, value):
             return edge.expand(shape)
         return x.narrow(dim, n - size, size) if at_start else x.narrow(dim, 0, size)  # circular
     parts = ([block(left, True)] if left else []) + [x] + ([block(right, False)] if right else [])
-    return _xt().cat(parts, dim)
+    return _fn("cat")(parts, dim)

@@ -2,7 +2,9 @@
 import math
 
 from ...autograd import no_grad
-from ._common import _xt
+
+from ... import _creation
+from ...ops._composite import _fn
 from ._convolution import _tuple, _windows
 from ._padding import pad
 
@@ -61,7 +63,6 @@ def _max_pool(input, n, kernel_size, stride, padding, dilation, ceil_mode, retur
 
 def _pool_indices(input, n, picked, kernel, stride, padding, dilation):
     """Where each window's maximum sits in its input plane (flattened), as PyTorch's ``return_indices``."""
-    xt = _xt()
     index = picked.new_zeros(())
     rest = picked
     offsets = []
@@ -71,7 +72,7 @@ def _pool_indices(input, n, picked, kernel, stride, padding, dilation):
     offsets.reverse()
     for i in range(n):
         out_size = picked.shape[picked.ndim - n + i]
-        start = xt.arange(out_size).to(picked.backend) * stride[i] - padding[i]
+        start = _creation.arange(out_size).to(picked.backend) * stride[i] - padding[i]
         start = start.reshape(out_size, *(1,) * (n - 1 - i))
         position = start + offsets[i] * dilation[i]
         index = index * input.shape[input.ndim - n + i] + position
@@ -171,7 +172,6 @@ def _adaptive_starts(length, size):
 def _adaptive_max_pool(input, output_size, return_indices, n):
     """Each output cell is the maximum of its adaptive window (the first maximum takes the gradient), and with
     ``return_indices`` its flat position in the input plane."""
-    xt = _xt()
     sizes = _adaptive_sizes(input, output_size, n, f"adaptive_max_pool{n}d")
     spatial = tuple(input.shape[-n:])
     cells = [[]]
@@ -195,8 +195,8 @@ def _adaptive_max_pool(input, output_size, return_indices, n):
                 index = index * length + (offset + lo)
             indices.append(index)
     shape = tuple(input.shape[:-n]) + tuple(sizes)
-    out = xt.stack(values, -1).reshape(shape)
-    return (out, xt.stack(indices, -1).reshape(shape)) if return_indices else out
+    out = _fn("stack")(values, -1).reshape(shape)
+    return (out, _fn("stack")(indices, -1).reshape(shape)) if return_indices else out
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
@@ -233,7 +233,7 @@ def _adaptive_avg_pool(input, output_size, n):
             k = length // size
             out = out.unflatten(dim, (size, k)).mean(dim + 1)
         else:
-            out = _xt().stack([out.narrow(dim, lo, hi - lo).mean(dim) for lo, hi in _adaptive_starts(length, size)],
+            out = _fn("stack")([out.narrow(dim, lo, hi - lo).mean(dim) for lo, hi in _adaptive_starts(length, size)],
                               dim)
     return out
 

@@ -1,10 +1,11 @@
 """Sparse functions (PyTorch's chapter name): ``one_hot``, ``embedding`` and ``embedding_bag``."""
 import math
 
-from ... import _dtypes
-from ..._index import check_index_range
+from ... import _creation, _dtypes
+from ..._backend import check_index_range
 from ...autograd import no_grad
-from ._common import _traced, _xt
+from ...ops.linalg import vector_norm
+from ._common import _traced
 
 __all__ = ["one_hot", "embedding", "embedding_bag"]
 
@@ -21,7 +22,7 @@ def one_hot(tensor, num_classes=-1):
             raise RuntimeError("Class values must be smaller than num_classes.")
     elif num_classes == -1:
         raise RuntimeError("Can not infer total number of classes from empty tensor.")
-    classes = _xt().arange(num_classes).to(tensor.backend)
+    classes = _creation.arange(num_classes).to(tensor.backend)
     return (tensor.unsqueeze(-1) == classes).long()
 
 
@@ -39,7 +40,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
     if max_norm is not None:
         with no_grad():
             rows = weight[input.reshape(-1).unique()]
-            norms = _xt().linalg.vector_norm(rows, norm_type, -1, keepdim=True)
+            norms = vector_norm(rows, norm_type, -1, keepdim=True)
             scale = (max_norm / (norms + 1e-7)).clamp(max=1)
             weight[input.reshape(-1).unique()] = rows * scale
     rows = _lookup(weight, input)
@@ -60,7 +61,6 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
                   sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
     """The sum, mean or max of each bag's embedding rows: the rows of a 2-d ``input``, or the runs of a 1-d one
     that ``offsets`` start (an empty bag gives zeros; ``padding_idx`` entries are left out of every bag)."""
-    xt = _xt()
     if mode not in ("sum", "mean", "max"):
         raise ValueError("mode has to be one of sum, mean or max")
     if per_sample_weights is not None and mode != "sum":
@@ -88,7 +88,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     else:
         raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.ndim}")
     import numpy as np  # which bag each index belongs to: read from the offsets on the host
-    bag_of = xt.tensor(np.searchsorted(np.asarray(starts + [input.shape[0]]), np.arange(input.shape[0]),
+    bag_of = _creation.tensor(np.searchsorted(np.asarray(starts + [input.shape[0]]), np.arange(input.shape[0]),
                                        side="right") - 1).to(input.backend)
     rows = embedding(input, weight, padding_idx, max_norm, norm_type)
     if per_sample_weights is not None:

@@ -3,7 +3,9 @@
 import math
 import warnings
 
-from ._common import _xt
+
+from ... import _creation
+from ...ops._composite import _fn
 from ._convolution import _tuple
 from ._pooling import _adaptive_avg_pool
 
@@ -118,13 +120,13 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         target = np.arange(size, dtype=np.float64)
         if mode.startswith("nearest"):
             source = np.floor((target + (0.5 if mode == "nearest-exact" else 0.0)) * scale)
-            out = out.index_select(dim, _xt().tensor(np.minimum(source, length - 1).astype(np.int64)).to(out.backend))
+            out = out.index_select(dim, _creation.tensor(np.minimum(source, length - 1).astype(np.int64)).to(out.backend))
             continue
         source = target * scale if align_corners else np.maximum((target + 0.5) * scale - 0.5, 0.0)
         low = np.minimum(np.floor(source), length - 1).astype(np.int64)
         high = np.minimum(low + 1, length - 1)
-        frac = _xt().tensor((source - low).reshape(size, *(1,) * (n - 1 - i)), dtype=out.dtype).to(out.backend)
-        to = lambda a: _xt().tensor(a).to(out.backend)  # noqa: E731
+        frac = _creation.tensor((source - low).reshape(size, *(1,) * (n - 1 - i)), dtype=out.dtype).to(out.backend)
+        to = lambda a: _creation.tensor(a).to(out.backend)  # noqa: E731
         out = out.index_select(dim, to(low)) * (1 - frac) + out.index_select(dim, to(high)) * frac
     return out
 
@@ -146,19 +148,18 @@ def affine_grid(theta, size, align_corners=None):
     if n not in (2, 3) or tuple(theta.shape[1:]) != (n, n + 1):
         raise ValueError(f"Expected a batch of {n}D affine matrices of shape Nx{n}x{n + 1} for size {list(size)}. "
                          f"Got {list(theta.shape)}.")
-    xt = _xt()
     spatial = list(size[2:])
 
     def axis(length):
-        steps = xt.linspace(-1.0, 1.0, length, dtype=theta.dtype) if length > 1 else xt.zeros(1, dtype=theta.dtype)
+        steps = _creation.linspace(-1.0, 1.0, length, dtype=theta.dtype) if length > 1 else _creation.zeros(1, dtype=theta.dtype)
         return (steps if align_corners else steps * (length - 1) / length).to(theta.backend)
     coordinates = []  # x along the last spatial dim, y the one before (, z the first), each broadcast over all
     for i in reversed(range(n)):
         shape = [1] * n
         shape[i] = spatial[i]
         coordinates.append(axis(spatial[i]).reshape(shape).expand(spatial))
-    ones = xt.ones(spatial, dtype=theta.dtype).to(theta.backend)
-    base = xt.stack(coordinates + [ones], -1)  # (*spatial, n + 1)
+    ones = _creation.ones(spatial, dtype=theta.dtype).to(theta.backend)
+    base = _fn("stack")(coordinates + [ones], -1)  # (*spatial, n + 1)
     return base.reshape(1, -1, n + 1).matmul(theta.transpose(1, 2)).reshape(size[0], *spatial, n)
 
 

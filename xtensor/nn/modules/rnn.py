@@ -14,15 +14,12 @@ from ... import _creation
 from ..._dispatch import Op, apply
 from .. import functional as F, init
 from ..utils.rnn import PackedSequence
+from ...ops._composite import _fn
 from .linear import empty_parameter
 from .module import Module
 
 __all__ = ["RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell"]
 
-
-def _xt():
-    import xtensor
-    return xtensor
 
 
 class _RNNBase(Module):
@@ -187,13 +184,13 @@ class _RNNBase(Module):
                 w_hh_t = w_hh.t().contiguous()
                 out, state = self._run(steps, tuple(h[index] for h in hx), w_hh_t, self._hidden_bias(b_hh),
                                        None if w_hr is None else w_hr.t(), batch_sizes, direction)
-                outputs.append(_xt().cat(out, 0) if packed else _xt().stack(out, 0))
+                outputs.append(_fn("cat")(out, 0) if packed else _fn("stack")(out, 0))
                 for final, s in zip(finals, state):
                     final.append(s)
-            seq = outputs[0] if directions == 1 else _xt().cat(outputs, -1)
+            seq = outputs[0] if directions == 1 else _fn("cat")(outputs, -1)
             if self.dropout and self.training and layer < self.num_layers - 1:
                 seq = F.dropout(seq, self.dropout)
-        final = tuple(_xt().stack(f, 0) for f in finals)
+        final = tuple(_fn("stack")(f, 0) for f in finals)
         if packed:
             final = tuple(_permuted(f, input.unsorted_indices) for f in final)
             output = PackedSequence(seq, input.batch_sizes, input.sorted_indices, input.unsorted_indices)
@@ -215,7 +212,7 @@ class _RNNBase(Module):
             if w_hr_t is not None:  # proj_size: h = W_hr h
                 new = (new[0].matmul(w_hr_t),) + new[1:]
             out[t] = new[0]
-            state = new if size == full else tuple(_xt().cat([n, h[size:]]) for n, h in zip(new, state))
+            state = new if size == full else tuple(_fn("cat")([n, h[size:]]) for n, h in zip(new, state))
         return out, state
 
     # The cell's biases: RNN and LSTM only add ``b_hh`` to the input projection, so it joins ``b_ih`` there once
@@ -266,7 +263,7 @@ class RNN(_RNNBase):
         self.nonlinearity = nonlinearity
 
     def _cell(self, projected, state, w_hh_t, b_hh):
-        pre = _xt().addmm(projected, state[0], w_hh_t)
+        pre = _fn("addmm")(projected, state[0], w_hh_t)
         return (pre.tanh() if self.nonlinearity == "tanh" else pre.relu(),)
 
 
@@ -321,7 +318,7 @@ class LSTM(_RNNBase):
 
     def _cell(self, projected, state, w_hh_t, b_hh):
         h, c = state
-        h, c, _ = apply(_LSTM_CELL, (_xt().addmm(projected, h, w_hh_t), c))
+        h, c, _ = apply(_LSTM_CELL, (_fn("addmm")(projected, h, w_hh_t), c))
         return h, c
 
 
@@ -334,7 +331,7 @@ class GRU(_RNNBase):
     def _cell(self, projected, state, w_hh_t, b_hh):
         (h,) = state
         xr, xz, xn = projected.chunk(3, 1)
-        hidden = h.matmul(w_hh_t) if b_hh is None else _xt().addmm(b_hh, h, w_hh_t)
+        hidden = h.matmul(w_hh_t) if b_hh is None else _fn("addmm")(b_hh, h, w_hh_t)
         hr, hz, hn = hidden.chunk(3, 1)
         r, z = (xr + hr).sigmoid(), (xz + hz).sigmoid()
         n = (xn + r * hn).tanh()

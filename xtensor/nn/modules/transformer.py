@@ -4,6 +4,7 @@ fast path computes the same values; it is not reproduced."""
 import copy
 import math
 
+from ... import _creation
 from .. import functional as F, init
 from .activation import MultiheadAttention
 from .container import ModuleList
@@ -176,5 +177,4 @@ class Transformer(Module):
     @staticmethod
     def generate_square_subsequent_mask(sz, device=None, dtype=None):
         """-inf above the diagonal, 0 elsewhere: position i attends to positions up to i."""
-        import xtensor
-        return xtensor.full((sz, sz), -math.inf, dtype=dtype, device=device).triu(1)
+        return _creation.full((sz, sz), -math.inf, dtype=dtype, device=device).triu(1)

@@ -2,10 +2,13 @@
 import types
 import warnings
 
-from ... import linalg, stack  # defined before xtensor imports nn
+from ... import linalg
+from ..._variants import torch_functions
 from ..._creation import tensor
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
+
+stack = torch_functions["stack"]  # (the generated torch function, resolved once)
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm"]
 

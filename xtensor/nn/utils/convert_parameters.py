@@ -1,6 +1,8 @@
 """``nn.utils.convert_parameters``: all parameters as one flat vector and back, as PyTorch's."""
-from ... import cat  # defined before xtensor imports nn
+from ..._variants import torch_functions
 from ..._tensor import Tensor
+
+cat = torch_functions["cat"]  # (the generated torch function, resolved once)
 
 __all__ = ["parameters_to_vector", "vector_to_parameters"]
 

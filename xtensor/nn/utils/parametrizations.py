@@ -3,13 +3,19 @@
 ``_u``, ``_v``); ``orthogonal`` with its three maps and the dynamic trivialization, as PyTorch's."""
 import enum
 
-from ... import (Tensor, allclose, cat, eye, finfo, geqrf, linalg, matrix_exp, no_grad, randn,
-                 zeros_like)
+from ... import linalg
+from ..._creation import eye, randn, zeros_like
+from ..._dtypes import finfo
+from ..._tensor import Tensor
+from ..._variants import torch_functions
+from ...autograd import no_grad
 from .. import functional as F
 from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from ..modules.module import Module
 from . import parametrize
 from .weight_norm import _norm_except_dim
+
+allclose, cat, geqrf, matrix_exp = (torch_functions[name] for name in ("allclose", "cat", "geqrf", "matrix_exp"))
 
 __all__ = ["orthogonal", "spectral_norm", "weight_norm"]
 

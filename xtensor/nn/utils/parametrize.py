@@ -70,7 +70,7 @@ class ParametrizationList(ModuleList):
 
     def right_inverse(self, value):
         """Store ``value`` as the tensor: ``original`` becomes the right inverse of the parametrizations at it."""
-        from ... import no_grad
+        from ...autograd import no_grad
         with no_grad():
             for module in reversed(list(self)):
                 if not hasattr(module, "right_inverse"):

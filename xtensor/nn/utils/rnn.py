@@ -8,14 +8,12 @@ xtensor ops, so gradients flow through them on every backend.
 from collections import namedtuple
 
 from ..._tensor import Tensor
+from ... import _creation, _dtypes
+from ...ops._composite import _fn
 
 __all__ = ["PackedSequence", "invert_permutation", "pack_padded_sequence", "pad_packed_sequence", "pad_sequence",
            "unpad_sequence", "pack_sequence", "unpack_sequence"]
 
-
-def _xt():
-    import xtensor
-    return xtensor
 
 
 class PackedSequence(namedtuple("PackedSequence", ["data", "batch_sizes", "sorted_indices", "unsorted_indices"])):
@@ -41,13 +39,13 @@ class PackedSequence(namedtuple("PackedSequence", ["data", "batch_sizes", "sorte
         return self.to("cpu")
 
     def double(self):
-        return self.to(dtype=_xt().float64)
+        return self.to(dtype=_dtypes.float64)
 
     def float(self):
-        return self.to(dtype=_xt().float32)
+        return self.to(dtype=_dtypes.float32)
 
     def half(self):
-        return self.to(dtype=_xt().float16)
+        return self.to(dtype=_dtypes.float16)
 
     @property
     def is_cuda(self):
@@ -75,7 +73,6 @@ def _lengths_list(lengths):
 
 def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True):
     """Pack a padded batch ``input`` (T, B, *) (or (B, T, *) with ``batch_first``) of sequences of ``lengths``."""
-    xt = _xt()
     lengths = _lengths_list(lengths)
     if enforce_sorted:
         if any(a < b for a, b in zip(lengths, lengths[1:])):
@@ -86,7 +83,7 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
     else:
         order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
         lengths = [lengths[i] for i in order]
-        sorted_indices = xt.tensor(order, dtype=xt.int64).to(input.device)
+        sorted_indices = _creation.tensor(order, dtype=_dtypes.int64).to(input.device)
         input = input.index_select(0 if batch_first else 1, sorted_indices)
     if batch_first:
         input = input.transpose(0, 1)
@@ -101,13 +98,12 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
         raise RuntimeError(f"Expected sequence length to be larger than or equal to {lengths[0]}, but got "
                            f"{input.shape[0]}")
     batch_sizes = [sum(1 for n in lengths if n > t) for t in range(lengths[0] if lengths else 0)]
-    data = xt.cat([input[t, :size] for t, size in enumerate(batch_sizes)])
-    return PackedSequence(data, xt.tensor(batch_sizes, dtype=xt.int64), sorted_indices)
+    data = _fn("cat")([input[t, :size] for t, size in enumerate(batch_sizes)])
+    return PackedSequence(data, _creation.tensor(batch_sizes, dtype=_dtypes.int64), sorted_indices)
 
 
 def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_length=None):
     """The padded batch of a ``PackedSequence`` (in the original order) and each sequence's length (int64)."""
-    xt = _xt()
     batch_sizes = [int(n) for n in sequence.batch_sizes.tolist()]
     steps = len(batch_sizes)
     if total_length is not None:
@@ -121,13 +117,13 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
     for size in batch_sizes:
         step = data[start:start + size]
         if size < batch:
-            step = xt.cat([step, step.new_full((batch - size, *data.shape[1:]), padding_value)])
+            step = _fn("cat")([step, step.new_full((batch - size, *data.shape[1:]), padding_value)])
         rows.append(step)
         start += size
     rows += [data.new_full((batch, *data.shape[1:]), padding_value)] * (steps - len(batch_sizes))
-    padded = xt.stack(rows)
+    padded = _fn("stack")(rows)
     lengths = [sum(1 for size in batch_sizes if size > b) for b in range(batch)]
-    lengths = xt.tensor(lengths, dtype=xt.int64)
+    lengths = _creation.tensor(lengths, dtype=_dtypes.int64)
     if sequence.unsorted_indices is not None:
         padded = padded.index_select(1, sequence.unsorted_indices)
         lengths = lengths[sequence.unsorted_indices.to(lengths.device)]
@@ -136,7 +132,6 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
 
 def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="right"):
     """Stack tensors of shape (L_i, *) into (max L, B, *) (or (B, max L, *)), padded with ``padding_value``."""
-    xt = _xt()
     if padding_side not in ("left", "right"):
         raise ValueError(f"Expected padding_side to be one of left or right, but got {padding_side}.")
     if isinstance(sequences, Tensor):
@@ -148,8 +143,8 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
     padded = []
     for s in sequences:
         fill = s.new_full((longest - s.shape[0], *s.shape[1:]), padding_value)
-        padded.append(xt.cat([s, fill] if padding_side == "right" else [fill, s]))
-    return xt.stack(padded, 0 if batch_first else 1)
+        padded.append(_fn("cat")([s, fill] if padding_side == "right" else [fill, s]))
+    return _fn("stack")(padded, 0 if batch_first else 1)
 
 
 def unpad_sequence(padded_sequences, lengths, batch_first=False):

@@ -7,6 +7,7 @@ import numpy as np
 
 from ... import _dtypes
 from ..._dispatch import _unify, apply
+from ..._inplace import assign_out
 from ..._table import TABLE, defcomposite, defop, dims_of
 from .._composite import _fn
 from ._common import (EigResult, EighResult, LinAlgError, QRResult, SVDResult, TorchQRResult, TorchSVDResult,
@@ -489,8 +490,7 @@ def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
 
 
 def _max(a, b):
-    from ... import _variants
-    return _variants.torch_functions["maximum"](a, b.unsqueeze(-1) if b.ndim else b)
+    return _fn("maximum")(a, b.unsqueeze(-1) if b.ndim else b)
 
 
 # ------------------------------------------------------------------ triangular solves, matrix functions, Householder
@@ -514,7 +514,6 @@ def solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
     X = solve(T, B) if left else solve(T.mT, B.mT).mT
     if out is None:
         return X
-    from ..._variants import assign_out
     return assign_out(out, X, "linalg.solve_triangular")
 
 

@@ -15,10 +15,13 @@ import warnings
 
 import numpy as np
 
-from ... import _creation, _dtypes, stack  # stack: defined before xtensor imports utils
+from ... import _creation, _dtypes
+from ..._variants import torch_functions
 from ..._tensor import Tensor
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
+
+stack = torch_functions["stack"]  # (the generated torch function, resolved once)
 
 __all__ = ["DataLoader", "default_collate", "default_convert", "get_worker_info"]
 
