@@ -20,8 +20,9 @@ __all__ = ["normalize_index", "basic_meta", "positions_of", "gather_positions", 
            "check_index_range"]
 
 
-def normalize_index(index, shape, backend=None):
-    """``(host_index, is_basic)`` for ``tensor[index]`` on a tensor of ``shape`` on ``backend``."""
+def normalize_index(index, shape, backend=None, reverse=False):
+    """``(host_index, is_basic)`` for ``tensor[index]`` on a tensor of ``shape`` on ``backend``; a negative slice step
+    reverses where ``reverse`` (the array API's rule) and raises PyTorch's ValueError otherwise."""
     from ._tensor import Tensor
 
     on_device = backend is not None and backend.native_indexing and not backend.host
@@ -35,8 +36,10 @@ def normalize_index(index, shape, backend=None):
                 item = slice(*(_as_int(v) for v in (item.start, item.stop, item.step)))
                 if item.step == 0:
                     raise ValueError("slice step cannot be zero")
-                if item.step is not None and item.step < 0:  # the array API's reversal: a copy, as flip()
-                    basic = False
+                if item.step is not None and item.step < 0:
+                    if not reverse:
+                        raise ValueError("step must be greater than zero")
+                    basic = False  # the array API's reversal: a copy, as flip()
             out.append(item)
             continue
         if isinstance(item, (bool, np.bool_)):

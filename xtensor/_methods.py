@@ -446,7 +446,7 @@ def contiguous(self, memory_format=None):
 
 # --------------------------------------------------------------------------- indexing
 def getitem(self, index):
-    host_index, basic = normalize_index(index, tuple(self.shape), self._backend)
+    host_index, basic = normalize_index(index, tuple(self.shape), self._backend, self._reverses)
     return _basic_view(self, host_index, index) if basic else apply(getitem_copy, (self,), (host_index, self._backend))
 
 
@@ -499,7 +499,7 @@ def setitem(self, index, value):
     """``x[index] = value`` as PyTorch does it: with a basic index, the indexed view (``x`` itself when the index
     keeps everything) is written by ``copy_`` (``fill_`` for a 0-d value), otherwise ``x.index_put_``; so
     autograd sees a write through a view, or an IndexPut."""
-    host_index, basic = normalize_index(index, tuple(self.shape), self._backend)
+    host_index, basic = normalize_index(index, tuple(self.shape), self._backend, self._reverses)
     if isinstance(value, Tensor):
         if value._backend is not self._backend:
             value = value.to(self._backend.name)

@@ -4,7 +4,7 @@ The same op-table entries as ``xtensor.linalg`` (``xtensor/ops/linalg/``), in th
 spelling: positional-only arrays, ``axis``/``keepdims``, promotion across dtypes where the
 standard asks for it, and ``x2`` of ``solve`` a vector only when it is 1-D.
 """
-from ._info import with_standard_defaults as _with_standard_defaults
+from ._array import with_standard_defaults as _with_standard_defaults
 from .. import linalg as _torch_linalg
 from .._dtypes import result_type as _result_type
 from .._variants import api_functions as _api
