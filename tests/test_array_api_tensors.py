@@ -28,6 +28,8 @@ _OPERATIONS = {
     "ints + float32": lambda m, a, b: a + m.asarray([0.5, 1.5, 2.5], dtype=m.float32),
     "float32 * ints": lambda m, a, b: m.asarray([0.5, 1.5, 2.5], dtype=m.float32) * a,
     "float32 * 2": lambda m, a, b: m.asarray([0.5, 1.5, 2.5], dtype=m.float32) * 2,
+    "ints @ float32": lambda m, a, b: a @ m.asarray([0.5, 1.5, 2.5], dtype=m.float32),
+    "float64 @ ints": lambda m, a, b: m.asarray([0.5, 1.5, 2.5], dtype=m.float64) @ b,
     "ints // ints": lambda m, a, b: a // b,
     "ints < 1.5": lambda m, a, b: a < 1.5,
     "-ints": lambda m, a, b: -a,
@@ -44,14 +46,23 @@ def test_operators_of_array_api_tensors_follow_the_namespace_as_numpy(backend, o
     np.testing.assert_allclose(ours.numpy(), expected)
 
 
-@pytest.mark.parametrize("operation", ["ints / ints", "ints * 0.5", "ints ** 0.5", "ints + float32", "float32 * ints"])
+@pytest.mark.parametrize("operation", ["ints / ints", "ints * 0.5", "ints ** 0.5", "ints + float32", "float32 * ints",
+                                       "ints @ float32"])
 def test_operators_of_pytorch_style_tensors_keep_pytorchs_rules(backend, operation):
     compute = _OPERATIONS[operation]
     xa.sin(xa.asarray(INTS))  # the namespace used before leaves nothing behind
-    ours = compute(_PytorchStyle(xt), xt.tensor(INTS), xt.tensor([3, 1, 2]))
-    expected = compute(_PytorchStyle(torch), torch.tensor(INTS), torch.tensor([3, 1, 2]))
-    assert type(ours) is xt.Tensor
-    assert ours.dtype.name == str(expected.dtype).removeprefix("torch.")
+    assert _outcome(lambda: compute(_PytorchStyle(xt), xt.tensor(INTS), xt.tensor([3, 1, 2]))) == \
+        _outcome(lambda: compute(_PytorchStyle(torch), torch.tensor(INTS), torch.tensor([3, 1, 2])))
+
+
+def _outcome(call):
+    """("returns", dtype name) of a plain tensor, or ("raises", exception type)."""
+    try:
+        r = call()
+    except Exception as e:  # noqa: BLE001  (the outcome is what is compared)
+        return ("raises", type(e))
+    assert type(r) in (xt.Tensor, torch.Tensor)
+    return ("returns", str(r.dtype).split(".")[-1])
 
 
 class _PytorchStyle:
@@ -59,6 +70,13 @@ class _PytorchStyle:
 
     def __init__(self, module):
         self.asarray, self.float32 = module.tensor, module.float32
+
+
+@pytest.mark.parametrize("dtypes", [("float32", "float64"), ("int32", "int64"), ("int64", "float32")])
+def test_matmul_promotes_as_the_standard_asks(backend, dtypes):
+    x1, x2 = (xa.ones((2, 2), dtype=getattr(xa, d)) for d in dtypes)
+    expected = np.result_type(*dtypes).name
+    assert xa.matmul(x1, x2).dtype.name == (x1 @ x2).dtype.name == xa.linalg.matmul(x1, x2).dtype.name == expected
 
 
 @pytest.mark.parametrize("api_left", [True, False], ids=["api-left", "api-right"])

@@ -64,14 +64,6 @@ EXCEPTIONS = {
     r"(_mismatched_dtypes)?\[.*func=<function chdtrc>": (
         "SciPy's generic chdtrc (taken for any namespace with `special.gammaincc`) returns 1 for x < 0 where SciPy's "
         "ufunc, used for array_api_strict, gives NaN"),
-    r"^scipy\.special\.tests\.test_support_alternative_backends::test_support_alternative_backends"
-    r"(\[base_dtype=intp, |_mismatched_dtypes\[)func=<function chdtr>": (
-        "xtensor: SciPy's generic chdtr computes `v / 2` of an integer array with the Tensor's `/`, whose rule is "
-        "PyTorch's (float32; `xp.divide` gives the namespace's float64), so the result is float32 where SciPy's ufunc "
-        "gives float64"),
-    r"^sklearn\.utils\.tests\.test_extmath::test_randomized_range_finder_array_api_compliance\[dtype_name=float64\]": (
-        "the test multiplies an integer by a float matrix for every namespace but array_api_strict and torch, which "
-        "it exempts as refusing it (the standard leaves it open); xtensor's `@` refuses it as PyTorch's does"),
 }
 
 

@@ -21,6 +21,7 @@ format, which knows one tensor class) give back plain tensors.
 from .. import _dtypes
 from .._creation import _rebuild
 from .._tensor import Tensor
+from ..ops.elementwise import api_promoted
 from ._info import default_float
 
 __all__ = ["ArrayAPITensor", "marked", "standard_defaults", "with_standard_defaults"]
@@ -80,8 +81,18 @@ _BINARY = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "
 _OPERATORS = [f"__{prefix}{name}__" for name in _BINARY for prefix in ("", "r", "i")] + [
     f"__{name}__" for name in ("eq", "ne", "lt", "le", "gt", "ge", "neg", "pos", "abs", "invert")]
 
+
+def _promoting(operator):
+    """``operator`` over its operands promoted first, as the standard's ``matmul`` (PyTorch's refuses mixed dtypes)."""
+    def promoted(self, other):
+        return operator(*api_promoted(self, other))
+    return promoted
+
+
 for _name in (*_OPERATORS, "__getitem__", "__setitem__", "to_device"):
     if hasattr(Tensor, _name):  # (PyTorch has no ``@=``: Python falls back to ``x = x @ y``)
-        setattr(ArrayAPITensor, _name, standard_defaults(getattr(Tensor, _name)))
+        _operator = getattr(Tensor, _name)
+        setattr(ArrayAPITensor, _name, standard_defaults(
+            _promoting(_operator) if _name in ("__matmul__", "__rmatmul__") else _operator))
 for _name in ("T", "mT"):
     setattr(ArrayAPITensor, _name, property(standard_defaults(getattr(Tensor, _name).fget)))
