@@ -40,8 +40,8 @@ def _windows(x, kernel, stride, dilation):
     return x
 
 
-def _conv(input, weight, bias, stride, padding, dilation, groups, n):
-    name = f"conv{n}d"
+def _batched(input, weight, n, name):
+    """``(unbatched, input with a batch dimension)``, after PyTorch's checks of both operands' ranks."""
     if input.ndim not in (n + 1, n + 2):
         raise RuntimeError(f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to {name}, but got input of "
                            f"size: {list(input.shape)}")
@@ -51,6 +51,11 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, n):
         raise RuntimeError(f"weight should have at least three dimensions: expected {n + 2}-dimensional weight for "
                            f"{n + 2}-dimensional input {list(x.shape)}, but got {weight.ndim}-dimensional weight of "
                            f"size {list(weight.shape)} instead")
+    return unbatched, x
+
+
+def _conv(input, weight, bias, stride, padding, dilation, groups, n):
+    unbatched, x = _batched(input, weight, n, f"conv{n}d")
     out_channels, group_in = weight.shape[0], weight.shape[1]
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
@@ -116,15 +121,7 @@ def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups
     """The adjoint of ``conv{n}d`` (its input-gradient): the input spread ``stride`` apart, padded by
     ``dilation (k - 1) - padding`` (plus ``output_padding`` at the end), convolved with the flipped kernel whose
     in/out channels are exchanged per group."""
-    if input.ndim not in (n + 1, n + 2):
-        raise RuntimeError(f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to conv_transpose{n}d, but "
-                           f"got input of size: {list(input.shape)}")
-    unbatched = input.ndim == n + 1
-    x = input.unsqueeze(0) if unbatched else input
-    if weight.ndim != n + 2:
-        raise RuntimeError(f"weight should have at least three dimensions: expected {n + 2}-dimensional weight for "
-                           f"{n + 2}-dimensional input {list(x.shape)}, but got {weight.ndim}-dimensional weight of "
-                           f"size {list(weight.shape)} instead")
+    unbatched, x = _batched(input, weight, n, f"conv_transpose{n}d")
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
     in_channels, group_out, *kernel = weight.shape
