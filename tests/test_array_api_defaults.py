@@ -2,8 +2,8 @@
 
 One dtype rule per namespace: the array-API functions compute integers in the default float
 ``__array_namespace_info__().default_dtypes()`` reports (float64, as NumPy), the ``xtensor`` ones in PyTorch's
-(float32); the operators of each namespace's tensors follow it (``test_array_api_tensors.py``). One 0-d storage rule: a 0-d result holds a 0-d array, never a
-NumPy scalar. And the edges between xtensor and NumPy: dtypes NumPy reads, ``__array__``'s copy protocol,
+(float32); the operators of each namespace's tensors follow it (``test_array_api_tensors.py``). One 0-d storage
+rule: a 0-d result holds a 0-d array, never a NumPy scalar. And the edges between xtensor and NumPy: dtypes NumPy reads, ``__array__``'s copy protocol,
 ``__array_wrap__`` as PyTorch's, DLPack imports a backend cannot share.
 """
 import array_api_strict

@@ -208,8 +208,8 @@ class _Fast:
                 cls, dtype, requires_grad, backend, shape, array_dtype = next(meta)
                 st = a._storage
                 arr = st.array
-                if type(a) is not cls or a._view is not None or a._grad is not None or a._grad_fn is not None or a._dtype is not dtype \
-                        or a._requires_grad is not requires_grad or a._backend is not backend \
+                if type(a) is not cls or a._view is not None or a._grad is not None or a._grad_fn is not None \
+                        or a._dtype is not dtype or a._requires_grad is not requires_grad or a._backend is not backend \
                         or arr.shape != shape or arr.dtype != array_dtype or isinstance(arr, self.tracer) \
                         or id(st) in self.storage_ids:  # (a state tensor's storage is a state storage)
                     return None
