@@ -125,9 +125,9 @@ def test_plugin_pairs_a_backend_parametrization_with_array_api_strict():
 
 
 def table():
-    """The README's table: each suite, fully, on numpy and jax."""
-    rows = ["| suite | pairs | array_api_strict | xtensor (numpy) | xtensor (jax) | fails only on xtensor |",
-            "|---|---|---|---|---|---|"]
+    """The README's table, row by row as each suite has run fully on numpy and jax."""
+    yield "| suite | pairs | array_api_strict | xtensor (numpy) | xtensor (jax) | fails only on xtensor |"
+    yield "|---|---|---|---|---|---|"
     for suite, (targets, _) in SUITES.items():
         cells, only = [], []
         for backend in ("numpy", "jax"):
@@ -140,12 +140,12 @@ def table():
             x = counts(outcomes, "xtensor")
             cells.append(f"{x['passed']} passed, {x['failed']} failed ({seconds:.0f} s)")
             only.append(f"{backend}: {len(regressions(outcomes))}")
-            print(f"{suite} [{backend}]: {summary}", file=sys.stderr)
+            print(f"{suite} [{backend}]: {summary}", file=sys.stderr, flush=True)
             for key in regressions(outcomes):
-                print(f"    {key}", file=sys.stderr)
-        rows.append(f"| {suite} | " + " | ".join(cells) + f" | {', '.join(only)} |")
-    return "\n".join(rows)
+                print(f"    {key}", file=sys.stderr, flush=True)
+        yield f"| {suite} | " + " | ".join(cells) + f" | {', '.join(only)} |"
 
 
 if __name__ == "__main__":
-    print(table())
+    for row in table():
+        print(row, flush=True)
