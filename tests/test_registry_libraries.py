@@ -283,7 +283,6 @@ def _assert_same_trace(actual, expected, path="trace"):
 
 _REPOSITORY = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # this checkout's xtensor, not another
 MISSING = {  # cases that stop today only on torch features xtensor lacks (the first one each meets; then the next)
-    "vector_quantize_autoencoder": "needs torch.distributed.nn (imported by lookup_free_quantization): no helper yet",
 }
 
 

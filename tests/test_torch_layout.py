@@ -159,3 +159,69 @@ def test_assert_close_checks_dtype_shape_and_container_items_as_torch():
         _message(torch.testing.assert_close, {"a": [torch.ones(1)]}, {"a": [torch.zeros(1)]})
     assert _message(xt.testing.assert_close, xt.ones(1), 1.0)[0] is TypeError
     assert _message(xt.testing.assert_close, xt.ones(1), xt.zeros(1), msg="custom") == (AssertionError, "custom")
+
+
+# ------------------------------------------------------------------ what xtensor lacks: one clear error at the line
+def _alias_spec(name):
+    """What ``import <name>`` meets under ``install_as_torch()``: the finder's answer (asked directly, since this
+    process has PyTorch itself imported)."""
+    from xtensor._torch_alias import _TorchFinder
+    return _TorchFinder().find_spec(name)
+
+
+@pytest.mark.parametrize("name", ["torch.fx", "torch.export", "torch.package", "torch.masked", "torch.nested",
+                                  "torch.ao", "torch.library", "torch.signal", "torch.autograd.forward_ad",
+                                  "torch.utils.data.datapipes", "torch.distributed.rpc"])
+def test_a_torch_module_xtensor_lacks_is_one_import_error_naming_it(name):
+    with pytest.raises(ModuleNotFoundError, match=f"No module named '{name}'.*xtensor.*PyTorch") as info:
+        _alias_spec(name)
+    assert info.value.name == name
+
+
+@pytest.mark.parametrize("namespace, name", [("xtensor", "view_as_real"), ("xtensor", "Storage"),
+                                             ("xtensor", "channels_last"), ("xtensor.nn", "AdaptiveLogSoftmaxWithLoss"),
+                                             ("xtensor.nn", "LazyLinear"), ("xtensor.Tensor", "pin_memory"),
+                                             ("xtensor.linalg", "ldl_factor"), ("xtensor.distributed.nn", "RemoteModule")])
+def test_a_torch_attribute_xtensor_lacks_is_an_attribute_error_naming_it(namespace, name):
+    """``torch.X`` is ``xtensor.X`` under install_as_torch(): Python's own AttributeError names X."""
+    owner = xt.Tensor if namespace == "xtensor.Tensor" else importlib.import_module(namespace)
+    with pytest.raises(AttributeError, match=f"has no attribute '{name}'"):
+        getattr(owner, name)
+
+
+@pytest.mark.parametrize("path, attribute, expected", [
+    ("torch.profiler", "profile", "xtensor.profiler.profile"),
+    ("torch.autograd.profiler", "record_function", "xtensor.profiler.record_function"),
+    ("torch.hub", "load_state_dict_from_url", "xtensor.hub.load_state_dict_from_url"),
+    ("torch.utils.model_zoo", "load_url", "xtensor.hub.load_state_dict_from_url"),
+    ("torch.utils.tensorboard", "SummaryWriter", "xtensor.utils.tensorboard.SummaryWriter"),
+    ("torch.distributed.nn", "all_gather", "xtensor.distributed.nn.functional.all_gather"),
+    ("torch.distributed", "ReduceOp", "xtensor.distributed.distributed_c10d.ReduceOp"),
+    ("torch.optim", "Adafactor", "xtensor.optim.adafactor.Adafactor"),
+    ("torch.optim", "Muon", "xtensor.optim.muon.Muon"),
+    ("torch.nn.utils.parametrizations", "orthogonal", "xtensor.nn.utils.parametrizations.orthogonal"),
+    ("torch.nn", "DataParallel", "xtensor.nn.parallel.DataParallel"),
+    ("torch.nn", "SyncBatchNorm", "xtensor.nn.modules.batchnorm.SyncBatchNorm"),
+])
+def test_the_torch_paths_of_issue_20s_leftovers_reach_xtensor(path, attribute, expected):
+    module_name, _, name = expected.rpartition(".")
+    spec = _alias_spec(path)
+    assert getattr(spec.loader.target, attribute) is getattr(importlib.import_module(module_name), name)
+
+
+@pytest.mark.parametrize("flags", [dict(enable_flash=False, enable_mem_efficient=False),
+                                   dict(enable_flash=False, enable_math=False)])
+def test_deprecated_sdp_kernel_switches_the_kernels_as_pytorch(flags):
+    """PyTorch on CPU has MATH and FLASH_ATTENTION: with either left on attention runs, with neither it raises."""
+    def run(lib):
+        q = lib.ones(1, 1, 2, 4)
+        with pytest.warns(FutureWarning, match="sdp_kernel\\(\\)` is deprecated"):
+            with lib.backends.cuda.sdp_kernel(**flags):
+                inside = [lib.backends.cuda.flash_sdp_enabled(), lib.backends.cuda.math_sdp_enabled()]
+                try:
+                    lib.nn.functional.scaled_dot_product_attention(q, q, q)
+                    outcome = "ran"
+                except RuntimeError:
+                    outcome = "RuntimeError"
+        return inside, outcome, lib.backends.cuda.flash_sdp_enabled()
+    assert run(xt) == run(torch)

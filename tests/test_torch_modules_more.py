@@ -472,8 +472,3 @@ def test_parametrization_that_changes_the_shape_raises_unless_unsafe():
         shrink = type("Shrink", (lib.nn.Module,), {"forward": lambda self, x: x[:1]})()
         with pytest.raises(ValueError, match="may not change the shape of the tensor"):
             lib.nn.utils.parametrize.register_parametrization(lib.nn.Linear(3, 2), "weight", shrink)
-
-
-def test_orthogonal_parametrization_is_reported_missing():
-    with pytest.raises(NotImplementedError, match="orthogonal"):
-        xt.nn.utils.parametrizations.orthogonal(xt.nn.Linear(2, 2))

@@ -64,6 +64,7 @@ from . import _C  # noqa: E402  (torch._C: the few no-op entry points libraries 
 from . import version  # noqa: E402  (torch.version: the version string, cuda and hip None as a CPU build's)
 from . import func, multiprocessing, random, types  # noqa: E402  (torch.func, .random, .types, .multiprocessing)
 from . import distributions  # noqa: E402  (torch.distributions)
+from . import hub, profiler  # noqa: E402  (torch.hub without the network; torch.profiler over perf_counter/cProfile)
 
 pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan  # torch.pi, torch.e, torch.inf, torch.nan
 newaxis = None

@@ -14,8 +14,8 @@ __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is
 def _load_extensions():
     """Load ``Function``, ``functional`` and ``gradcheck``: they build on the tape, which imports this
     package's grad modes first -- so ``xtensor/__init__`` calls this once the tape exists."""
-    from . import function, functional, gradcheck as gradcheck_module
-    globals().update(function=function, functional=functional, Function=function.Function,
+    from . import function, functional, gradcheck as gradcheck_module, profiler
+    globals().update(function=function, functional=functional, profiler=profiler, Function=function.Function,
                      once_differentiable=function.once_differentiable, gradcheck=gradcheck_module.gradcheck,
                      gradgradcheck=gradcheck_module.gradgradcheck)
 

@@ -3,12 +3,15 @@
 ``matmul.allow_tf32`` is ``torch.get_float32_matmul_precision() != "highest"`` and sets it, as PyTorch's;
 xtensor's attention is one composite on every device, so the SDP switches only record the choice.
 """
+import contextlib
+import warnings
+
 from .. import _settings
 from .. import cuda as _cuda
 
 __all__ = ["matmul", "is_built", "flash_sdp_enabled", "enable_flash_sdp", "mem_efficient_sdp_enabled",
            "enable_mem_efficient_sdp", "math_sdp_enabled", "enable_math_sdp", "cudnn_sdp_enabled",
-           "enable_cudnn_sdp", "preferred_linalg_library"]
+           "enable_cudnn_sdp", "preferred_linalg_library", "sdp_kernel"]
 
 
 class cuBLASModule:
@@ -88,3 +91,17 @@ def enable_cudnn_sdp(enabled):
 def preferred_linalg_library(backend=None):
     """Recorded only: jax picks its own linear-algebra library."""
     return "default"
+
+
+@contextlib.contextmanager
+def sdp_kernel(enable_flash=True, enable_math=True, enable_mem_efficient=True, enable_cudnn=True):
+    """PyTorch's deprecated spelling of ``nn.attention.sdpa_kernel`` (with its FutureWarning): within the block,
+    only the enabled kernels may run ``scaled_dot_product_attention``."""
+    warnings.warn("`torch.backends.cuda.sdp_kernel()` is deprecated. In the future, this context manager will be "
+                  "removed. Please see `torch.nn.attention.sdpa_kernel()` for the new context manager, with updated "
+                  "signature.", FutureWarning, stacklevel=3)
+    from ..nn.attention import SDPBackend, sdpa_kernel
+    enabled = [(enable_flash, SDPBackend.FLASH_ATTENTION), (enable_mem_efficient, SDPBackend.EFFICIENT_ATTENTION),
+               (enable_math, SDPBackend.MATH), (enable_cudnn, SDPBackend.CUDNN_ATTENTION)]
+    with sdpa_kernel([backend for on, backend in enabled if on]) as context:
+        yield context

@@ -9,6 +9,8 @@
   mesh and everything else replicated; XLA reduces the gradients across devices.
 * ``init_process_group``: several processes (hosts) join through ``jax.distributed.initialize``; a mesh then
   spans every process's devices and the same program runs in each (``examples/distributed_training.py``).
+* ``all_reduce``, ``all_gather``, ``broadcast``... (``distributed_c10d``) and their differentiable twins in
+  ``xtensor.distributed.nn``: a world of one process only (a script written for torchrun, run alone).
 
 One program drives every device (jax's model): a tensor's shape is its global shape wherever it is
 placed, so the same step gives the single-device result on any number of devices, to float rounding.
@@ -18,9 +20,15 @@ import os
 from .device_mesh import DeviceMesh, _jax, init_device_mesh
 from ._data_parallel import DataParallelStep, data_parallel
 from . import tensor  # noqa: F401  (xtensor.distributed.tensor, as torch.distributed.tensor)
+from .distributed_c10d import (GroupMember, ReduceOp, all_gather, all_gather_object, all_reduce, all_to_all,
+                               all_to_all_single, barrier, broadcast, broadcast_object_list, gather, gather_object,
+                               group, reduce, reduce_scatter, scatter, scatter_object_list)
 
 __all__ = ["DeviceMesh", "init_device_mesh", "data_parallel", "DataParallelStep", "is_available",
-           "init_process_group", "is_initialized", "get_rank", "get_world_size", "destroy_process_group"]
+           "init_process_group", "is_initialized", "get_rank", "get_world_size", "destroy_process_group",
+           "ReduceOp", "group", "GroupMember", "all_reduce", "all_gather", "broadcast", "reduce", "gather", "scatter",
+           "reduce_scatter", "all_to_all", "all_to_all_single", "barrier", "all_gather_object", "gather_object",
+           "broadcast_object_list", "scatter_object_list"]
 
 
 def is_available():

@@ -6,3 +6,4 @@ from .parameter import Parameter
 
 __all__ = ["Parameter", "functional", "init", *_modules_all]
 from . import attention, common_types, parallel, utils  # noqa: E402,F401
+from .parallel import DataParallel  # noqa: E402  (torch.nn.DataParallel, as scripts spell it)

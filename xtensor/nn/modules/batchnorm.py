@@ -1,11 +1,11 @@
-"""``BatchNorm1d/2d/3d``: running statistics (momentum or cumulative average) and eval mode."""
+"""``BatchNorm1d/2d/3d``: running statistics (momentum or cumulative average) and eval mode; ``SyncBatchNorm``."""
 from ... import _creation, _dtypes
 from .. import functional as F
 from .linear import factory, weight_and_bias
 from .module import Module
 from .normalization import _reset_affine
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm"]
 
 
 class _BatchNorm(Module):
@@ -67,3 +67,45 @@ class BatchNorm2d(_BatchNorm):
 
 class BatchNorm3d(_BatchNorm):
     dims = (5,)
+
+
+class SyncBatchNorm(_BatchNorm):
+    """Batch normalization of inputs of any rank from 2 whose statistics PyTorch reduces over every process.
+    In one process -- what a lone xtensor process is, and what PyTorch does without a process group -- that is
+    ``BatchNorm`` itself; across processes xtensor does not synchronize it (NotImplementedError in training)."""
+    dims = range(2, 65)  # every rank from 2 (numpy's limit is 64)
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
+                 process_group=None, device=None, dtype=None, *, bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
+        self.process_group = process_group
+
+    def forward(self, input):
+        if input.ndim < 2:
+            raise ValueError(f"expected at least 2D input (got {input.ndim}D input)")
+        if self.training and _world_size() > 1:
+            raise NotImplementedError("SyncBatchNorm across several processes: xtensor does not reduce batch "
+                                      "statistics between processes (use BatchNorm inside data_parallel, where the "
+                                      "batch is one global array)")
+        return super().forward(input)
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module, process_group=None):
+        """``module`` with every BatchNorm*d in it replaced by a SyncBatchNorm holding the same parameters and
+        running statistics (the tensors themselves), as PyTorch's."""
+        converted = module
+        if isinstance(module, _BatchNorm):
+            converted = cls(module.num_features, module.eps, module.momentum, module.affine,
+                            module.track_running_stats, process_group, bias=module.bias is not None)
+            if module.affine:
+                converted.weight, converted.bias = module.weight, module.bias
+            converted.running_mean, converted.running_var = module.running_mean, module.running_var
+            converted.num_batches_tracked, converted.training = module.num_batches_tracked, module.training
+        for name, child in module.named_children():
+            converted.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        return converted
+
+
+def _world_size():
+    from ...distributed.distributed_c10d import _world_size
+    return _world_size()

@@ -50,7 +50,10 @@ class ParametrizationList(ModuleList):
         new = original.detach()
         for module in reversed(list(self)):
             if hasattr(module, "right_inverse"):
-                new = module.right_inverse(new)
+                try:
+                    new = module.right_inverse(new)
+                except NotImplementedError:  # as PyTorch's: a right_inverse that cannot invert is the identity
+                    pass
         self.is_tensor = not isinstance(new, (tuple, list))
         self.ntensors = 1 if self.is_tensor else len(new)
         if self.is_tensor:
