@@ -45,9 +45,16 @@ def _rebuild_marked(backend, values, requires_grad):
 
 
 def _mark(tensor, args, kwargs):
-    if type(tensor) is Tensor and not any(tensor is a for a in args) and not (
-            kwargs and any(tensor is v for v in kwargs.values())):
-        tensor.__class__ = ArrayAPITensor
+    if type(tensor) is not Tensor:
+        return
+    for a in args:  # (loops, not any(): this runs on every operator of an array-API tensor)
+        if a is tensor:
+            return
+    if kwargs:
+        for a in kwargs.values():
+            if a is tensor:
+                return
+    tensor.__class__ = ArrayAPITensor
 
 
 def marked(result, args=(), kwargs=None):
