@@ -82,8 +82,8 @@ _registered = False
 
 def _incomplete_gamma(native, name, a, x):
     """jax's regularized incomplete gamma with SciPy's and PyTorch's limits where jax gives NaN: P(0, x > 0) = 1
-    and P(inf, finite x) = 0 (Q = 1 - P)."""
-    limit = jnp.where((a == 0) & (x > 0), 1.0, jnp.where(jnp.isinf(a) & jnp.isfinite(x), 0.0, jnp.nan))
+    and P(+inf, finite x >= 0) = 0 (Q = 1 - P); a = -inf and x < 0 stay NaN, as SciPy's."""
+    limit = jnp.where((a == 0) & (x > 0), 1.0, jnp.where((a == jnp.inf) & jnp.isfinite(x) & (x >= 0), 0.0, jnp.nan))
     limit = limit if name == "gammainc" else 1 - limit
     return jnp.where(jnp.isnan(limit), native(a, x), limit.astype(jnp.result_type(a, x)))
 

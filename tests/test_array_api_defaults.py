@@ -181,3 +181,12 @@ def test_other_numpy_functions_see_tensors_as_arrays_as_pytorch(backend):
 def test_asarray_of_a_string_is_a_clear_error(backend, obj):
     with pytest.raises(TypeError, match="Unsupported value 'a duck' of type str"):
         xa.asarray(obj)
+
+
+@pytest.mark.parametrize("name", ["gammainc", "gammaincc"])
+def test_incomplete_gamma_limits_are_scipys(backend, name):
+    """At a = 0 and a = +-inf, and x < 0 (jax's own kernel gives NaN or finite values where SciPy differs)."""
+    a = np.array([-np.inf, -np.inf, -np.inf, -0.5, np.inf, np.inf, np.inf, 0.0, 0.0])
+    x = np.array([-0.5, 0.0, 0.5, 0.5, -0.5, 0.0, 0.5, 0.5, -1.0])
+    np.testing.assert_array_equal(getattr(xa.special, name)(xa.asarray(a), xa.asarray(x)).numpy(),
+                                  getattr(scipy.special, name)(a, x))
