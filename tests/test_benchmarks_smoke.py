@@ -1,4 +1,5 @@
-"""Smoke tests for benchmarks/bench_overhead.py and bench_phases.py: one case, minimal repeats (well under 5 s)."""
+"""Smoke tests for benchmarks/bench_overhead.py, bench_phases.py and bench_paired.py: one case, minimal repeats
+(well under 5 s)."""
 import pathlib
 import sys
 
@@ -45,3 +46,11 @@ def test_bench_phases_times_every_phase_of_each_case():
     (rows,) = bench_phases.measure(["tiny_graph"], rounds=1, scale=200).values()
     assert [label for label, *_ in rows] == ["forward (four recorded ops)", "backward"]
     assert all(ours > 0 and theirs > 0 for _, ours, theirs in rows)
+
+
+def test_bench_paired_times_both_sides_of_a_case():
+    pytest.importorskip("torch")
+    from benchmarks import bench_paired
+
+    ((ours, theirs),) = bench_paired.measure(["add+grad"], rounds=1, target=1e-4).values()
+    assert ours > 0 and theirs > 0

@@ -23,7 +23,7 @@ from .autograd import grad_mode
 from ._autocast import state as _autocast_state
 from ._quiet import quiet, restore
 
-__all__ = ["Op", "apply", "wrap", "make_view", "detached", "history_alias", "unbroadcast", "Dims", "Dims2", "overload_name"]
+__all__ = ["Op", "apply", "apply_whole", "wrap", "make_view", "detached", "history_alias", "unbroadcast", "Dims", "Dims2", "overload_name"]
 
 _grad_state = grad_mode.state
 _new = object.__new__
@@ -406,7 +406,9 @@ def _record(op, result, args, tensors, ns=None):
         if op.vjp_all is not None or n == 1:
             positions, uses_out = op.save_plan(True)
         elif n == 2:
-            positions, uses_out = op.save_plan((edges[0][0] is not None, edges[1][0] is not None))
+            runs = (edges[0][0] is not None, edges[1][0] is not None)
+            plan = op._plans.get(runs)  # (save_plan's cache, read here: a call less per node)
+            positions, uses_out = plan if plan is not None else op.save_plan(runs)
         else:
             positions, uses_out = op.save_plan(tuple([e[0] is not None for e in edges]))
         if "*" in positions:
@@ -424,10 +426,11 @@ def _record(op, result, args, tensors, ns=None):
                     versions[i] = _list_versions(t)
                 continue
             held = True
-            if t.__dict__:  # a fresh result (empty __dict__) has neither to check
-                if t._inference:
+            d = t.__dict__
+            if d:  # a fresh result (empty __dict__) has neither to check
+                if d.get("_inference"):  # (set in the instance only when true)
                     raise RuntimeError(_INFERENCE_SAVED)
-                st = t.__dict__.get("_storage")
+                st = d.get("_storage")
                 if st is not None and st.version:  # (a tensor without a storage was never written: version 0)
                     if type(versions) is tuple:
                         versions = list(versions)
@@ -674,6 +677,38 @@ def apply(op, tensors, params=()):
     elif _grad_state.inference:
         for r in (result if op.nout > 1 else (result,)):
             r._inference = True
+    return result
+
+
+_ALL_DIMS = {}  # ndim -> (0, ..., ndim - 1): a whole-tensor reduction's dims, made once per rank
+
+
+def apply_whole(op, x):
+    """``op`` (a reduction ``(x, dims, keepdim, dtype)``: ``_sum``, ``_mean``) over every element of ``x``, the common
+    ``x.sum()``: for a plain float tensor its forward runs straight on the array, with no signature, dims or dtype to
+    work out; anything else takes ``apply``."""
+    ndim = x.ndim  # (not the array's: a sparse tensor has none, and its layout computes the reduction)
+    dims = _ALL_DIMS.get(ndim)
+    if dims is None:
+        dims = _ALL_DIMS[ndim] = tuple(range(ndim))
+    a = x._arr
+    if a is None or type(x) is not Tensor or x._dtype.kind not in "fc" or _autocast_state.active:
+        return apply(op, (x,), (dims, False, None))
+    backend = x._backend
+    errors = quiet()
+    try:
+        out = op.fwd(backend.xp, a, dims, False, None)
+    finally:
+        restore(errors)
+    if out.__class__ in _NUMPY_SCALARS:
+        out = np.asarray(out)
+    result = _new(Tensor)
+    result._arr, result._backend, result._dtype, result._requires_grad, result._grad_fn = \
+        out, backend, backend.dtypes[out.dtype], False, None
+    if x._requires_grad and _grad_state.enabled:
+        return _record(op, result, (x, dims, False, None), (x,), raw_ns(backend))
+    if _grad_state.inference:
+        result._inference = True
     return result
 
 

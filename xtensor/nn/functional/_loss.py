@@ -135,24 +135,25 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     _check_reduction(reduction)
     if target.dtype.kind not in "iu":
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {target.dtype.scalar_name}")
-    if input.ndim < 1:
-        raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
-    if input.ndim == 1:
-        if target.ndim > 1 or (target.ndim == 1 and target.shape[0] != 1):
-            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {target.shape[0]}")
+    shape, tshape = input._value.shape, target._value.shape  # (the arrays' plain tuples: the checks at tuple speed)
+    ndim, tndim = len(shape), len(tshape)
+    if ndim < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {ndim})")
+    if ndim == 1:
+        if tndim > 1 or (tndim == 1 and tshape[0] != 1):
+            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {tshape[0]}")
         target = target.reshape(())
     else:
-        if input.shape[0] != (target.shape[0] if target.ndim else 1) or target.ndim == 0:
-            raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
-                             f"({target.shape[0] if target.ndim else 1}).")
-        if input.ndim == 2 and target.ndim != 1:
+        if shape[0] != (tshape[0] if tndim else 1) or tndim == 0:
+            raise ValueError(f"Expected input batch_size ({shape[0]}) to match target batch_size "
+                             f"({tshape[0] if tndim else 1}).")
+        if ndim == 2 and tndim != 1:
             raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-        if input.ndim > 2 and tuple(target.shape) != (input.shape[0],) + tuple(input.shape[2:]):
-            if target.ndim == input.ndim - 1:
-                raise RuntimeError(f"Expected target size {[input.shape[0]] + list(input.shape[2:])}, got "
-                                   f"{list(target.shape)}")
-            raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: {list(target.shape)}")
-    classes = input.shape[1] if input.ndim > 1 else input.shape[0]
+        if ndim > 2 and tuple(tshape) != (shape[0],) + tuple(shape[2:]):
+            if tndim == ndim - 1:
+                raise RuntimeError(f"Expected target size {[shape[0]] + list(shape[2:])}, got {list(tshape)}")
+            raise RuntimeError(f"size mismatch (got input: {list(shape)} , target: {list(tshape)}")
+    classes = shape[1] if ndim > 1 else shape[0]
     _check_class_weight(weight, classes)
     _check_targets(target, classes, ignore_index)
     if target.dtype is not _dtypes.int64:
@@ -164,7 +165,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         if weight.dtype is not input.dtype:
             weight = weight.to(input.dtype)
     loss = apply(NLL_LOSS, (input,), (target, weight, ignore_index, reduction, _unify((input, target, weight))))
-    if reduction == "none" and (input.ndim == 3 or input.ndim > 4):  # PyTorch views its 2-d kernel's result
+    if reduction == "none" and (ndim == 3 or ndim > 4):  # PyTorch views its 2-d kernel's result
         return loss.view(tuple(loss.shape))
     return loss
 
@@ -175,10 +176,11 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     _check_reduction(reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
-    class_dim = 0 if input.ndim == 1 else 1
+    ndim = input.ndim
+    class_dim = 0 if ndim == 1 else 1
     classes = input.shape[class_dim]
     logp = input.log_softmax(class_dim)
-    weight_shape = (classes,) + (1,) * (input.ndim - 1 - class_dim)
+    weight_shape = (classes,) + (1,) * (ndim - 1 - class_dim)
     if target.dtype.kind == "f":
         return _cross_entropy_probabilities(input, logp, target, weight, reduction, label_smoothing, class_dim,
                                             weight_shape)

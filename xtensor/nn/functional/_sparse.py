@@ -2,6 +2,7 @@
 import math
 
 from ... import _dtypes
+from ..._index import check_index_range
 from ...autograd import no_grad
 from ._common import _traced, _xt
 
@@ -34,8 +35,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         if not -n <= padding_idx < n:
             raise AssertionError("Padding_idx must be within num_embeddings")
         padding_idx %= n
-    if input.numel() and not _traced(input) and bool(((input < 0) | (input >= n)).any()):
-        raise IndexError("index out of range in self")
+    check_index_range(input._value, 0, n, lambda bad: IndexError("index out of range in self"))  # (extremes only)
     if max_norm is not None:
         with no_grad():
             rows = weight[input.reshape(-1).unique()]
