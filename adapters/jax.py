@@ -53,11 +53,12 @@ def _register_pytree():
     from xtensor._dispatch import wrap
     from xtensor._tensor import Tensor
     from xtensor._backend import get_backend
+    from xtensor.array_api._array import ArrayAPITensor
 
     def flatten(t):
         return (t._value,), (t._backend.name, t._requires_grad and t._grad_fn is None)
 
-    def unflatten(aux, children):
+    def unflatten(aux, children, cls=Tensor):
         name, requires_grad = aux
         (arr,) = children
         backend = get_backend(name)
@@ -65,11 +66,14 @@ def _register_pytree():
         t = wrap(arr, backend, backend.dtypes.get(dtype) if dtype is not None else None) if dtype is not None \
             else object.__new__(Tensor)
         t._arr, t._requires_grad = arr, requires_grad
+        t.__class__ = cls
         return t
 
     global _registered
     if not _registered:  # adapters may be instantiated more than once (entry-point discovery)
         jax.tree_util.register_pytree_node(Tensor, flatten, unflatten)
+        jax.tree_util.register_pytree_node(ArrayAPITensor, flatten,  # (the array API's tensors stay its own)
+                                           lambda aux, children: unflatten(aux, children, ArrayAPITensor))
         _registered = True
 
 
@@ -78,8 +82,8 @@ _registered = False
 
 def _incomplete_gamma(native, name, a, x):
     """jax's regularized incomplete gamma with SciPy's and PyTorch's limits where jax gives NaN: P(0, x > 0) = 1
-    and P(inf, finite x) = 0 (Q = 1 - P)."""
-    limit = jnp.where((a == 0) & (x > 0), 1.0, jnp.where(jnp.isinf(a) & jnp.isfinite(x), 0.0, jnp.nan))
+    and P(+inf, finite x >= 0) = 0 (Q = 1 - P); a = -inf and x < 0 stay NaN, as SciPy's."""
+    limit = jnp.where((a == 0) & (x > 0), 1.0, jnp.where((a == jnp.inf) & jnp.isfinite(x) & (x >= 0), 0.0, jnp.nan))
     limit = limit if name == "gammainc" else 1 - limit
     return jnp.where(jnp.isnan(limit), native(a, x), limit.astype(jnp.result_type(a, x)))
 

@@ -39,7 +39,7 @@ globals().update(_methods.FUNCTIONS)
 from ._settings import *  # noqa: E402,F401,F403  (deterministic algorithms, warn-always, default device...)
 from . import fft, linalg  # noqa: E402  (the torch.fft and torch.linalg namespaces)
 from . import array_api  # noqa: E402
-from .array_api import from_dlpack  # noqa: E402  (the same meaning in both namespaces)
+from .array_api._creation import from_dlpack  # noqa: E402  (unwrapped: plain tensors, as PyTorch's)
 array_api._install(Tensor)
 from ._compile import compile  # noqa: E402
 from . import nn  # noqa: E402

@@ -193,13 +193,14 @@ def set_default_dtype(d):
     _defaults.float_dtype = d
 
 
-def with_default_float(fn, default):
+def with_default_float(fn, default, finish):
     """``fn`` run with ``default()`` as the default float dtype (and its complex): how a namespace with defaults
     of its own (the array API's float64) runs code it shares with ``xtensor``'s (PyTorch's float32). Integer and
     bool inputs that an op computes in floating point, Python floats and new float tensors then get that dtype, and
     an integer array meeting a floating one counts as one of that dtype (``int64`` with ``float32`` gives
     ``float64``, as NumPy gives and SciPy's rule for the promotions the standard leaves open); a Python int keeps
-    the array's dtype (``float32`` with ``2`` stays ``float32``, as the standard asks)."""
+    the array's dtype (``float32`` with ``2`` stays ``float32``, as the standard asks). ``finish(result, args,
+    kwargs)`` gives what the call returns (the array API marks its tensors as its own)."""
     defaults = _defaults
 
     @functools.wraps(fn)
@@ -207,9 +208,10 @@ def with_default_float(fn, default):
         saved, saved_ints = defaults.float_dtype, defaults.integers_as_default_float
         defaults.float_dtype, defaults.integers_as_default_float = default(), True
         try:
-            return fn(*args, **kwargs)
+            result = fn(*args, **kwargs)
         finally:
             defaults.float_dtype, defaults.integers_as_default_float = saved, saved_ints
+        return finish(result, args, kwargs)
     return run
 
 

@@ -29,8 +29,9 @@ from .ops.indexing import getitem_copy, getitem_view, index_put as index_put_op,
 __all__ = ["normalize_index", "install", "METHODS", "FUNCTIONS"]
 
 
-def normalize_index(index, shape, backend=None):
-    """``(host_index, is_basic)`` for ``tensor[index]`` on a tensor of ``shape`` on ``backend``."""
+def normalize_index(index, shape, backend=None, reverse=False):
+    """``(host_index, is_basic)`` for ``tensor[index]`` on a tensor of ``shape`` on ``backend``; a negative slice step
+    reverses where ``reverse`` (the array API's rule) and raises PyTorch's ValueError otherwise."""
     on_device = backend is not None and backend.native_indexing and not backend.host
 
     if not isinstance(index, tuple):
@@ -42,8 +43,10 @@ def normalize_index(index, shape, backend=None):
                 item = slice(*(_as_int(v) for v in (item.start, item.stop, item.step)))
                 if item.step == 0:
                     raise ValueError("slice step cannot be zero")
-                if item.step is not None and item.step < 0:  # the array API's reversal: a copy, as flip()
-                    basic = False
+                if item.step is not None and item.step < 0:
+                    if not reverse:
+                        raise ValueError("step must be greater than zero")
+                    basic = False  # the array API's reversal: a copy, as flip()
             out.append(item)
             continue
         if isinstance(item, (bool, np.bool_)):
@@ -117,7 +120,7 @@ def _checked(index, shape):
 
 # --------------------------------------------------------------------------- reads and writes
 def getitem(self, index):
-    host_index, basic = normalize_index(index, tuple(self.shape), self._backend)
+    host_index, basic = normalize_index(index, tuple(self.shape), self._backend, self._reverses)
     return _basic_view(self, host_index, index) if basic else apply(getitem_copy, (self,), (host_index, self._backend))
 
 
@@ -170,7 +173,7 @@ def setitem(self, index, value):
     """``x[index] = value`` as PyTorch does it: with a basic index, the indexed view (``x`` itself when the index
     keeps everything) is written by ``copy_`` (``fill_`` for a 0-d value), otherwise ``x.index_put_``; so
     autograd sees a write through a view, or an IndexPut."""
-    host_index, basic = normalize_index(index, tuple(self.shape), self._backend)
+    host_index, basic = normalize_index(index, tuple(self.shape), self._backend, self._reverses)
     if isinstance(value, Tensor):
         if value._backend is not self._backend:
             value = value.to(self._backend.name)

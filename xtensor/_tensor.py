@@ -409,6 +409,7 @@ class Tensor:
     _creation = None  # why in-place writes into this view are refused: (kind,) -- see view_rebase_error
     _attr_version = 0  # the storage version when this view's grad_fn was last derived from its base
     is_sparse = False  # (xtensor.sparse.SparseTensor: True)
+    _reverses = False  # ``x[::-1]``: PyTorch's ValueError; the array API's tensors reverse (xtensor.array_api)
     __array_priority__ = 1000  # numpy defers to our reflected operators
 
     # ------------------------------------------------------------------------ storage

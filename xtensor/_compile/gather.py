@@ -218,7 +218,7 @@ class _Gathered:
     def signature(self):
         storages, owners = self.storages()
         tensors = tuple((owner, None if t._view is None else t._view.resolve(), t._dtype, t._requires_grad,
-                         None if t._grad is None else self.position[id(t._grad)])
+                         None if t._grad is None else self.position[id(t._grad)], type(t))  # (an array-API one's ops)
                         for t, owner in zip(self.tensors, owners))
         for t in self.tensors:
             if t._grad_fn is not None:

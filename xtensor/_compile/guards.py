@@ -134,7 +134,7 @@ class _Fast:
         fast = cls()
         fast.program, fast.guard, fast.template, fast.keywords = program, guard, template, tuple(kwargs)
         fast.environment = _environment()
-        fast.arg_meta = [(t._dtype, t._requires_grad, t._backend, tuple(storages[i].array.shape),
+        fast.arg_meta = [(type(t), t._dtype, t._requires_grad, t._backend, tuple(storages[i].array.shape),
                           storages[i].array.dtype) for i, t in enumerate(arg_tensors)]
         fast.state_tensors, fast.state_storages = tensors[k:], storages[k:]
         fast.storage_ids = set(map(id, fast.state_storages))
@@ -205,11 +205,11 @@ class _Fast:
             if want is None:
                 if not isinstance(a, Tensor):
                     return None
-                dtype, requires_grad, backend, shape, array_dtype = next(meta)
+                cls, dtype, requires_grad, backend, shape, array_dtype = next(meta)
                 st = a._storage
                 arr = st.array
-                if a._view is not None or a._grad is not None or a._grad_fn is not None or a._dtype is not dtype \
-                        or a._requires_grad is not requires_grad or a._backend is not backend \
+                if type(a) is not cls or a._view is not None or a._grad is not None or a._grad_fn is not None \
+                        or a._dtype is not dtype or a._requires_grad is not requires_grad or a._backend is not backend \
                         or arr.shape != shape or arr.dtype != array_dtype or isinstance(arr, self.tracer) \
                         or id(st) in self.storage_ids:  # (a state tensor's storage is a state storage)
                     return None

@@ -218,7 +218,7 @@ class _Program:
             if isinstance(leaf, Tensor) and id(leaf) in gathered.position:
                 plan.append(("state", gathered.position[id(leaf)]))
             elif isinstance(leaf, Tensor):
-                plan.append(("tensor", leaf._dtype))
+                plan.append(("tensor", (leaf._dtype, type(leaf))))
                 outs.append(leaf._value)
             elif _is_jax_array(leaf):
                 plan.append(("array", None))
@@ -260,18 +260,26 @@ class _Program:
             _invalidate([st], owners)
         treedef, plan = self.outputs
         if treedef is None:  # the step returned one tensor (a loss): the common case
-            return wrap(next(outs), backend, plan)
+            return _output(next(outs), backend, *plan)
         leaves = []
         for kind, info in plan:
             if kind == "state":
                 leaves.append(tensors[info])
             elif kind == "tensor":
-                leaves.append(wrap(next(outs), backend, info))
+                leaves.append(_output(next(outs), backend, *info))
             elif kind == "array":
                 leaves.append(next(outs))
             else:
                 leaves.append(info)
         return backend.tree_unflatten(treedef, leaves)
+
+
+def _output(arr, backend, dtype, cls):
+    """A tensor the step returned, of the class it had in the trace (an array-API tensor stays one)."""
+    t = wrap(arr, backend, dtype)
+    if cls is not Tensor:
+        t.__class__ = cls
+    return t
 
 
 def _substitute(obj, positions, values):

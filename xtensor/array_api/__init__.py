@@ -6,12 +6,13 @@ entry as the PyTorch-style namespace (generated in ``xtensor._variants``), only 
 standard's way (``axis=``/``keepdims=``, ``concat``, ``permute_dims``). Tensors made by this
 namespace live on the default backend; functions are differentiable as the ``xtensor`` ones are.
 
-Defaults are the ones ``__array_namespace_info__().default_dtypes()`` reports (float64): every function here
-runs under them (``_info.standard_defaults``), so ``sin`` of integers, ``divide(ints, ints)``, ``special.erf(ints)``
-and ``asarray(1.5)`` are float64, and an integer array meeting a float32 one gives float64 (NumPy's rule, SciPy's
-for the promotions the standard leaves open), while the same entries called through ``xtensor`` keep PyTorch's
-float32. The Tensor's operators are PyTorch's in either namespace (``ints / ints`` is float32, as in PyTorch):
-array-API code spells such mixed-kind arithmetic, which the standard leaves open, ``xp.divide``.
+Defaults are the ones ``__array_namespace_info__().default_dtypes()`` reports (float64), and the tensors this
+namespace makes follow them too (``_array``): every function here runs under them and returns ``ArrayAPITensor``s,
+whose operators and indexing follow the standard. So ``sin`` of integers, ``divide(ints, ints)``, ``ints / ints``,
+``ints * 0.5``, ``special.erf(ints)`` and ``asarray(1.5)`` are float64, an integer array meeting a float32 one gives
+float64 (NumPy's rule, SciPy's for the promotions the standard leaves open), and ``x[::-1]`` reverses; while the same
+entries called through ``xtensor`` and the operators of its tensors keep PyTorch's rules (float32; ``x[::-1]``
+raises PyTorch's ValueError).
 """
 import math as _math
 import sys as _sys
@@ -32,7 +33,8 @@ from ._creation import (arange, asarray, empty, empty_like, eye, from_dlpack, fu
                         linspace, meshgrid, ones, ones_like, zeros, zeros_like)
 from ._data_types import (astype, broadcast_shapes, can_cast, finfo, iinfo, isdtype,  # noqa: E402
                           result_type)
-from ._info import Info as _Info, with_standard_defaults as _with_standard_defaults  # noqa: E402
+from ._array import with_standard_defaults as _with_standard_defaults  # noqa: E402
+from ._info import Info as _Info  # noqa: E402
 
 
 def __array_namespace_info__():
@@ -59,11 +61,12 @@ def reshape(x, /, shape, *, copy=None):
 
 from . import fft, linalg, special  # noqa: E402,F401  (the standard's linalg and fft extensions; SciPy's special)
 
-_with_standard_defaults(globals(), [*_api_functions, "result_type", "reshape"])
-
 
 def nonzero(x, /):
     """The standard's ``nonzero``: a tuple of index arrays (a 0-d array has no dimension to index)."""
     if x.ndim == 0:
         raise ValueError("nonzero() is not defined for zero-dimensional arrays")
     return x.nonzero(as_tuple=True)
+
+
+_with_standard_defaults(globals(), [*_api_functions, *_creation.__all__, *_data_types.__all__, "reshape", "nonzero"])

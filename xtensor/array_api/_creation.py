@@ -60,8 +60,9 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
                          "Python data needs a copy")
     if isinstance(obj, (list, tuple)):
         obj = _nested_scalars(obj)
+    values = _scalars(obj)
     if dtype is None:
-        dtype = _infer_dtype(obj, adapter)
+        dtype = _infer_dtype(values, adapter)
     if dtype is not None:  # straight to the dtype: Python ints beyond int64 stay exact as uint64
         try:
             obj = np.array(obj, dtype=dtype.name)
@@ -107,13 +108,20 @@ def _nested_scalars(data):
     return data.item() if isinstance(data, Tensor) else data
 
 
-def _infer_dtype(obj, adapter):
-    """The standard's inference: bool, then int64, then the default float, then the default complex."""
+def _scalars(obj):
+    """The Python scalars of ``obj`` (nested sequences of them), flat; anything else (``None``, a string, an object)
+    is a TypeError naming it, whatever the dtype asked for (NumPy would make ``None`` a NaN)."""
     flat = list(_torch_creation._flatten(obj)) if isinstance(obj, (list, tuple)) else [obj]
-    refused = next((v for v in flat if not isinstance(v, (numbers.Number, np.generic))), None)
-    if refused is not None:
-        raise TypeError(f"asarray(): Unsupported value {refused!r} of type {type(refused).__name__}: an array holds "
-                        "numbers or booleans")
+    for v in flat:
+        if not isinstance(v, (numbers.Number, np.generic)) or isinstance(v, (np.str_, np.bytes_)):
+            raise TypeError(f"asarray(): Unsupported value {v!r} of type {type(v).__name__}: an array holds "
+                            "numbers or booleans")
+    return flat
+
+
+def _infer_dtype(flat, adapter):
+    """The standard's inference from the scalars ``flat``: bool, then int64, then the default float, then the
+    default complex."""
     if builtins.any(isinstance(v, complex) for v in flat):
         return default_complex(adapter)
     if builtins.any(isinstance(v, float) for v in flat):

@@ -10,8 +10,7 @@ from .. import _dtypes
 from .._backend import get_default_backend
 from .._tensor import device as _device
 
-__all__ = ["Info", "default_float", "default_complex", "dtype_kinds", "is_kind", "standard_defaults",
-           "with_standard_defaults"]
+__all__ = ["Info", "default_float", "default_complex", "dtype_kinds", "is_kind"]
 
 # The standard's dtypes (float16 and bfloat16 are xtensor's extras, not part of the standard).
 STANDARD_DTYPES = tuple(d for d in _dtypes.ALL_DTYPES if d.name not in ("float16", "bfloat16"))
@@ -38,21 +37,6 @@ def default_float(adapter=None):
 
 def default_complex(adapter=None):
     return default_float(adapter).to_complex()
-
-
-def standard_defaults(fn):
-    """``fn`` computing with this namespace's default dtypes, those ``Info.default_dtypes`` reports (float64): the
-    one rule by which every function of ``xtensor.array_api`` -- generated from the op table or written here --
-    gives ``sin(int64 array)``, ``special.erf(ints)`` or ``mean`` of ints in float64, while the same entries
-    called through ``xtensor`` keep PyTorch's default (float32)."""
-    return _dtypes.with_default_float(fn, default_float)
-
-
-def with_standard_defaults(namespace, names):
-    """``namespace`` (a module's globals) with each function in ``names`` under ``standard_defaults``."""
-    for name in names:
-        if callable(namespace[name]) and not isinstance(namespace[name], type):
-            namespace[name] = standard_defaults(namespace[name])
 
 
 class Info:

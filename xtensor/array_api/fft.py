@@ -4,7 +4,7 @@ The standard's spelling: keyword-only ``n``/``s``, ``axis``/``axes``, ``norm='ba
 ``ifft``, ``fftn``, ``ifftn``, ``irfft``, ``irfftn`` and ``hfft`` take complex input, ``rfft``,
 ``rfftn`` and ``ihfft`` real floating input.
 """
-from ._info import with_standard_defaults as _with_standard_defaults
+from ._array import with_standard_defaults as _with_standard_defaults
 from .. import fft as _fft
 
 __all__ = ["fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft", "ihfft", "fftfreq", "rfftfreq",

@@ -4,7 +4,9 @@ The same op-table entries as ``xtensor.linalg`` (``xtensor/ops/linalg/``), in th
 spelling: positional-only arrays, ``axis``/``keepdims``, promotion across dtypes where the
 standard asks for it, and ``x2`` of ``solve`` a vector only when it is 1-D.
 """
-from ._info import with_standard_defaults as _with_standard_defaults
+import functools
+
+from ._array import with_standard_defaults as _with_standard_defaults
 from .. import linalg as _torch_linalg
 from .._dtypes import result_type as _result_type
 from .._variants import api_functions as _api
@@ -117,4 +119,21 @@ def trace(x, /, *, offset=0, dtype=None):
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     return _ops.vector_norm(x, ord, axis, keepdims)
 
+
+def _floating_input(fn):
+    """``fn`` refusing integer and bool input with the standard's rule: it takes floating-point arrays (``solve``
+    promotes its two, so one floating array suffices there, as before)."""
+    @functools.wraps(fn)
+    def checked(*arrays, **options):
+        dtype = _result_type(*arrays)
+        if dtype.kind not in "fc":
+            raise TypeError(f"linalg.{fn.__name__}(): the array API requires floating-point input (real or complex), "
+                            f"got {', '.join(str(x.dtype) for x in arrays)}")
+        return fn(*arrays, **options)
+    return checked
+
+
+for _name in ("cholesky", "det", "eig", "eigvals", "eigh", "eigvalsh", "inv", "matrix_norm", "matrix_rank", "pinv",
+              "qr", "slogdet", "solve", "svd", "svdvals", "vector_norm"):
+    globals()[_name] = _floating_input(globals()[_name])
 _with_standard_defaults(globals(), __all__)

@@ -7,7 +7,7 @@ spells them: ``psi``, ``j0``/``k0e``..., ``multigammaln(a, d)``, ``zeta(x, q=Non
 ``logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False)``. Two-argument functions promote as the
 standard does and take a Python number for either argument.
 """
-from ._info import with_standard_defaults as _with_standard_defaults
+from ._array import with_standard_defaults as _with_standard_defaults
 from .. import _dtypes
 from .. import special as _special
 from .._tensor import Tensor as _Tensor

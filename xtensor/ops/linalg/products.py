@@ -7,6 +7,7 @@ from ..._dispatch import apply
 from ..._table import TABLE, defcomposite, defop, dims_of
 from ..._tensor import check_dim
 from .._composite import _fn
+from ..elementwise import api_promoted
 from ._common import _require_tensor, _same_dtype, _shape_str, conj
 
 
@@ -95,7 +96,8 @@ def _matmul_fwd(xp, x, y):
 
 
 _MATMUL_VJPS = (_matmul_vjp_x, _matmul_vjp_y)
-defop("matmul", _matmul_fwd, _MATMUL_VJPS, sig=_matmul_sig, api=True,
+defop("matmul", _matmul_fwd, _MATMUL_VJPS, sig=_matmul_sig, api=True,  # (the standard's promotes, PyTorch's refuses)
+      api_sig=lambda x1, x2, /: _matmul_sig(*api_promoted(x1, x2)),
       out=True, operators=("__matmul__", "__rmatmul__"), names=lambda x, y: _MATMUL_NODES.get(
           (x.ndim, y.ndim), "UnsafeViewBackward0"), refuses="b", saves=(0, 1))
 defop("mm", _matmul_fwd, _MATMUL_VJPS, out=True, sig=_ranked_sig(
