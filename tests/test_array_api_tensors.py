@@ -199,3 +199,15 @@ def test_asarray_of_a_non_number_names_it(backend, obj):
         xa.asarray(obj)
     with pytest.raises(TypeError, match="Unsupported value"):  # also with a dtype, where NumPy would make a NaN
         xa.asarray(obj, dtype=xa.float64)
+
+
+def test_linspace_and_arange_take_zero_dimensional_arrays_for_their_scalars(backend):
+    np.testing.assert_allclose(xa.linspace(xa.asarray(0.0), xa.asarray(1.0), 5).numpy(), np.linspace(0.0, 1.0, 5))
+    np.testing.assert_array_equal(xa.arange(xa.asarray(1), xa.asarray(7), xa.asarray(2)).numpy(), np.arange(1, 7, 2))
+
+
+def test_asarray_copies_a_numpy_array_with_negative_strides_and_refuses_to_share_it():
+    reversed_ = np.arange(5.0)[::-1]
+    np.testing.assert_array_equal(xa.asarray(reversed_).numpy(), reversed_)
+    with pytest.raises(ValueError, match="negative strides"):
+        xa.asarray(reversed_, copy=False)

@@ -197,3 +197,21 @@ def test_write_through_a_view_older_than_its_bases_history_as_torch(backend, pro
         except RuntimeError as e:
             outcomes.append(("raises", str(e)))
     assert outcomes[1] == outcomes[0]
+
+
+# ------------------------------------------------------------------ NumPy scalars as operands
+_NUMPY_SCALAR_CALLS = [
+    ("float64 / 0-d float64", lambda m: np.float64(2.0) / m.tensor(0.5, dtype=m.float64)),
+    ("0-d float64 + float64", lambda m: m.tensor(0.5, dtype=m.float64) + np.float64(2.0)),
+    ("float64 * float32 tensor", lambda m: np.float64(2.0) * m.tensor([1.0, 2.0])),
+    ("float32 tensor * float64", lambda m: m.tensor([1.0, 2.0]) * np.float64(2.0)),
+    ("int tensor * float32", lambda m: m.tensor([1, 2]) * np.float32(2.0)),
+    ("float32 tensor - int64", lambda m: m.tensor([1.0, 2.0]) - np.int64(3)),
+]
+
+
+@pytest.mark.parametrize("name, call", _NUMPY_SCALAR_CALLS, ids=[name for name, _ in _NUMPY_SCALAR_CALLS])
+def test_numpy_scalar_operands_count_as_python_numbers_as_in_torch(backend, name, call):
+    r, expected = call(xtensor), call(torch)
+    assert str(r.dtype).split(".")[-1] == str(expected.dtype).split(".")[-1]
+    np.testing.assert_allclose(r.numpy(), expected.numpy())

@@ -25,11 +25,12 @@ from ._tensor import Tensor
 __all__ = ["torch_functions", "api_functions", "install_methods", "numpy_names", "with_numpy_names"]
 
 def _as_operand(other, like):
-    """Binary-op operands: Tensors and Python numbers as they are; anything array-like becomes a Tensor."""
-    if isinstance(other, (Tensor, int, float, bool, complex)):
-        return other
+    """Binary-op operands: Tensors and Python numbers as they are; NumPy scalars (``np.float64`` is a float, and has a
+    dtype) as the Python numbers PyTorch reads them as; anything array-like becomes a Tensor."""
     if isinstance(other, numbers.Number):
         return other.item() if hasattr(other, "item") else other
+    if isinstance(other, Tensor):
+        return other
     from ._creation import as_tensor
     return as_tensor(other, backend=like._backend)
 

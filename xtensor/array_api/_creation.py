@@ -93,8 +93,13 @@ def _from_buffer(obj, adapter, dtype, copy, device):
     if copy is not True and adapter.host:
         if host is None:
             host = np.from_dlpack(obj)
-        if dtype is None or dtype.name == host.dtype.name:
+        # a tensor's strides are never negative (PyTorch's rule): a reversed array is copied, as the standard allows
+        reversed_ = builtins.any(stride < 0 for stride in host.strides)
+        if (dtype is None or dtype.name == host.dtype.name) and not reversed_:
             return _torch_creation.from_numpy(host)
+        if copy is False and reversed_:
+            raise ValueError(f"asarray(copy=False): a tensor cannot share the memory of an array with negative "
+                             f"strides {host.strides}")
     if copy is False:
         raise ValueError(f"asarray(copy=False): backend {adapter.name!r} cannot share the memory of a "
                          f"{type(obj).__name__}" + (f" as {dtype}" if dtype is not None else ""))
@@ -133,8 +138,15 @@ def _infer_dtype(flat, adapter):
     return _dtypes.int64 if flat else default_float(adapter)
 
 
+def _host_scalar(v):
+    """A 0-d array given for a scalar argument (SciPy passes them to ``linspace``/``arange``) as its Python number:
+    the backend's own function would otherwise meet a Tensor."""
+    return v.item() if isinstance(v, Tensor) and v.ndim == 0 else v
+
+
 def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
     adapter = _adapter(device)
+    start, stop, step = _host_scalar(start), _host_scalar(stop), _host_scalar(step)
     if stop is None:
         start, stop = 0, start
     if dtype is None:
@@ -145,6 +157,7 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
 
 def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
     adapter = _adapter(device)
+    start, stop = _host_scalar(start), _host_scalar(stop)
     if dtype is None:
         dtype = default_complex(adapter) if builtins.any(isinstance(v, complex) for v in (start, stop)) \
             else default_float(adapter)
