@@ -60,7 +60,7 @@ EXCEPTIONS = {
         "the test matches NumPy's, Dask's and JAX's wording of a broadcast error ('not be broadcast|Chunks do not "
         "add|Incompatible shapes'); xtensor raises PyTorch's ('The size of tensor a (2) must match the size of tensor "
         "b (3)'), whose wording SciPy's list leaves out"),
-    r"^scipy\..*::test_device\[": (
+    r"^scipy\..*(::test_device\[|\.test_device_dtype::)": (
         "SciPy's `devices` fixture appends a list to `__array_namespace_info__().devices()`, which the 2025.12 "
         "standard (xtensor's version) makes a tuple; array_api_strict returns a list only because SciPy pins it to "
         "2024.12"),
