@@ -373,3 +373,24 @@ NO_ORACLE["nn.functional.ctc_loss"] = (
     "PyTorch's backward returns exp(log_probs) - posterior (its formula, right once it passes back through the "
     "log_softmax that made log_probs), not the derivative of the forward: values and gradients, of the logits and of "
     "log_probs, are compared with torch's on every backend in tests/test_nn_losses.py")
+
+# the torch functions PyTorch spells from Tensor methods (xtensor/_methods.py's FUNCTIONS)
+SPECS.update({
+    "adjoint": [call(x(3, 4))], "resolve_conj": [call(x(3, 4))], "resolve_neg": [call(x(3, 4))],
+    "rsub": [call(x(3, 4), x(4))], "fill": [call(x(3, 4), 2.5)],
+    "unsafe_chunk": [call(x(4, 3), 2)], "unsafe_split": [call(x(4, 3), 2)],
+    "unsafe_split_with_sizes": [call(x(4, 3), [1, 3])],
+})
+NOT_DIFFERENTIABLE.update(dict.fromkeys(
+    ["bucketize", "broadcast_shapes", "tril_indices", "triu_indices", "unravel_index", "nonzero_static",
+     "is_complex", "is_conj", "is_inference", "is_neg", "is_nonzero", "is_same_size", "is_signed"], _INT_OR_BOOL))
+NOT_DIFFERENTIABLE.update(dict.fromkeys(
+    ["get_device", "typename", "is_storage", "to_dlpack"], "its result is not a tensor: there is no gradient"))
+NOT_DIFFERENTIABLE["unique_consecutive"] = (
+    "PyTorch defines no derivative for it (its backward raises NotImplementedError); xtensor's passes each run's "
+    "gradient to the run's first element, and its shape depends on the values, which jax.vjp cannot trace")
+NO_ORACLE.update(dict.fromkeys(
+    ["as_strided_", "conj_physical_", "detach_", "fill_", "index_put_", "resize_as_", "zero_"],
+    "writes into its argument, and the check's arguments are leaves that require grad (PyTorch refuses to write into "
+    "those): the out-of-place forms are checked here, writes and their gradients against PyTorch in tests/test_views*.py "
+    "and tests/test_api_additions.py"))
