@@ -215,3 +215,28 @@ def test_numpy_scalar_operands_count_as_python_numbers_as_in_torch(backend, name
     r, expected = call(xtensor), call(torch)
     assert str(r.dtype).split(".")[-1] == str(expected.dtype).split(".")[-1]
     np.testing.assert_allclose(r.numpy(), expected.numpy())
+
+
+# ------------------------------------------------------------------ real and imag are attributes
+def _parts_program(m):
+    """Reads and assignments of ``.real``/``.imag`` as scripts write them; every value and error along the way."""
+    seen = []
+    x = m.ones(2)
+    seen.append(x.real is x)
+    seen.append(_outcome(lambda: x.imag))
+    z = m.tensor([1 + 2j, 3 - 1j])
+    seen += [z.real.tolist(), z.imag.tolist()]
+    z.real = m.tensor([5.0, 6.0])
+    z.imag = m.tensor([0.0, 1.0])
+    seen.append(z.tolist())
+    x.real = m.zeros(2)
+    seen.append(x.tolist())
+    seen.append(_outcome(lambda: setattr(x, "imag", m.zeros(2))))
+    w = m.tensor([1 + 2j], requires_grad=True)
+    (w.real * 2 + w.imag * 3).sum().backward()
+    seen.append(w.grad.tolist())
+    return seen
+
+
+def test_real_and_imag_are_attributes_read_and_assigned_as_in_torch(backend):
+    assert _parts_program(xtensor) == _parts_program(torch)

@@ -719,6 +719,31 @@ def fill(input, value):
     return input.clone().fill_(value)
 
 
+def _real_get(self):
+    """PyTorch's ``x.real``: ``x`` itself for a real tensor; for a complex one its real part (a copy: xtensor has no
+    complex-to-real views yet, so a write into it does not reach ``x``; assign ``x.real = ...`` instead)."""
+    return torch_functions["real"](self) if self.dtype.is_complex else self
+
+
+def _real_set(self, value):
+    self.copy_(self.imag * 1j + value if self.dtype.is_complex else value)
+
+
+def _complex_only(self):
+    if not self.dtype.is_complex:
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+
+
+def _imag_get(self):
+    _complex_only(self)
+    return torch_functions["imag"](self)
+
+
+def _imag_set(self, value):
+    _complex_only(self)
+    self.copy_(self.real + value * 1j)
+
+
 METHODS = {
     "requires_grad": property(_requires_grad_get, _requires_grad_set),
     "grad": property(_grad_get, _grad_set),
@@ -731,6 +756,7 @@ METHODS = {
     "_base_tensor": property(lambda self: self._base),
     "T": property(lambda self: self.permute(tuple(reversed(range(self.ndim))))),
     "mT": property(lambda self: self.transpose(-2, -1)),
+    "real": property(_real_get, _real_set), "imag": property(_imag_get, _imag_set),
     "requires_grad_": requires_grad_,
     "backward": backward,
     "register_hook": register_hook,

@@ -283,9 +283,9 @@ unary("positive", lambda xp, x: xp.asarray(x, copy=True), lambda ns, g, ans, x: 
 unary("conj", lambda xp, x: xp.conj(x) if _is_complex(x) else xp.asarray(x, copy=True), lambda ns, g, ans, x: ns.conj(g),
       inplace=False, saves=())
 unary("real", lambda xp, x: xp.real(x) if _is_complex(x) else xp.asarray(x, copy=True), lambda ns, g, ans, x: g,
-      inplace=False, saves=())
+      inplace=False, method=False, saves=())  # Tensor.real/.imag are attributes (xtensor/_methods.py)
 unary("imag", lambda xp, x: xp.imag(x) if _is_complex(x) else xp.zeros_like(x),
-      lambda ns, g, ans, x: g * 1j if ns.is_complex(x) else g * 0, inplace=False,
+      lambda ns, g, ans, x: g * 1j if ns.is_complex(x) else g * 0, inplace=False, method=False,
       saves=("meta0",))  # PyTorch's: grad * i; reads only x's dtype
 
 
