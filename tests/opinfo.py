@@ -649,8 +649,8 @@ def unary(name, ref, *, low=-3.0, high=3.0, float_out=False, dtypes=NUMERIC, api
           kinks=None, nonzero=False, **kw):
     add(name=name, ref=ref, sample_inputs=unary_samples(low, high, kinks, nonzero), dtypes=dtypes,
         out_dtype=rule_float if float_out else kw.pop("out_dtype", rule_first), supports_out=True,
-        supports_inplace=kw.pop("supports_inplace", True), method=name, api=name if api is True else api,
-        operators=operators, table_name=name, **kw)
+        supports_inplace=kw.pop("supports_inplace", True), method=kw.pop("method", name),
+        api=name if api is True else api, operators=operators, table_name=name, **kw)
 
 
 unary("exp", lambda m, x: m.exp(x), float_out=True)

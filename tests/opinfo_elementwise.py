@@ -47,10 +47,11 @@ unary("erfc", lambda m, x: _special(m).erfc(x), float_out=True, api=None)
 unary("erfinv", lambda m, x: _special(m).erfinv(x), low=-0.9, high=0.9, float_out=True, api=None, dtypes=FLOATS)
 unary("logit", lambda m, x: m.log(x / (1 - x)), low=0.05, high=0.95, float_out=True, api=None, dtypes=FLOATS)
 unary("conj", lambda m, x: m.conj(x), supports_inplace=False)
-unary("real", lambda m, x: m.real(x), supports_inplace=False)
+# Tensor.real/.imag are attributes, as PyTorch's (.imag of a real tensor raises: tests/test_small_compat.py)
+unary("real", lambda m, x: m.real(x), supports_inplace=False, method=lambda x: x.real)
 # PyTorch refuses imag() of a real tensor; the array API's answer for one is zeros (gradient zero), which is what is
 # checked here; the gradient of a complex input's imag is checked against torch in tests/test_api_additions.py.
-unary("imag", lambda m, x: m.imag(x), supports_inplace=False,
+unary("imag", lambda m, x: m.imag(x), supports_inplace=False, method=None,
       torch_fn=lambda torch: lambda x: x * 0)  # (torch.zeros_like: the same values, but no gradient to compare)
 _SPECIAL_VALUES = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1.5, -2.5]
 for _name in ("isposinf", "isneginf"):
