@@ -781,15 +781,9 @@ def apply_whole(op, x):
         out = op.fwd(backend.xp, a, dims, False, None)
     finally:
         restore(errors)
-    if out.__class__ in _NUMPY_SCALARS:
-        out = np.asarray(out)
-    result = _new(Tensor)
-    result._arr, result._backend, result._dtype, result._requires_grad, result._grad_fn = \
-        out, backend, backend.dtypes[out.dtype], False, None
+    result = wrap(out, backend)
     if x._requires_grad and _grad_state.enabled:
         return _record(op, result, (x, dims, False, None), (x,), raw_ns(backend))
-    if _grad_state.inference:
-        result._inference = True
     return result
 
 
