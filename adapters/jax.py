@@ -16,6 +16,7 @@ except ImportError as e:  # pragma: no cover - exercised only without the extra
 
 jax.config.update("jax_enable_x64", True)
 import jax.numpy as jnp  # noqa: E402
+from jax._src.lax.lax import _convert_element_type as _weak_convert  # noqa: E402  (the one cast with weak_type)
 
 from .generic import ArrayAPIAdapter, host_special  # noqa: E402
 
@@ -205,6 +206,14 @@ class JaxAdapter(ArrayAPIAdapter):
         """``fn`` run once on tracers shaped as ``example``: a program that ``program_function`` turns into a function
         of flat arrays (the user's Python never runs again for it)."""
         return jax.make_jaxpr(fn)(*example)
+
+    def python_scalar(self, x):
+        """A traced 0-d array as the Python number ``.item()`` would give behaves in arithmetic: weakly typed (it
+        takes the other operand's precision) and, for a real float, float64 -- so bias corrections such as
+        ``1 - beta2 ** step`` round as in the eager optimizer (``jax.numpy``'s casts have no weak result)."""
+        if jnp.issubdtype(x.dtype, jnp.floating):
+            return _weak_convert(x, np.dtype(np.float64), weak_type=True)
+        return x
 
     def program_function(self, traced):
         import jax.extend.core
