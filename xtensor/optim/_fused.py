@@ -5,20 +5,24 @@ Run eagerly on jax, a step is a dozen small jax calls per parameter (an AdamW st
 formulas as the eager path -- is traced once per signature with a third way of reading and writing tensors
 (``_Staged``: every parameter, gradient and state tensor of the step is an input array of the program, and what
 the update writes is an output), compiled with ``jax.jit`` and run on the raw arrays of every group at once; the
-arrays it overwrites (parameters, state) are donated and written back into the same tensors.
+arrays it overwrites (parameters, state) are written back into the same tensors, and donated to the program when
+nothing else holds them.
 
 The signature is the groups' structure (which tensors, their shapes and dtypes, the state's keys) and their
 hyperparameters, except ``lr``: each group's learning rate is an input (a scheduler changes it every step without
 a recompile), as are the step counters (0-d state tensors), read as Python numbers would be -- weakly typed,
-float64 -- so the program computes what the eager path computes. A hyperparameter changed between steps other than
-``lr`` (a scheduler cycling ``momentum`` or ``betas``) is a new program, as in ``torch.compile``; past
-``_MAX_PROGRAMS`` programs the optimizer warns once and stays eager.
+float64 -- so the program computes what the eager path computes.
 
-A step that creates state (the first: Adam's moments, SGD's momentum buffer) runs eagerly, and a structure is
-compiled only once a step has left it unchanged, so the traced update never creates state. Only optimizers whose
-``_update`` reads and writes tensors through ``ops`` alone and branches on hyperparameters and structure, never on
-values, are fused (``Optimizer._fusable``); tracers (the step inside ``xtensor.compile`` or ``jax.jit``), several
-backends, two tensors over one storage and tensor-valued hyperparameters other than ``lr`` take the eager path.
+A signature is compiled only when the step before left it unchanged; other steps run eagerly. So a step that
+creates state (the first: Adam's moments, SGD's momentum buffer) is eager and the traced update never creates state,
+and a hyperparameter other than ``lr`` that changes every step (``OneCycleLR`` cycling ``momentum`` or ``betas``)
+keeps the eager path instead of compiling a program per value; one changed once compiles again on the next step.
+Past ``_MAX_PROGRAMS`` programs the optimizer warns once and stays eager (torch.compile's ``cache_size_limit``).
+
+Only optimizers whose ``_update`` reads and writes tensors through ``ops`` alone and branches on hyperparameters and
+structure, never on values, are fused (``Optimizer._fusable``); tracers (the step inside ``xtensor.compile`` or
+``jax.jit``), several backends, two tensors over one storage and tensor-valued hyperparameters other than ``lr``
+take the eager path.
 """
 import sys
 import warnings
@@ -176,7 +180,21 @@ class _Program:
         donated = [arrays[i] for i, free in zip(self.written, donation) if free]
         held = [arrays[i] for i, free in zip(self.written, donation) if not free] + [arrays[i] for i in self.kept]
         for i, value in zip(self.written, self.executable(donation)(donated, held, lrs)):
-            tensors[i]._write(value)
+            _replace(tensors[i], value)
+
+
+def _replace(t, value):
+    """``t._write(value)`` for a value already of ``t``'s dtype and shape: a root tensor's storage takes it as it is
+    (the checks and casts of ``_write`` cost more than the rest of a small parameter's update)."""
+    if t._view is not None:
+        t._write(value)
+        return
+    st = t._storage
+    st.array = value
+    if st.owner.aliases:
+        t._invalidate_aliases()
+    t._arr = value
+    st.version += 1
 
 
 def _only_ours(t, arrays, i):
