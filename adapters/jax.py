@@ -111,15 +111,24 @@ def _binary_kernel(fn):
 
 def _reduction_kernel(fn):
     """``fn(x, axis=..., keepdims=..., ...)`` through a ``jax.jit`` cached per static axis, keepdims and dtype when
-    ``x`` is a concrete array and the axis is None, an int or a tuple (hashable); anything else takes ``fn``."""
+    ``x`` is a concrete array and the axis is None, an int or a tuple (hashable); anything else takes ``fn``. A
+    reduction over every axis (``x.sum()``: None, or xtensor's ``(0, ..., ndim - 1)``) calls a ``jax.jit`` without
+    static arguments: hashing them costs ~0.4 µs of a ~5 µs call."""
     jitted = jax.jit(fn, static_argnames=[n for n in ("axis", "keepdims", "dtype") if n in signature(fn).parameters])
+    whole = jax.jit(fn)
 
     def call(x, axis=None, keepdims=False, **kwargs):
-        if type(x) is _ARRAY and (axis is None or isinstance(axis, (int, tuple))) and kwargs.keys() <= {"dtype"}:
-            return jitted(x, axis=axis, keepdims=keepdims, **kwargs)
+        if type(x) is _ARRAY:
+            if not kwargs and not keepdims and (axis is None or axis == _EVERY_AXIS[x.ndim]):
+                return whole(x)
+            if (axis is None or isinstance(axis, (int, tuple))) and (not kwargs or kwargs.keys() == {"dtype"}):
+                return jitted(x, axis=axis, keepdims=keepdims, **kwargs)
         return fn(x, axis=axis, keepdims=keepdims, **kwargs)
     call.__name__ = fn.__name__
     return call
+
+
+_EVERY_AXIS = [tuple(range(ndim)) for ndim in range(65)]  # by rank (jax arrays have at most 64 axes)
 
 
 class _KernelNamespace(types.ModuleType):
