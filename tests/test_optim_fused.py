@@ -148,3 +148,24 @@ def test_after_eight_programs_the_optimizer_warns_once_and_stays_eager(monkeypat
                 _loss(*params).backward()
                 optimizer.step()
     assert len(caught) == 1 and _programs(optimizer) == 8
+
+
+def test_a_step_inside_xtensor_compile_is_part_of_the_outer_program():
+    """Inside a compiled step the arrays are tracers: the update is traced op by op into the outer program."""
+    with xt.use_backend("jax"):
+        params = _params(xt, "float32")
+        optimizer = xt.optim.SGD(params, lr=0.1)
+
+        @xt.compile
+        def train_step():
+            optimizer.zero_grad()
+            loss = _loss(*params)
+            loss.backward()
+            optimizer.step()
+            return loss
+
+        for _ in range(4):
+            train_step()
+        eager, _ = _train(xt, lambda o, p: o.SGD(p, lr=0.1), steps=4, fused=False)
+    assert train_step.compilations == 2 and _programs(optimizer) == 0  # without .grad, then with it
+    _assert_same(params, eager)

@@ -7,19 +7,24 @@ is written once, with operators and the functions the backend's array namespace 
 (``sqrt``, ``maximum``, ``where``...), and runs in one of two ways (``_ARRAYS``/``_TENSORS``): on the raw
 backend arrays, written back into the parameter and state tensors (their version counters move, as an in-place
 op's do), when no graph is wanted -- the common case, and the fast one --, or on tensors when
-``differentiable=True``, so the update joins the autograd graph. Per-parameter ``step`` counters are 0-d
-tensors, as PyTorch keeps them, on the parameter's backend: under ``xtensor.compile`` they are traced
-values, and the update reads them as traced arrays instead of Python numbers (PyTorch's ``_get_value``).
+``differentiable=True``, so the update joins the autograd graph. On a backend that compiles (jax) the first
+way runs as one cached program for all the groups (``_fused.py``: the same formulas, traced with the tensors as
+the program's inputs), where the optimizer declares its update fit for it (``_fusable``). Per-parameter ``step``
+counters are 0-d tensors, as PyTorch keeps them, on the parameter's backend: under ``xtensor.compile`` they are
+traced values, and the update reads them as traced arrays instead of Python numbers (PyTorch's ``_get_value``).
 """
 from collections import defaultdict
 from copy import deepcopy
 from itertools import chain
+from weakref import WeakKeyDictionary
 
 from .. import _dtypes
 from .._compile import _is_tracer
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ._fused import FusedUpdate
+
+_FUSED = WeakKeyDictionary()  # optimizer -> its FusedUpdate
 
 __all__ = ["Optimizer", "required"]
 
@@ -188,10 +193,11 @@ class Optimizer:
             self._update(group, params, ops)
 
     def _fused_update(self):
-        """This optimizer's compiled updates (``_fused.FusedUpdate``), made on first use; not part of its state."""
-        fused = self.__dict__.get("_fused")
+        """This optimizer's compiled updates (``_fused.FusedUpdate``), made on first use. They are kept outside its
+        attributes: not part of its state, and invisible to ``xtensor.compile``'s walk of the optimizer."""
+        fused = _FUSED.get(self)
         if fused is None:
-            fused = self.__dict__["_fused"] = FusedUpdate()
+            fused = _FUSED[self] = FusedUpdate()
         return fused
 
     def _check_gradients(self, params):
