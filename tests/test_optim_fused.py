@@ -169,3 +169,20 @@ def test_a_step_inside_xtensor_compile_is_part_of_the_outer_program():
         eager, _ = _train(xt, lambda o, p: o.SGD(p, lr=0.1), steps=4, fused=False)
     assert train_step.compilations == 2 and _programs(optimizer) == 0  # without .grad, then with it
     _assert_same(params, eager)
+
+
+def test_parameters_alternately_with_and_without_a_gradient_compile_both_structures():
+    def train(fused):
+        params = _params(xt, "float32")
+        optimizer = xt.optim.Adam(params, lr=0.05)
+        optimizer._fusable = fused
+        for step in range(8):
+            optimizer.zero_grad()
+            (_loss(*params) if step % 2 else (params[0] ** 2).sum()).backward()
+            optimizer.step()
+        return params, optimizer
+    with xt.use_backend("jax"):
+        params, optimizer = train(True)
+        per_op, _ = train(False)
+    assert _programs(optimizer) == 2
+    _assert_same(params, per_op)

@@ -13,10 +13,12 @@ hyperparameters, except ``lr``: each group's learning rate is an input (a schedu
 a recompile), as are the step counters (0-d state tensors), read as Python numbers would be -- weakly typed,
 float64 -- so the program computes what the eager path computes.
 
-A signature is compiled only when the step before left it unchanged; other steps run eagerly. So a step that
-creates state (the first: Adam's moments, SGD's momentum buffer) is eager and the traced update never creates state,
-and a hyperparameter other than ``lr`` that changes every step (``OneCycleLR`` cycling ``momentum`` or ``betas``)
-keeps the eager path instead of compiling a program per value; one changed once compiles again on the next step.
+A signature is compiled only when one of the last eager steps left it (its state made, its hyperparameters set);
+other steps run eagerly. So a step that creates state (the first: Adam's moments, SGD's momentum buffer) is eager and
+the traced update never creates state, and a hyperparameter other than ``lr`` that changes every step (``OneCycleLR``
+cycling ``momentum`` or ``betas``) keeps the eager path instead of compiling a program per value; one changed once
+compiles again on the next step, and structures that alternate (parameters with and without a gradient) compile
+each.
 Past ``_MAX_PROGRAMS`` programs the optimizer warns once and stays eager (torch.compile's ``cache_size_limit``).
 
 Only optimizers whose ``_update`` reads and writes tensors through ``ops`` alone and branches on hyperparameters and
@@ -59,7 +61,7 @@ class FusedUpdate:
 
     def __init__(self):
         self.programs = {}
-        self.settled = None  # the signature an eager step left: compiled the next time it is met
+        self.settled = []  # the signatures the last eager steps left: compiled the next time they are met
         self.disabled = False
 
     def run(self, optimizer, groups):
@@ -73,10 +75,11 @@ class FusedUpdate:
         key, tensors, arrays, lrs = found
         program = self.programs.get(key)
         if program is None:
-            if key != self.settled:
+            if key not in self.settled:
                 optimizer._update_groups(groups)
                 after = _gather(optimizer, groups)
-                self.settled = None if after is None else after[0]
+                if after is not None:
+                    self.settled = [after[0], *self.settled[:_MAX_PROGRAMS - 1]]
                 return True
             if len(self.programs) >= _MAX_PROGRAMS:
                 warnings.warn(f"{type(optimizer).__name__}.step: {_MAX_PROGRAMS} programs compiled for this "
