@@ -57,7 +57,7 @@ class _Staged:
 
 
 class FusedUpdate:
-    """An optimizer's compiled programs (by signature) and the structure its last eager step left."""
+    """An optimizer's compiled programs (by signature) and the signatures its last eager steps left."""
 
     def __init__(self):
         self.programs = {}
@@ -73,7 +73,10 @@ class FusedUpdate:
         if found is None:
             return False
         key, tensors, arrays, lrs = found
-        program = self.programs.get(key)
+        try:
+            program = self.programs.get(key)
+        except TypeError:  # a hyperparameter that cannot be hashed (a list): no key, an eager step
+            return False
         if program is None:
             if key not in self.settled:
                 optimizer._update_groups(groups)
@@ -122,15 +125,12 @@ def _gather(optimizer, groups):
                 return None
             structure.append((index(p), index(p._grad), tuple(state), tuple(map(index, state.values()))))
     arrays = [t._value for t in tensors]
-    if any(t._backend is not backend for t in tensors) or any(isinstance(a, backend.tracer_type) for a in arrays) \
+    tracer = backend.tracer_type
+    if any(t._backend is not backend for t in tensors) or any(isinstance(a, tracer) for a in (*arrays, *lrs)) \
             or len({id(t._storage) for t in tensors}) != len(tensors):
         return None
     key = (tuple(structure), tuple((a.shape, a.dtype) for a in arrays),
            tuple((lr.shape, lr.dtype) for lr in lrs if not isinstance(lr, float)))
-    try:
-        hash(key)
-    except TypeError:  # a hyperparameter that is not hashable (a list): compared by value it cannot be a key
-        return None
     return key, tensors, arrays, lrs
 
 
