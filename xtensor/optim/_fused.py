@@ -96,18 +96,14 @@ class FusedUpdate:
 
 
 def _gather(optimizer, groups):
-    """``(signature, tensors, their arrays, the groups' learning rates)`` for a step that can be fused, else None."""
+    """``(signature, tensors, their arrays, the groups' learning rates)`` for a step that can be fused, else None.
+    The tensors are each parameter, its gradient and its state's tensors, in order; a tensor met twice (a parameter
+    listed twice) or two over one storage take the eager path, whose writes each see the other's."""
     backend = groups[0][1][0]._backend
     if not getattr(backend, "compiles", False):
         return None
-    tensors, position, structure, lrs = [], {}, [], []
-
-    def index(t):
-        i = position.get(id(t))
-        if i is None:
-            i = position[id(t)] = len(tensors)
-            tensors.append(t)
-        return i
+    tensors, structure, lrs = [], [], []
+    state_of = optimizer.state
     for group, params in groups:
         hypers = tuple((k, v) for k, v in group.items() if k not in _UNFUSED_KEYS)
         if any(isinstance(v, Tensor) for _, v in hypers):
@@ -120,18 +116,22 @@ def _gather(optimizer, groups):
             lrs.append(float(lr))
             structure.append((hypers, "number"))
         for p in params:
-            state = optimizer.state.get(p) or {}
-            if not all(isinstance(v, Tensor) for v in state.values()):
-                return None
-            structure.append((index(p), index(p._grad), tuple(state), tuple(map(index, state.values()))))
+            state = state_of.get(p) or _NO_STATE
+            tensors += (p, p._grad, *state.values())
+            structure.append(tuple(state))
+    if not all(isinstance(t, Tensor) and t._backend is backend for t in tensors) \
+            or len({id(t._storage) for t in tensors}) != len(tensors):
+        return None
     arrays = [t._value for t in tensors]
     tracer = backend.tracer_type
-    if any(t._backend is not backend for t in tensors) or any(isinstance(a, tracer) for a in (*arrays, *lrs)) \
-            or len({id(t._storage) for t in tensors}) != len(tensors):
+    if any(isinstance(a, tracer) for a in (*arrays, *lrs)):
         return None
     key = (tuple(structure), tuple((a.shape, a.dtype) for a in arrays),
            tuple((lr.shape, lr.dtype) for lr in lrs if not isinstance(lr, float)))
     return key, tensors, arrays, lrs
+
+
+_NO_STATE = {}
 
 
 class _Program:
