@@ -40,8 +40,8 @@ def _shifted(xp, x, dim):
     a +inf maximum is (inf - inf: NaN for the whole row, as PyTorch's); an empty tensor stays as it is."""
     if not math.prod(x.shape):
         return x
-    if type(x) is np.ndarray and dim is not None:  # numpy: its own methods, -inf maxima zeroed in place (~3 us less)
-        top = x.max(axis=dim, keepdims=True)
+    if type(x) is np.ndarray and dim is not None:  # numpy: the ufunc's reduce, -inf maxima zeroed in place (~3 us less)
+        top = np.maximum.reduce(x, dim, keepdims=True)
         top[top == -math.inf] = 0
         return x - top
     top = xp.max(x, axis=dim, keepdims=True)
