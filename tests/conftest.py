@@ -8,15 +8,13 @@ os.environ.setdefault("SCIPY_ARRAY_API", "1")
 # threads spin on tiny tensors far longer than they compute (10x the CPU time of an LBFGS test). Read when
 # each library loads.
 os.environ.setdefault("OMP_NUM_THREADS", "1")
-# The tests run thousands of tiny jax kernels, each compiled once per primitive, shape and dtype (~24 ms each on
-# XLA:CPU's defaults, most of the suite's time): XLA's older elemental emitters and LLVM without optimization
-# compile them in ~7 ms with the same IEEE results. Read when jax's CPU backend starts, so set before any import.
-os.environ["XLA_FLAGS"] = " ".join(
-    [os.environ.get("XLA_FLAGS", ""), "--xla_cpu_use_fusion_emitters=false --xla_backend_optimization_level=0"])
+sys.path.insert(0, os.path.dirname(__file__))  # tests/opinfo.py is imported as ``opinfo``
+from xla_flags import FAST_COMPILE  # noqa: E402
+
+# Fast XLA compilation of the many tiny kernels (read when jax's CPU backend starts, so set before any import).
+os.environ["XLA_FLAGS"] = " ".join([os.environ.get("XLA_FLAGS", ""), FAST_COMPILE])
 
 import pytest  # noqa: E402
-
-sys.path.insert(0, os.path.dirname(__file__))  # tests/opinfo.py is imported as ``opinfo``
 
 
 @pytest.fixture(scope="session", autouse=True)

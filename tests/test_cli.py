@@ -6,6 +6,8 @@ import sys
 
 import pytest
 
+from xla_flags import with_devices
+
 import xtensor
 from xtensor.cli import digits_classifier, linear_regression, main
 
@@ -105,7 +107,7 @@ def _accuracy(out):
 @needs_jax
 def test_demo_on_8_simulated_devices_reaches_the_1_device_accuracy_and_prints_the_split(tmp_path, capsys):
     command = ["demo", "--backend", "jax", "--epochs", "2", "--seed", "3", "--save", "", "--plot", ""]
-    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8", JAX_PLATFORMS="cpu")
+    env = with_devices(8)
     on_8 = subprocess.Popen([sys.executable, "-m", "xtensor", *command, "--devices", "8"], env=env, cwd=tmp_path,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert main([*command, "--devices", "1"]) == 0  # this process: one device, while the subprocess runs

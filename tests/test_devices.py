@@ -11,6 +11,8 @@ import sys
 
 import pytest
 
+from xla_flags import with_devices
+
 pytest.importorskip("jax")
 
 import xtensor as t  # noqa: E402
@@ -20,7 +22,7 @@ HERE = os.path.dirname(__file__)
 
 @pytest.fixture(scope="module")
 def seen():
-    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8", JAX_PLATFORMS="cpu")
+    env = with_devices(8)
     done = subprocess.run([sys.executable, os.path.join(HERE, "multidevice_probe.py")], env=env,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr

@@ -15,6 +15,8 @@ import sys
 import numpy as np
 import pytest
 
+from xla_flags import with_devices
+
 pytest.importorskip("jax")
 
 import xtensor as t  # noqa: E402
@@ -26,8 +28,7 @@ EXAMPLE = os.path.join(HERE, os.pardir, "examples", "distributed_training.py")
 
 
 def _run(args, devices, **env):
-    environment = dict(os.environ, XLA_FLAGS=f"--xla_force_host_platform_device_count={devices}",
-                       JAX_PLATFORMS="cpu", **env)
+    environment = with_devices(devices) | env
     return subprocess.Popen([sys.executable, *args], env=environment, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
 
