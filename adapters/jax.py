@@ -148,6 +148,20 @@ def _binary_kernel(fn):
     return call
 
 
+def _propagating_nan(reduce):
+    """jnp's ``max`` or ``min`` with NaN propagated, as the standard, NumPy and PyTorch ask: XLA's CPU reduction over
+    ~4096 elements or more loses NaNs, and with them the right value (the min of 10,001 numbers, a tenth NaN, comes
+    out as a number that is not even their nanmin)."""
+    def reduction(x, axis=None, keepdims=False, **kwargs):
+        x = jnp.asarray(x)
+        value = reduce(x, axis=axis, keepdims=keepdims, **kwargs)
+        if not jnp.issubdtype(x.dtype, jnp.floating):
+            return value
+        return jnp.where(jnp.any(jnp.isnan(x), axis=axis, keepdims=keepdims, where=kwargs.get("where")), jnp.nan, value)
+    reduction.__name__ = reduce.__name__
+    return reduction
+
+
 def _reduction_kernel(fn):
     """``fn(x, axis=..., keepdims=..., ...)`` through a ``jax.jit`` cached per static axis, keepdims and dtype when
     ``x`` is a concrete array and the axis is None, an int or a tuple (hashable); anything else takes ``fn``."""
@@ -171,7 +185,8 @@ class _KernelNamespace(types.ModuleType):
         for name in _BINARY:
             setattr(self, name, _binary_kernel(getattr(jnp, name)))
         for name in _REDUCTIONS:
-            setattr(self, name, _reduction_kernel(getattr(jnp, name)))
+            reduce = getattr(jnp, name)
+            setattr(self, name, _reduction_kernel(_propagating_nan(reduce) if name in ("max", "min") else reduce))
 
     def __getattr__(self, name):
         value = getattr(jnp, name)
