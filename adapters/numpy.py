@@ -1,8 +1,9 @@
 """The numpy backend, xtensor's embedded default: mutable arrays, so views are real numpy views
 and in-place ops write straight into memory.
 
-``xp`` is array-api-compat's numpy namespace with two hot functions swapped for faster
-equivalents (``np.sum`` and ``np.broadcast_to`` cost 2-3 µs of Python each on small arrays).
+``xp`` is array-api-compat's numpy namespace with hot functions swapped for faster equivalents (``np.sum`` and
+``np.broadcast_to`` cost 2-3 µs of Python each on small arrays; ``matmul`` and ``permute_dims`` skip the wrappers
+and ``matmul`` avoids one slow BLAS kernel).
 """
 import types
 
@@ -45,6 +46,24 @@ class _StridedAlias:
                                     "version": 3}
 
 
+def _matmul(x1, x2, /):
+    """``np.matmul``, except for one layout: OpenBLAS multiplies a C-contiguous float32 matrix by a transposed
+    C-contiguous one (``F.linear``'s ``x @ w.t()``) in a slow kernel for small products (64x64 @ 64x128: 1.3x the time
+    of the same product of C-contiguous operands, 16x64 @ 64x512 2.4x), while with the left operand copied into
+    Fortran order it takes a fast one. The copy is made where that measured faster, copy included: a left operand
+    of at most 4,096 elements, at least 128 columns, at most 2**19 multiply-adds (benchmarks/README.md); the
+    products are the same numbers (the same bits in every such shape checked)."""
+    if x1.ndim == 2 and x2.ndim == 2 and x1.dtype is _FLOAT32 and x2.dtype is _FLOAT32:
+        (m, k), n = x1.shape, x2.shape[1]
+        if m * k <= 4096 and n >= 128 and m * n * k <= 1 << 19 and m > 1 and x2.flags.f_contiguous and \
+                not x2.flags.c_contiguous and x1.flags.c_contiguous:
+            x1 = np.asfortranarray(x1)
+    return np.matmul(x1, x2)
+
+
+_FLOAT32 = np.dtype(np.float32)
+
+
 def _bfloat16_kept(fn):
     """``fn`` (matmul, vecdot) returning bfloat16 for bfloat16 inputs: ml_dtypes' loops return the float32 they
     accumulate in, where PyTorch (and xtensor's dtype rule) round the result back to bfloat16."""
@@ -61,7 +80,8 @@ xp = types.ModuleType("xtensor.adapters.numpy.xp", compat_numpy.__doc__)
 xp.__dict__.update({k: v for k, v in vars(compat_numpy).items() if not k.startswith("__")})
 xp.sum = _sum
 xp.broadcast_to = _broadcast_to
-xp.matmul, xp.vecdot = _bfloat16_kept(compat_numpy.matmul), _bfloat16_kept(compat_numpy.vecdot)
+xp.matmul, xp.vecdot = _bfloat16_kept(_matmul), _bfloat16_kept(compat_numpy.vecdot)
+xp.permute_dims = lambda x, /, axes: x.transpose(axes)  # (array-api-compat's goes through np.transpose: ~1 us more)
 
 
 _UFUNCS = {"sum": np.add, "prod": np.multiply, "amax": np.maximum, "amin": np.minimum}

@@ -32,9 +32,10 @@ interleaved round by round. As a program it runs single-threaded (as ``bench_ove
 GPT loop (``gpt_rows``): the ordinary loop a PyTorch user writes around a small GPT (``GPT_SIZE``: embeddings, two
 pre-norm transformer blocks, a language-model head; AdamW) -- ``logits, loss = model(x, y); zero_grad();
 loss.backward(); optimizer.step()`` -- per iteration, waited for: with ``torch.compile(model)`` on jax (the model's
-call one node, forward and backward one program each; AdamW eager), the same with the optimizer passed to
-``xtensor.compile`` too (its step one program), xtensor eager on jax, PyTorch eager and xtensor eager on numpy,
-from the same weights (first losses checked equal). Target: ``torch.compile(model)`` <= 0.5x PyTorch eager.
+call one node, forward and backward one program each; AdamW's eager step one cached program, ``optim/_fused.py``),
+the same with AdamW's step run op by op (``AdamW per op``, the eager step before it was fused), the same with the
+optimizer passed to ``xtensor.compile`` too (its step one program), xtensor eager on jax, PyTorch eager and
+xtensor eager on numpy, from the same weights (first losses checked equal). Target: ``torch.compile(model)`` <= 0.5x PyTorch eager.
 
 Scaling: ``data_parallel`` over meshes of 1, 2, 4 and 8 devices runs in a subprocess started with
 ``XLA_FLAGS=--xla_force_host_platform_device_count=8`` (jax fixes its devices at start-up), next to plain
@@ -293,7 +294,8 @@ def step_rows(repeat, target_time):
 
 # --------------------------------------------------------------------------- a GPT loop around torch.compile(model)
 GPT_SIZE = {"vocab": 65, "block": 32, "width": 64, "heads": 4, "layers": 2, "batch": 8}
-GPT_COLUMNS = ("torch.compile(model)", "compiled model + optimizer", "xtensor[jax] eager", "torch",
+UNFUSED = "torch.compile(model), AdamW per op"  # a column: the eager step without its fused program
+GPT_COLUMNS = ("torch.compile(model)", UNFUSED, "compiled model + optimizer", "xtensor[jax] eager", "torch",
                "xtensor[numpy]")
 
 
@@ -339,9 +341,12 @@ def _gpt_class(lib):
     return GPT
 
 
-def _gpt_loop(lib, model, compile_optimizer=False):
-    """One iteration of the ordinary training loop a PyTorch user writes, blocked on by the caller."""
+def _gpt_loop(lib, model, compile_optimizer=False, fused=True):
+    """One iteration of the ordinary training loop a PyTorch user writes, blocked on by the caller. ``fused=False``
+    runs the eager ``optimizer.step()`` op by op on jax (as before its update became one cached program)."""
     optimizer = lib.optim.AdamW(model.parameters(), lr=1e-3)
+    if not fused:
+        optimizer._fusable = False
     if compile_optimizer:
         optimizer = lib.compile(optimizer)
 
@@ -365,7 +370,7 @@ def _gpt_columns():
     weights = {k: v.numpy().copy() for k, v in _gpt_class(xtensor)(**size).state_dict().items()}
     builds = {}
 
-    def xtensor_column(backend, compiled, compile_optimizer=False):
+    def xtensor_column(backend, compiled, compile_optimizer=False, fused=True):
         def build():
             with xtensor.use_backend(backend):
                 model = _gpt_class(xtensor)(**size)
@@ -373,7 +378,7 @@ def _gpt_columns():
                 if compiled:
                     model = xtensor.compile(model)
                 x, y = (xtensor.tensor(a) for a in tokens)
-            iteration = _gpt_loop(xtensor, model, compile_optimizer)
+            iteration = _gpt_loop(xtensor, model, compile_optimizer, fused)
             first = next(iter(model.parameters()))
             block = (lambda: first._value.block_until_ready()) if backend == "jax" else (lambda: None)
             return iteration, x, y, block
@@ -381,6 +386,7 @@ def _gpt_columns():
     try:
         import jax  # noqa: F401
         builds.update({"torch.compile(model)": xtensor_column("jax", True),
+                       UNFUSED: xtensor_column("jax", True, fused=False),
                        "compiled model + optimizer": xtensor_column("jax", True, True),
                        "xtensor[jax] eager": xtensor_column("jax", False)})
     except ImportError:

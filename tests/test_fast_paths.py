@@ -111,3 +111,55 @@ def test_assignment_through_a_basic_index_is_numpys(backend, index):
     want[index] = values
     assert x.tolist() == want.tolist()
     assert alias.tolist() == want[1:].tolist()
+
+
+# (logits shape, class targets, cross_entropy keywords): the fused node's cases -- reductions, class weights,
+# ignored samples, spatial and unbatched inputs
+CROSS_ENTROPY_CASES = [
+    ((6, 4), [0, 3, 1, 1, 2, 0], {}),
+    ((6, 4), [0, 3, 1, 1, 2, 0], {"weight": [0.5, 1.5, 1.0, 2.0], "ignore_index": 1, "reduction": "sum"}),
+    ((2, 3, 4), [[0, 2, 1, 1], [2, 2, 0, 1]], {"ignore_index": 2, "reduction": "none"}),
+    ((5,), 3, {}),
+]
+
+
+@pytest.mark.parametrize("shape, target, options", CROSS_ENTROPY_CASES, ids=["mean", "weighted-ignored-sum",
+                                                                             "spatial-none", "unbatched"])
+def test_cross_entropy_is_one_node_with_the_two_ops_values_and_gradients(backend, shape, target, options):
+    """``cross_entropy`` over class indices records one node, named as PyTorch's outer node (``NllLossBackward0``;
+    its ``next_functions`` lead to the logits' node, PyTorch's pass through ``LogSoftmaxBackward0``), and gives the
+    values and gradients of ``nll_loss(log_softmax(x))`` -- the same floating-point operations, so the same bits."""
+    logits = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    keywords = {k: xtensor.tensor(v, dtype=xtensor.float32) if k == "weight" else v for k, v in options.items()}
+    results = []
+    for fused in (True, False):
+        x = xtensor.tensor(logits, requires_grad=True)
+        leaf = x * 1.0
+        if fused:
+            loss = xtensor.nn.functional.cross_entropy(leaf, xtensor.tensor(target), **keywords)
+        else:
+            loss = xtensor.nn.functional.nll_loss(leaf.log_softmax(min(len(shape) - 1, 1)), xtensor.tensor(target),
+                                                  **keywords)
+        loss.backward(xtensor.ones_like(loss))
+        results.append((loss.detach().numpy(), x.grad.numpy()))
+        if fused:
+            node = loss.grad_fn if loss.grad_fn.name().startswith("Nll") else loss.grad_fn.next_functions[0][0]
+            torch_loss = torch.nn.functional.cross_entropy(
+                torch.tensor(logits, requires_grad=True), torch.tensor(target),
+                **{k: torch.tensor(v, dtype=torch.float32) if k == "weight" else v for k, v in options.items()})
+            assert loss.grad_fn.name() == torch_loss.grad_fn.name()
+            assert node.next_functions[0][0] is leaf.grad_fn
+    for fused, composed in zip(*results):
+        np.testing.assert_array_equal(fused, composed)
+
+
+@pytest.mark.parametrize("m, k, n", [(64, 64, 128), (16, 64, 512), (64, 128, 10), (256, 64, 128)])
+def test_numpy_product_with_a_transposed_right_operand_is_numpys(m, k, n):
+    """The numpy adapter's ``matmul`` (which copies a small left operand into Fortran order where OpenBLAS's kernel
+    for a transposed right operand is slow) gives numpy's product, C-contiguous, in float32."""
+    xp = xtensor.get_backend("numpy").xp
+    rng = np.random.default_rng(0)
+    a, w = rng.standard_normal((m, k)).astype(np.float32), rng.standard_normal((n, k)).astype(np.float32)
+    got = xp.matmul(a, w.T)
+    assert got.dtype == np.float32 and got.flags.c_contiguous
+    np.testing.assert_allclose(got, np.matmul(a, w.T), rtol=1e-5, atol=1e-5)

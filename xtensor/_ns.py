@@ -51,6 +51,12 @@ class _Reshaping:
             g = self.sum(g, dims)
         return self.reshape(g, shape) if tuple(g.shape) != shape else g
 
+    def add_picked(self, out, index, values, axis):
+        """``out`` plus ``values`` at ``index`` along ``axis``, one element per position: the adjoint of ``pick``.
+        ``out`` is the caller's own fresh array (numpy adds into it)."""
+        hit = self.arange_along(out, axis) == self.unsqueeze(index, axis)
+        return self.where(hit, out + self.unsqueeze(values, axis), out)
+
 
 def broadcast_dims(gshape, shape):
     """The dimensions of a gradient of ``gshape`` that broadcasting added to an input of ``shape`` (to sum).
@@ -239,6 +245,17 @@ class NumpyNamespace(RawNamespace):
     def arange_along(self, like, dim):
         n = like.shape[dim]
         return np.arange(n).reshape(tuple(n if i == dim else 1 for i in range(like.ndim)))
+
+    def add_picked(self, out, index, values, axis):
+        """An in-place fancy-index addition (no position repeats: no ``np.add.at``), instead of a mask of ``out``'s
+        size."""
+        if out.ndim == 2 and axis == 1:
+            out[np.arange(out.shape[0]), index] += values
+            return out
+        coords = [np.arange(n).reshape((n,) + (1,) * (index.ndim - k - 1)) for k, n in enumerate(index.shape)]
+        coords.insert(axis, index)
+        out[tuple(coords)] += values
+        return out
 
     def matmul(self, a, b):
         return np.matmul(a, b)

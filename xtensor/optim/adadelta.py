@@ -9,6 +9,8 @@ class Adadelta(Optimizer):
     """``v = rho * v + (1 - rho) * g * g``; ``delta = sqrt(u + eps) / sqrt(v + eps) * g``;
     ``u = rho * u + (1 - rho) * delta * delta``; ``p -= lr * delta``."""
 
+    _fusable = True
+
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *, capturable=False,
                  maximize=False, differentiable=False):
         if not 0.0 <= lr:

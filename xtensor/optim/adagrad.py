@@ -9,6 +9,8 @@ class Adagrad(Optimizer):
     """``s += g * g``; ``p -= lr / (1 + (t - 1) * lr_decay) * g / (sqrt(s) + eps)``. Its state is made at
     construction, as PyTorch's."""
 
+    _fusable = True
+
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
                  foreach=None, *, maximize=False, differentiable=False, fused=None):
         for name, value in (("learning rate", lr), ("lr_decay value", lr_decay), ("weight_decay value", weight_decay),

@@ -48,6 +48,8 @@ class Adam(Optimizer):
     maximum of ``v``. ``weight_decay`` adds ``weight_decay * p`` to the gradient, or with
     ``decoupled_weight_decay`` (AdamW) shrinks ``p`` by ``1 - lr * weight_decay`` first."""
 
+    _fusable = True
+
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
                  decoupled_weight_decay=False):

@@ -9,6 +9,8 @@ __all__ = ["Adamax"]
 class Adamax(Optimizer):
     """``m = lerp(m, g, 1 - beta1)``, ``u = max(beta2 * u, |g| + eps)``, ``p -= lr / (1 - beta1**t) * m / u``."""
 
+    _fusable = True
+
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None, *,
                  maximize=False, differentiable=False, capturable=False):
         _check_adam_arguments(lr, betas, eps, weight_decay)

@@ -10,6 +10,8 @@ class NAdam(Optimizer):
     step mixes the gradient (weight ``(1 - mu_t) / (1 - prod mu)``) and the next momentum (weight
     ``mu_{t+1} / (1 - prod mu * mu_{t+1})``) over ``sqrt(v / (1 - beta2**t)) + eps``."""
 
+    _fusable = True
+
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=4e-3,
                  decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False):

@@ -7,18 +7,24 @@ is written once, with operators and the functions the backend's array namespace 
 (``sqrt``, ``maximum``, ``where``...), and runs in one of two ways (``_ARRAYS``/``_TENSORS``): on the raw
 backend arrays, written back into the parameter and state tensors (their version counters move, as an in-place
 op's do), when no graph is wanted -- the common case, and the fast one --, or on tensors when
-``differentiable=True``, so the update joins the autograd graph. Per-parameter ``step`` counters are 0-d
-tensors, as PyTorch keeps them, on the parameter's backend: under ``xtensor.compile`` they are traced
-values, and the update reads them as traced arrays instead of Python numbers (PyTorch's ``_get_value``).
+``differentiable=True``, so the update joins the autograd graph. On a backend that compiles (jax) the first
+way runs as one cached program for all the groups (``_fused.py``: the same formulas, traced with the tensors as
+the program's inputs), where the optimizer declares its update fit for it (``_fusable``). Per-parameter ``step``
+counters are 0-d tensors, as PyTorch keeps them, on the parameter's backend: under ``xtensor.compile`` they are
+traced values, and the update reads them as traced arrays instead of Python numbers (PyTorch's ``_get_value``).
 """
 from collections import defaultdict
 from copy import deepcopy
 from itertools import chain
+from weakref import WeakKeyDictionary
 
 from .. import _dtypes
 from .._compile import _is_tracer
 from .._tensor import Tensor
 from ..autograd import grad_mode
+from ._fused import FusedUpdate
+
+_FUSED = WeakKeyDictionary()  # optimizer -> its FusedUpdate
 
 __all__ = ["Optimizer", "required"]
 
@@ -125,7 +131,12 @@ class Optimizer:
     """Base class of the optimizers: ``param_groups`` (dicts holding ``params`` and the hyperparameters),
     ``state`` (per parameter tensor), ``zero_grad``, ``add_param_group``, ``state_dict``/``load_state_dict``.
 
-    Subclasses give ``defaults`` and implement ``_update(group)`` for the parameters of one group."""
+    Subclasses give ``defaults`` and implement ``_update(group, params, ops)`` for the parameters of one group.
+    ``_fusable``: the update reads and writes tensors only through ``ops`` and branches only on hyperparameters
+    and on the state's structure, never on values, so that on a backend that compiles an eager step runs as one
+    cached program (``_fused.py``)."""
+
+    _fusable = False
 
     def __init__(self, params, defaults):
         self.defaults = defaults
@@ -163,14 +174,31 @@ class Optimizer:
             with grad_mode.enable_grad():
                 loss = closure()
         differentiable = bool(self.defaults.get("differentiable", False))
-        ops = _TENSORS if differentiable else _ARRAYS
         with grad_mode.set_grad_enabled(differentiable):
+            groups = []
             for group in self.param_groups:
                 params = [p for p in group["params"] if p._grad is not None]
                 if params:
                     self._check_gradients(params)
-                    self._update(group, params, ops)
+                    groups.append((group, params))
+            if differentiable:
+                self._update_groups(groups, _TENSORS)
+            elif groups and not (self._fusable and self._fused_update().run(self, groups)):
+                self._update_groups(groups)
         return loss
+
+    def _update_groups(self, groups, ops=_ARRAYS):
+        """The eager update of ``groups`` (``[(group, its parameters with a gradient)]``)."""
+        for group, params in groups:
+            self._update(group, params, ops)
+
+    def _fused_update(self):
+        """This optimizer's compiled updates (``_fused.FusedUpdate``), made on first use. They are kept outside its
+        attributes: not part of its state, and invisible to ``xtensor.compile``'s walk of the optimizer."""
+        fused = _FUSED.get(self)
+        if fused is None:
+            fused = _FUSED[self] = FusedUpdate()
+        return fused
 
     def _check_gradients(self, params):
         """Refuse sparse gradients (only ``SparseAdam`` reads them here; PyTorch's SGD and Adagrad also do)."""

@@ -9,6 +9,8 @@ class RMSprop(Optimizer):
     """``v = alpha * v + (1 - alpha) * g * g``; the step is ``g / (sqrt(v - mean(g)**2 if centered else v) + eps)``,
     taken directly or through a momentum buffer."""
 
+    _fusable = True
+
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
                  capturable=False, foreach=None, maximize=False, differentiable=False):
         for name, value in (("learning rate", lr), ("epsilon value", eps), ("momentum value", momentum),

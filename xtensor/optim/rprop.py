@@ -10,6 +10,8 @@ class Rprop(Optimizer):
     ``etaminus`` when it flips (within ``step_sizes``); the parameter moves by ``-sign(g) * step_size``, and a
     gradient that flipped sign is forgotten for the next step."""
 
+    _fusable = True
+
     def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *, capturable=False, foreach=None,
                  maximize=False, differentiable=False):
         if not 0.0 <= lr:

@@ -9,6 +9,8 @@ class SGD(Optimizer):
     through a momentum buffer ``b = momentum * b + (1 - dampening) * g`` (the first buffer is ``g`` itself)
     and, with ``nesterov``, looked ahead as ``g + momentum * b``."""
 
+    _fusable = True
+
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
                  maximize=False, foreach=None, differentiable=False, fused=None):
         if lr < 0.0:

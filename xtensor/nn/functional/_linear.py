@@ -1,16 +1,43 @@
 """Linear functions: ``linear`` and ``bilinear``."""
 
+from ..._autocast import state as _autocast_state
+from ..._dispatch import apply
+from ..._table import TABLE
+from ..._tensor import Tensor
 from ...ops._composite import _fn
+from ..parameter import Parameter
 
 
 __all__ = ["linear", "bilinear"]
+
+_ADDMM, _T = TABLE["addmm"].op, TABLE["t"].op
+_DENSE = (Tensor, Parameter)  # (not a sparse tensor, not an array-API tensor: their own rules apply)
+
+
+def addmm(bias, mat1, mat2):
+    """``xtensor.addmm(bias, mat1, mat2)`` of a layer (PyTorch's ``AddmmBackward0``), straight to the op when the
+    function's checks would pass -- plain tensors of one dtype, matrices whose sizes meet, no autocast region (~4 us
+    of checks on every call of a linear layer or a recurrent step) -- and through the function otherwise, for its
+    errors and casts."""
+    if type(mat1) in _DENSE and type(mat2) in _DENSE and type(bias) in _DENSE and mat1._dtype is mat2._dtype and \
+            bias._dtype is mat1._dtype and not _autocast_state.active:
+        a, b = mat1._value.shape, mat2._value.shape
+        if len(a) == 2 and len(b) == 2 and a[1] == b[0]:
+            return apply(_ADDMM, (bias, mat1, mat2), (1, 1))
+    return _fn("addmm")(bias, mat1, mat2)
+
+
+def _transposed(weight):
+    """``weight.t()`` of a 2-d weight (PyTorch's ``TBackward0``), without the method's layers for a plain unnamed
+    tensor."""
+    return apply(_T, (weight,), ((1, 0),)) if type(weight) in _DENSE and weight._names is None else weight.t()
 
 
 def linear(input, weight, bias=None):
     if input.ndim and weight.ndim == 2 and bias is not None and bias.ndim <= 1:  # PyTorch's: one addmm (one node)
         if input.ndim == 2:
-            return _fn("addmm")(bias, input, weight.t())
-        out = _fn("addmm")(bias, input.reshape(-1, input.shape[-1]), weight.t())
+            return addmm(bias, input, _transposed(weight))
+        out = addmm(bias, input.reshape(-1, input.shape[-1]), _transposed(weight))
         return out.view(*input.shape[:-1], out.shape[-1])
     out = input.matmul(weight.t()) if weight.ndim == 2 else input.matmul(weight)
     return out if bias is None else out + bias

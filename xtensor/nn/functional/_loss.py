@@ -9,7 +9,7 @@ from ... import _creation, _dtypes
 from ..._dispatch import _unify, apply
 from ..._backend import is_traced
 from ...autograd import is_grad_enabled
-from ...ops.nn import NLL_LOSS
+from ...ops.nn import CROSS_ENTROPY, NLL_LOSS
 from ...ops._composite import _fn
 from ._activation import _softplus0, logsigmoid
 from ._common import _named, _traced
@@ -117,8 +117,8 @@ def _check_targets(target, classes, ignore_index):
     """PyTorch's bounds check of class targets (eager only: a traced target has no values to check); the first
     bad class is looked for only where the extremes fall outside ``[0, classes)``."""
     arr = target._value
-    if type(arr) is np.ndarray:  # (its methods: numpy's module functions cost ~1 us more each)
-        if not arr.size or 0 <= arr.min() and arr.max() < classes:
+    if type(arr) is np.ndarray:  # (the ufuncs' own reductions: ``np.min`` or even ``arr.min()`` cost more Python)
+        if not arr.size or 0 <= np.minimum.reduce(arr, None) and np.maximum.reduce(arr, None) < classes:
             return
     elif is_traced(arr) or not math.prod(arr.shape):
         return
@@ -134,6 +134,12 @@ def _check_targets(target, classes, ignore_index):
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
+    return _class_loss(NLL_LOSS, input, target, weight, ignore_index, reduction)
+
+
+def _class_loss(op, input, target, weight, ignore_index, reduction):
+    """``op`` (``nll_loss``, or ``cross_entropy`` over class indices) of ``input`` against class ``target``, after
+    PyTorch's checks of the shapes, classes and class weights (``nll_loss``'s)."""
     if target.dtype.kind not in "iu":
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {target.dtype.scalar_name}")
     shape, tshape = input._value.shape, target._value.shape  # (the arrays' plain tuples: the checks at tuple speed)
@@ -165,7 +171,9 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
                                "'weight'. This input cannot have requires_grad True.")
         if weight.dtype is not input.dtype:
             weight = weight.to(input.dtype)
-    loss = apply(NLL_LOSS, (input,), (target, weight, ignore_index, reduction, _unify((input, target, weight))))
+    loss = apply(op, (input,), (target, weight, ignore_index, reduction, _unify((input, target, weight))))
+    if op is CROSS_ENTROPY:
+        loss = loss[0]  # (the log-probabilities, its workspace, are not returned)
     if reduction == "none" and (ndim == 3 or ndim > 4):  # PyTorch views its 2-d kernel's result
         return loss.view(tuple(loss.shape))
     return loss
@@ -180,6 +188,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     ndim = input.ndim
     class_dim = 0 if ndim == 1 else 1
     classes = input.shape[class_dim]
+    if label_smoothing == 0.0 and target.dtype.kind != "f" and input.dtype.kind == "f":
+        return _class_loss(CROSS_ENTROPY, input, target, weight, ignore_index, reduction)  # one node (ops/nn.py)
     logp = input.log_softmax(class_dim)
     weight_shape = (classes,) + (1,) * (ndim - 1 - class_dim)
     if target.dtype.kind == "f":

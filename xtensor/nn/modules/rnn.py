@@ -13,6 +13,7 @@ import math
 from ... import _creation
 from ..._dispatch import Op, apply
 from .. import functional as F, init
+from ..functional._linear import addmm
 from ..utils.rnn import PackedSequence
 from ...ops._composite import _fn
 from .linear import empty_parameter
@@ -263,7 +264,7 @@ class RNN(_RNNBase):
         self.nonlinearity = nonlinearity
 
     def _cell(self, projected, state, w_hh_t, b_hh):
-        pre = _fn("addmm")(projected, state[0], w_hh_t)
+        pre = addmm(projected, state[0], w_hh_t)
         return (pre.tanh() if self.nonlinearity == "tanh" else pre.relu(),)
 
 
@@ -318,7 +319,7 @@ class LSTM(_RNNBase):
 
     def _cell(self, projected, state, w_hh_t, b_hh):
         h, c = state
-        h, c, _ = apply(_LSTM_CELL, (_fn("addmm")(projected, h, w_hh_t), c))
+        h, c, _ = apply(_LSTM_CELL, (addmm(projected, h, w_hh_t), c))
         return h, c
 
 
@@ -331,7 +332,7 @@ class GRU(_RNNBase):
     def _cell(self, projected, state, w_hh_t, b_hh):
         (h,) = state
         xr, xz, xn = projected.chunk(3, 1)
-        hidden = h.matmul(w_hh_t) if b_hh is None else _fn("addmm")(b_hh, h, w_hh_t)
+        hidden = h.matmul(w_hh_t) if b_hh is None else addmm(b_hh, h, w_hh_t)
         hr, hz, hn = hidden.chunk(3, 1)
         r, z = (xr + hr).sigmoid(), (xz + hz).sigmoid()
         n = (xn + r * hn).tanh()
