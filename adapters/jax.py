@@ -4,6 +4,7 @@ x64 is switched on so float64/int64 tensors behave as in PyTorch. Writes through
 one functional update of the storage (``lax.dynamic_update_slice`` of the box a sliced view covers,
 ``.at[].set`` at the positions of any other view), which stays traceable under ``jax.jit``.
 """
+import functools
 import types
 from inspect import signature
 
@@ -89,6 +90,45 @@ def _incomplete_gamma(native, name, a, x):
     return jnp.where(jnp.isnan(limit), native(a, x), limit.astype(jnp.result_type(a, x)))
 
 
+# SciPy's values where jax.scipy.special's kernels differ, each function one jitted program (compiled once per shape and
+# dtype, where eager where-chains over jax's own eager kernel cost ~1 s for each new shape).
+@jax.jit
+def _zeta(x, q):
+    """Hurwitz zeta as SciPy's (Cephes') checks it, in its order: inf at s = 1, NaN for s < 1, inf at the poles
+    q = 0, -1, -2... (jax: inf or NaN by the sign of s), and the limits at +inf (jax: NaN): zeta(+inf, q) is inf below
+    q = 1 and 1 at it, zeta(s > 1, +inf) is 0."""
+    import jax.scipy.special
+    value = jnp.where(jnp.isposinf(x) & (q <= 1), jnp.where(q < 1, jnp.inf, 1.0), jax.scipy.special.zeta(x, q))
+    value = jnp.where(jnp.isposinf(q) & (x > 1), 0.0, value)
+    value = jnp.where((q <= 0) & (q == jnp.floor(q)), jnp.inf, value)
+    return jnp.where(x == 1, jnp.inf, jnp.where(x < 1, jnp.nan, value)).astype(value.dtype)
+
+
+@jax.jit
+def _digamma(x):
+    """digamma with SciPy's and PyTorch's poles at zero, where jax gives NaN: -inf at +0, +inf at -0."""
+    import jax.scipy.special
+    value = jax.scipy.special.digamma(x)
+    return jnp.where(x == 0, jnp.copysign(jnp.inf, -x), value).astype(value.dtype)
+
+
+@functools.partial(jax.jit, static_argnums=0)
+def _polygamma(n, x):
+    """polygamma of a Python int ``n`` with SciPy's values where jax gives NaN: digamma's at zero for n = 0; for
+    n >= 1, (-1)**(n+1) n! zeta(n+1, x) is (-1)**(n+1) inf at the poles x = 0, -1, -2... and at -inf, and
+    (-1)**(n+1) 0 at +inf (PyTorch agrees but at +inf, where it gives NaN)."""
+    import jax.scipy.special
+    if n == 0:
+        return _digamma(x)
+    value = jax.scipy.special.polygamma(n, x)
+    sign = 1.0 if n % 2 else -1.0
+    value = jnp.where(jnp.isposinf(x), sign * 0.0, value)
+    return jnp.where((x <= 0) & (x == jnp.floor(x)), sign * jnp.inf, value).astype(value.dtype)
+
+
+_SCIPY_EDGES = {"zeta": _zeta, "psi": _digamma, "polygamma": _polygamma}  # by SciPy's name
+
+
 _BINARY = ("add", "subtract", "multiply", "divide")
 _REDUCTIONS = ("sum", "mean", "max", "min")
 _SCALARS = (int, float, bool, complex)
@@ -107,6 +147,20 @@ def _binary_kernel(fn):
         return fn(x, y)
     call.__name__ = fn.__name__
     return call
+
+
+def _propagating_nan(reduce):
+    """jnp's ``max`` or ``min`` with NaN propagated, as the standard, NumPy and PyTorch ask: XLA's CPU reduction over
+    ~4096 elements or more loses NaNs, and with them the right value (the min of 10,001 numbers, a tenth NaN, comes
+    out as a number that is not even their nanmin)."""
+    def reduction(x, axis=None, keepdims=False, **kwargs):
+        x = jnp.asarray(x)
+        value = reduce(x, axis=axis, keepdims=keepdims, **kwargs)
+        if not jnp.issubdtype(x.dtype, jnp.floating):
+            return value
+        return jnp.where(jnp.any(jnp.isnan(x), axis=axis, keepdims=keepdims, where=kwargs.get("where")), jnp.nan, value)
+    reduction.__name__ = reduce.__name__
+    return reduction
 
 
 def _reduction_kernel(fn):
@@ -141,7 +195,8 @@ class _KernelNamespace(types.ModuleType):
         for name in _BINARY:
             setattr(self, name, _binary_kernel(getattr(jnp, name)))
         for name in _REDUCTIONS:
-            setattr(self, name, _reduction_kernel(getattr(jnp, name)))
+            reduce = getattr(jnp, name)
+            setattr(self, name, _reduction_kernel(_propagating_nan(reduce) if name in ("max", "min") else reduce))
 
     def __getattr__(self, name):
         value = getattr(jnp, name)
@@ -200,6 +255,8 @@ class JaxAdapter(ArrayAPIAdapter):
         native = getattr(jax.scipy.special, _JAX_NAMES.get(name, name), None)
         if name in ("gammainc", "gammaincc"):
             return _incomplete_gamma(native, name, *args)
+        if name in _SCIPY_EDGES:
+            return _SCIPY_EDGES[name](*args)
         if native is not None:
             return native(*args)
         arrays = [a for a in args if hasattr(a, "dtype")]

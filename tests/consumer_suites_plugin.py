@@ -6,7 +6,9 @@ Nothing installed is edited; each suite's own backend list is extended as it is 
   ``xtensor.array_api`` joins its known backends, so ``skip_xp_backends(np_only=True)`` skips it as any non-NumPy one.
 - scikit-learn: ``yield_namespaces`` and ``yield_namespace_device_dtype_combinations`` (read when its test modules are
   imported, so patched when this plugin loads) also yield ``xtensor.array_api``, in float64 and float32 as
-  array_api_strict's two entries.
+  array_api_strict's two entries. Where scikit-learn names array_api_strict itself -- a literal row of a
+  ``parametrize`` list (``test_nan_reductions``, ``test_supported_float_types``...) or an estimator check bound to it
+  alone (``check_array_api_same_namespace``) -- xtensor gets the same row, or the same check, as a twin.
 - array-api-extra: the ``library`` fixture of its ``tests/main/conftest.py`` gets a stand-in for one more member of
   its ``Backend`` enum.
 Tensors live on xtensor's default backend: ``XTENSOR_BACKEND=jax`` runs the same tests on jax.
@@ -50,6 +52,7 @@ class XtensorBackend:
 
 
 XTENSOR_BACKEND = XtensorBackend()
+_ParameterSet = type(pytest.param())
 
 
 # ----------------------------------------------------------------------------------- adding the backend
@@ -70,6 +73,73 @@ def _patch_sklearn():
 
     _array_api.yield_namespaces = yield_namespaces
     _array_api.yield_namespace_device_dtype_combinations = yield_namespace_device_dtype_combinations
+
+
+def _rebound(value):
+    """``(backend, the value less its backend)`` for a ``parametrize`` value: a name or module of array_api_strict or
+    xtensor, or an estimator check bound to one by its ``array_namespace`` (its devices count as the backend's too);
+    ``(None, value)`` for any other."""
+    if isinstance(value, functools.partial):
+        backend = _backend_of(value.keywords.get("array_namespace"))
+        rest = {k: v for k, v in value.keywords.items() if k != "array_namespace" and "device" not in k}
+        return (backend, (value.func, value.args, rest)) if backend else (None, value)
+    backend = _backend_of(value)
+    return (backend, None) if backend else (None, value)
+
+
+def _xtensor_twin(value, name):
+    """``value`` (of parameter ``name``) naming xtensor where it names array_api_strict or one of its devices."""
+    if "device" in name:
+        return None
+    if _rebound(value)[0] != STRICT:
+        return value
+    if isinstance(value, functools.partial):
+        return functools.partial(value, array_namespace=XTENSOR, **{k: None for k in value.keywords if "device" in k})
+    import xtensor.array_api
+    return XTENSOR if isinstance(value, str) else xtensor.array_api
+
+
+def _with_xtensor_rows(argnames, argvalues):
+    """The rows of a ``parametrize`` mark, each that names array_api_strict followed by its twin naming xtensor (on
+    its default device) unless xtensor has that row already; None when no twin was added."""
+    names = [n.strip() for n in argnames.split(",")] if isinstance(argnames, str) else list(argnames)
+
+    def values_of(row):
+        return row.values if isinstance(row, _ParameterSet) else row if len(names) > 1 else (row,)
+
+    def rebound(row):
+        named = [_rebound(v) for v, name in zip(values_of(row), names) if "device" not in name]
+        backends = {backend for backend, _ in named if backend}
+        return (backends.pop() if len(backends) == 1 else None), _shown([rest for _, rest in named])
+
+    have = {rest for backend, rest in map(rebound, argvalues) if backend == "xtensor"}
+    rows = []
+    for row in argvalues:
+        rows.append(row)
+        backend, rest = rebound(row)
+        if backend != STRICT or rest in have:
+            continue
+        twin = tuple(_xtensor_twin(v, name) for v, name in zip(values_of(row), names))
+        if isinstance(row, _ParameterSet):
+            rows.append(pytest.param(*twin, marks=row.marks, id=None if row.id is None else f"{row.id}-xtensor"))
+        else:
+            rows.append(twin if len(names) > 1 else twin[0])
+    return rows if len(rows) > len(argvalues) else None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_generate_tests(metafunc):
+    """scikit-learn's ``parametrize`` rows that name array_api_strict get their xtensor twins, before pytest reads the
+    marks (a mark with a list of ``ids`` excepted)."""
+    if not getattr(metafunc.module, "__name__", "").startswith("sklearn."):
+        return
+    markers = metafunc.definition.own_markers
+    for i, mark in enumerate(markers):
+        if mark.name != "parametrize" or len(mark.args) < 2 or isinstance(mark.kwargs.get("ids"), (list, tuple)):
+            continue
+        argvalues = list(mark.args[1])  # a generator reads once: pytest reads this list instead
+        rows = _with_xtensor_rows(mark.args[0], argvalues) or argvalues
+        markers[i] = pytest.mark.parametrize(mark.args[0], rows, *mark.args[2:], **mark.kwargs).mark
 
 
 if any("sklearn" in arg for arg in sys.argv):  # before sklearn's conftest and test modules import these

@@ -190,3 +190,32 @@ def test_incomplete_gamma_limits_are_scipys(backend, name):
     x = np.array([-0.5, 0.0, 0.5, 0.5, -0.5, 0.0, 0.5, 0.5, -1.0])
     np.testing.assert_array_equal(getattr(xa.special, name)(xa.asarray(a), xa.asarray(x)).numpy(),
                                   getattr(scipy.special, name)(a, x))
+
+
+# poles, s < 1, s = 1 and the infinities; integers as SciPy's suite draws them
+_EDGES = np.array([-np.inf, -12, -8, -3, -1, -0.0, 0, 0.5, 1, 1.5, 2, 3, np.inf])
+_ZETA_GRIDS = {"float64": (_EDGES, _EDGES), "int64": ([-12, -8, -3, 0, 1, 2, 3], [-8, -1, 0, 1, 2])}
+
+
+@pytest.mark.parametrize("dtype", list(_ZETA_GRIDS))
+def test_hurwitz_zeta_at_poles_and_infinities_is_scipys(backend, dtype):
+    """jax's own kernel gives inf for s < 1 at the poles q = 0, -1..., NaN for s > 1 there and at infinities."""
+    s, q = np.meshgrid(*_ZETA_GRIDS[dtype], indexing="ij")
+    ours = xa.special.zeta(xa.asarray(s, dtype=getattr(xa, dtype)), xa.asarray(q, dtype=getattr(xa, dtype)))
+    assert ours.dtype is xa.float64
+    np.testing.assert_allclose(ours.numpy(), scipy.special.zeta(s.astype(float), q.astype(float)), rtol=1e-13)
+
+
+def test_polygamma_and_digamma_at_poles_and_infinities_are_scipys(backend):
+    """(-1)**(n+1) inf at x = 0, -1, -2... and -inf, (-1)**(n+1) 0 at +inf; digamma -inf at +0, +inf at -0 (jax: NaN
+    for even n); PyTorch's digamma agrees at zero."""
+    n = np.arange(5)[:, None]
+    ours = xa.special.polygamma(xa.asarray(n), xa.asarray(_EDGES)).numpy()
+    want = scipy.special.polygamma(n, _EDGES)
+    np.testing.assert_allclose(ours, want, rtol=1e-13)
+    assert (np.signbit(ours) == np.signbit(want)).all()
+    ints = np.array([-20, -3, 0, 2])
+    np.testing.assert_allclose(xa.special.polygamma(xa.asarray([[2], [3]]), xa.asarray(ints)).numpy(),
+                               scipy.special.polygamma(np.array([[2], [3]]), ints))
+    zeros = [0.0, -0.0]
+    assert xt.digamma(xt.tensor(zeros)).tolist() == torch.digamma(torch.tensor(zeros)).tolist() == [-np.inf, np.inf]

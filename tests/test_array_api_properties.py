@@ -199,6 +199,18 @@ def test_reductions_match_numpy(backend, x, keepdims, data):
         np.testing.assert_allclose(host(out), fn(ref, axis=axis, keepdims=keepdims), rtol=rtol, atol=1e-3, err_msg=name)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_max_and_min_of_thousands_of_elements_propagate_nan(backend, dtype):
+    # sizes the strategies above never draw: XLA's CPU reduction of ~4096 elements or more loses NaNs (and the
+    # right value with them); array-api-extra's searchsorted of 10,001 such elements found it
+    rng = np.random.default_rng(0)
+    x = rng.random((2, 10001)).astype(dtype)
+    x[0, rng.random(10001) < 0.1] = np.nan
+    for name in ("max", "min"):
+        np.testing.assert_array_equal(host(getattr(xa, name)(xa.asarray(x), axis=1)), getattr(np, name)(x, axis=1))
+        assert np.isnan(host(getattr(xa, name)(xa.asarray(x)))) and np.isnan(host(getattr(xa, name)(xa.asarray(x[0]))))
+
+
 @properties
 @given(x=xps.arrays(xps.integer_dtypes(sizes=(8, 32)), xps.array_shapes(min_dims=1, max_dims=2, max_side=4),
                     elements={"min_value": -3, "max_value": 3}))

@@ -6,6 +6,7 @@ meeting float32 ones give float64, Python scalars are weak), PyTorch 2.13 for th
 """
 import copy
 import pickle
+import threading
 
 import numpy as np
 import pytest
@@ -113,6 +114,26 @@ def test_assignment_through_a_reversed_slice_reaches_the_aliases(backend):
     x[:, ::-1] = xa.asarray(-want)
     want[:, ::-1] = -want
     assert x.tolist() == want.tolist() and alias.tolist() == want[1:].tolist()
+
+
+def test_threads_writing_disjoint_slices_of_one_array_keep_every_write(backend):
+    # scikit-learn's pairwise_distances(n_jobs=2): threads fill the column blocks of one transposed output. On an
+    # immutable backend each write replaces the storage's array; two at once must not both start from the old one.
+    rows = [xa.full((16,), float(i + 1), dtype=xa.float64) for i in range(8)]
+    for _ in range(10):  # without the lock most rounds lose a write
+        out = xa.zeros((8, 16), dtype=xa.float64).T
+        start = threading.Barrier(len(rows))
+
+        def fill(i):
+            start.wait()
+            out[:, i] = rows[i]
+
+        threads = [threading.Thread(target=fill, args=(i,)) for i in range(len(rows))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert out.T.tolist() == np.repeat(np.arange(1.0, 9.0)[:, None], 16, axis=1).tolist()
 
 
 @pytest.mark.parametrize("make", [

@@ -128,6 +128,24 @@ def test_plugin_pairs_a_backend_parametrization_with_array_api_strict():
     assert _without_backend({"check": check}) == ("xtensor", "check=print(dtype_name=float32)")
 
 
+def test_plugin_adds_an_xtensor_row_beside_each_literal_array_api_strict_row():
+    from consumer_suites_plugin import XTENSOR, _with_xtensor_rows
+    import array_api_strict
+    import functools
+    import xtensor.array_api
+    assert _with_xtensor_rows("lib", ["numpy", "array_api_strict", "torch"]) == [
+        "numpy", "array_api_strict", XTENSOR, "torch"]
+    rows = [("array_api_strict", "CPU_DEVICE", 2), ("torch", "cpu", 3)]
+    assert _with_xtensor_rows("ns, device_name, n", rows) == [rows[0], (XTENSOR, None, 2), rows[1]]
+    param = _with_xtensor_rows(["xp", "n"], [pytest.param(array_api_strict, 1, id="strict")])[1]
+    assert param.values == (xtensor.array_api, 1) and param.id == "strict-xtensor"
+    check = functools.partial(print, array_namespace="array_api_strict", device_name="device1", dtype_name="float32")
+    twin = _with_xtensor_rows("estimator, check", [("est", check)])[1][1]
+    assert twin.keywords == {"array_namespace": XTENSOR, "device_name": None, "dtype_name": "float32"}
+    assert _with_xtensor_rows("lib", ["numpy", "torch"]) is None
+    assert _with_xtensor_rows("ns, device", [("array_api_strict", "CPU_DEVICE"), (XTENSOR, None)]) is None
+
+
 def table():
     """The README's table, row by row as each suite has run fully on numpy and jax."""
     yield "| suite | pairs | array_api_strict | xtensor (numpy) | xtensor (jax) | fails only on xtensor |"

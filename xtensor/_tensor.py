@@ -29,7 +29,10 @@ How a write reaches the base and the other views:
   ``lax.dynamic_update_slice``) --, ``storage.array`` is replaced, and every other alias's cache is dropped;
   it re-reads lazily by a gather at its positions. One write is one functional update of the
   base, however many aliases exist. Positions are host integers derived from metadata only, so
-  writes stay traceable under ``jax.jit`` (no value ever leaves the device).
+  writes stay traceable under ``jax.jit`` (no value ever leaves the device). Replacing ``storage.array`` reads it
+  first, so such writes (and the re-reads that cache a value a write may drop) hold ``_FUNCTIONAL_WRITES``: threads
+  that fill disjoint parts of one tensor, as scikit-learn's threaded ``pairwise_distances`` does, each keep the
+  others' writes, as on numpy.
 * A view whose elements overlap (an expanded view) refuses writes with PyTorch's error.
 
 How autograd sees it -- PyTorch's rules, on every backend:
@@ -55,6 +58,7 @@ How autograd sees it -- PyTorch's rules, on every backend:
   version at backward time, so a write through any alias of a saved tensor is caught.
 """
 import math
+import threading
 import weakref
 
 import numpy as np
@@ -64,6 +68,11 @@ from ._modes import grad_state as _grad_state
 
 __all__ = ["Tensor", "Size", "device", "Storage", "DataStorage", "OVERLAP_ERROR", "PARTIAL_OVERLAP_ERROR",
            "overlap", "NotStrided"]
+
+# Held while a write replaces a storage's array on an immutable backend (read the array, update, store it back) and
+# while a re-read caches a value such a write invalidates: without it two threads writing disjoint parts of one
+# tensor each store their update of the same old array, and one write is lost. Reentrant: a write may read a shape.
+_FUNCTIONAL_WRITES = threading.RLock()
 
 
 class NotStrided(NotImplementedError):
@@ -245,10 +254,10 @@ class ViewMeta:
     are only read, so the integer arithmetic is skipped unless someone asks for it.
     """
 
-    __slots__ = ("_parent", "_rule", "_params", "_meta", "_positions", "_box")
+    __slots__ = ("_pending", "_meta", "_positions", "_box")
 
     def __init__(self, parent, rule, params):
-        self._parent, self._rule, self._params = parent, rule, params
+        self._pending = (parent, rule, params)  # one slot: threads resolving at once read all or nothing
         self._meta = None
         self._positions = None
         self._box = False  # not worked out yet
@@ -257,14 +266,19 @@ class ViewMeta:
     def of(cls, shape, stride, offset):
         meta = cls(None, None, None)
         meta._meta = (tuple(shape), tuple(stride), offset)
+        meta._pending = None
         return meta
 
     def resolve(self):
         """``(shape, stride, offset)``."""
         meta = self._meta
         if meta is None:
-            meta = self._meta = self._rule(*self._parent._meta(), *self._params)
-            self._parent = self._params = None  # the parent was needed only for this
+            pending = self._pending
+            if pending is None:  # another thread resolved it since
+                return self._meta
+            parent, rule, params = pending
+            meta = self._meta = rule(*parent._meta(), *params)
+            self._pending = None  # the parent was needed only for this
         return meta
 
     @property
@@ -425,14 +439,15 @@ class Tensor:
         """Re-read this tensor's value from storage after another alias wrote it."""
         st = self._storage
         view = self._view
-        if view is None:
-            arr = st.array
-        else:
-            xp = self._backend.xp
-            flat = xp.reshape(st.array, (-1,))
-            pos = view.positions()
-            arr = xp.reshape(xp.take(flat, xp.asarray(pos.reshape(-1)), axis=0), view.shape)
-        self._arr = arr
+        with _FUNCTIONAL_WRITES:
+            if view is None:
+                arr = st.array
+            else:
+                xp = self._backend.xp
+                flat = xp.reshape(st.array, (-1,))
+                pos = view.positions()
+                arr = xp.reshape(xp.take(flat, xp.asarray(pos.reshape(-1)), axis=0), view.shape)
+            self._arr = arr
         return arr
 
     @property
@@ -463,10 +478,12 @@ class Tensor:
         st = self._storage
         if backend.mutable:
             self._mutable_target()[...] = value
-        else:
-            if tuple(value.shape) != tuple(self.shape):
-                value = xp.broadcast_to(value, tuple(self.shape))
-            update_box = getattr(backend, "update_box", None)
+            st.version += 1
+            return
+        if tuple(value.shape) != tuple(self.shape):
+            value = xp.broadcast_to(value, tuple(self.shape))
+        update_box = getattr(backend, "update_box", None)
+        with _FUNCTIONAL_WRITES:
             box = self._view.box(st.array.shape) if self._view is not None and update_box is not None else None
             if self._view is None:
                 st.array = value
@@ -478,7 +495,7 @@ class Tensor:
                 st.array = xp.reshape(new, st.array.shape)
             self._invalidate_aliases()
             self._arr = value
-        st.version += 1
+            st.version += 1
 
     def _write_at(self, index, value):
         """``self[index] = value`` for a host-normalized ``index`` (basic or advanced)."""
@@ -486,11 +503,13 @@ class Tensor:
         st = self._storage
         if backend.mutable:
             self._mutable_target()[index] = value
-        else:
-            xp = backend.xp
-            native = backend.native[self._dtype]
-            if value.dtype != native:
-                value = xp.astype(value, native)
+            st.version += 1
+            return
+        xp = backend.xp
+        native = backend.native[self._dtype]
+        if value.dtype != native:
+            value = xp.astype(value, native)
+        with _FUNCTIONAL_WRITES:
             box = _basic_box(self, index, st.array.shape) if hasattr(backend, "update_box") else None
             if box is not None:  # a slice of the base: one update of that box
                 st.array = backend.update_box(st.array, box[0], xp.reshape(xp.broadcast_to(value, box[2]), box[1]))
@@ -503,7 +522,7 @@ class Tensor:
                 st.array = xp.reshape(backend.scatter_flat(flat, pos.reshape(-1), value), st.array.shape)
             self._invalidate_aliases()
             self._arr = None
-        st.version += 1
+            st.version += 1
 
     def _mutable_target(self):
         """This tensor's array, writable (numpy hands out broadcast views read-only)."""
