@@ -35,7 +35,8 @@ loss.backward(); optimizer.step()`` -- per iteration, waited for: with ``torch.c
 call one node, forward and backward one program each; AdamW's eager step one cached program, ``optim/_fused.py``),
 the same with AdamW's step run op by op (``AdamW per op``, the eager step before it was fused), the same with the
 optimizer passed to ``xtensor.compile`` too (its step one program), xtensor eager on jax, PyTorch eager and
-xtensor eager on numpy, from the same weights (first losses checked equal). Target: ``torch.compile(model)`` <= 0.5x PyTorch eager.
+xtensor eager on numpy, from the same weights (first losses checked equal). Target: ``torch.compile(model)`` <= 0.5x
+PyTorch eager.
 
 Scaling: ``data_parallel`` over meshes of 1, 2, 4 and 8 devices runs in a subprocess started with
 ``XLA_FLAGS=--xla_force_host_platform_device_count=8`` (jax fixes its devices at start-up), next to plain

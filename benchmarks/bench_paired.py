@@ -81,8 +81,8 @@ def main(argv=None):
                         help="wall: time.perf_counter; cpu: this thread's CPU time (time.thread_time)")
     args = parser.parse_args(argv)
     rounds, target = (3, 0.001) if args.quick else (args.rounds, args.target_time)
-    print("| case | xtensor[numpy] µs | torch µs | xtensor[numpy]/torch (best rounds) | median of the rounds' ratios |\n"
-          "|---|---:|---:|---:|---:|")
+    print("| case | xtensor[numpy] µs | torch µs | xtensor[numpy]/torch (best rounds) "
+          "| median of the rounds' ratios |\n|---|---:|---:|---:|---:|")
     for name, (ours, theirs, ratio) in measure(args.cases.split(","), rounds, target, CLOCKS[args.clock]).items():
         print(f"| {name} | {ours:,.2f} | {theirs:,.2f} | {ours / theirs:.2f}x | {ratio:.2f}x |")
     return 0

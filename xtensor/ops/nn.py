@@ -148,7 +148,8 @@ def _cross_entropy_vjp(ns, grads, ans, x, target, weight, ignore_index, reductio
     return ns.add_picked(rest, safe, scale, axis)
 
 
-CROSS_ENTROPY = Op("cross_entropy_loss", _cross_entropy_fwd, (_cross_entropy_vjp,), nout=2, saves=(1, 2, 3, 4, "result1"),
+CROSS_ENTROPY = Op("cross_entropy_loss", _cross_entropy_fwd, (_cross_entropy_vjp,), nout=2,
+                   saves=(1, 2, 3, 4, "result1"),
                    names=lambda x, *params: "NllLoss2DBackward0" if x.ndim > 2 else "NllLossBackward0")
 
 
