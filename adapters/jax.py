@@ -17,7 +17,6 @@ except ImportError as e:  # pragma: no cover - exercised only without the extra
 
 jax.config.update("jax_enable_x64", True)
 import jax.numpy as jnp  # noqa: E402
-from jax._src.lax.lax import _convert_element_type as _weak_convert  # noqa: E402  (the one cast with weak_type)
 
 from .generic import ArrayAPIAdapter, host_special  # noqa: E402
 
@@ -278,7 +277,11 @@ class JaxAdapter(ArrayAPIAdapter):
         takes the other operand's precision) and, for a real float, float64 -- so bias corrections such as
         ``1 - beta2 ** step`` round as in the eager optimizer (``jax.numpy``'s casts have no weak result)."""
         if jnp.issubdtype(x.dtype, jnp.floating):
-            return _weak_convert(x, np.dtype(np.float64), weak_type=True)
+            try:  # jax's one cast with a weak result is private: a jax without it keeps the backend working
+                from jax._src.lax.lax import _convert_element_type
+            except ImportError:  # a strong float64: float32 updates then round once more, from float64
+                return x.astype(jnp.float64)
+            return _convert_element_type(x, np.dtype(np.float64), weak_type=True)
         return x
 
     def program_function(self, traced):
