@@ -482,18 +482,30 @@ class Tensor:
             return
         if tuple(value.shape) != tuple(self.shape):
             value = xp.broadcast_to(value, tuple(self.shape))
+        if self._view is None:
+            self._store_root(value)
+            return
         update_box = getattr(backend, "update_box", None)
         with _FUNCTIONAL_WRITES:
-            box = self._view.box(st.array.shape) if self._view is not None and update_box is not None else None
-            if self._view is None:
-                st.array = value
-            elif box is not None:  # a slice of the base: one update of that box, no positions
+            box = self._view.box(st.array.shape) if update_box is not None else None
+            if box is not None:  # a slice of the base: one update of that box, no positions
                 st.array = update_box(st.array, box[0], xp.reshape(value, box[1]))
             else:
                 flat = xp.reshape(st.array, (-1,))
                 new = backend.scatter_flat(flat, self._view.positions().reshape(-1), xp.reshape(value, (-1,)))
                 st.array = xp.reshape(new, st.array.shape)
             self._invalidate_aliases()
+            self._arr = value
+            st.version += 1
+
+    def _store_root(self, value):
+        """A root tensor's whole value replaced, on an immutable backend, by ``value``: an array already of its dtype
+        and shape, which the storage takes as it is (also the fused optimizer step's write-back)."""
+        st = self._storage
+        with _FUNCTIONAL_WRITES:
+            st.array = value
+            if st.owner.aliases:
+                self._invalidate_aliases()
             self._arr = value
             st.version += 1
 

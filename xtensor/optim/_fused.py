@@ -189,15 +189,10 @@ class _Program:
 def _replace(t, value):
     """``t._write(value)`` for a value already of ``t``'s dtype and shape: a root tensor's storage takes it as it is
     (the checks and casts of ``_write`` cost more than the rest of a small parameter's update)."""
-    if t._view is not None:
+    if t._view is None:
+        t._store_root(value)
+    else:
         t._write(value)
-        return
-    st = t._storage
-    st.array = value
-    if st.owner.aliases:
-        t._invalidate_aliases()
-    t._arr = value
-    st.version += 1
 
 
 def _only_ours(t, arrays, i):
