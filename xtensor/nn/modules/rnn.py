@@ -11,7 +11,8 @@ and direction, cut into steps by one ``unbind`` (``split`` when packed); per ste
 import math
 
 from ... import _creation
-from ..._dispatch import Op, apply
+from ..._autocast import state as _autocast_state
+from ..._dispatch import Op, _unify, apply
 from .. import functional as F, init
 from ..functional._linear import addmm
 from ..utils.rnn import PackedSequence
@@ -175,17 +176,10 @@ class _RNNBase(Module):
             for direction in range(directions):
                 index = layer * directions + direction
                 suffix = f"_l{layer}" + ("_reverse" if direction else "")
-                w_ih, w_hh, b_ih, b_hh, w_hr = (getattr(self, name + suffix, None) for name in (
+                weights = tuple(getattr(self, name + suffix, None) for name in (
                     "weight_ih", "weight_hh", "bias_ih", "bias_hh", "weight_hr"))
-                # every time step's input projection at once, cut into steps by one node
-                projected = F.linear(seq, w_ih, self._input_bias(b_ih, b_hh))
-                steps = projected.split(batch_sizes) if packed else projected.unbind(0)
-                # the recurrent weight transposed into its own memory once per sequence: OpenBLAS's small products
-                # with a transposed right operand take 2.5x as long (16x64 @ 64x256: 14 against 5.6 µs)
-                w_hh_t = w_hh.t().contiguous()
-                out, state = self._run(steps, tuple(h[index] for h in hx), w_hh_t, self._hidden_bias(b_hh),
-                                       None if w_hr is None else w_hr.t(), batch_sizes, direction)
-                outputs.append(_fn("cat")(out, 0) if packed else _fn("stack")(out, 0))
+                out, state = self._layer(seq, weights, tuple(h[index] for h in hx), batch_sizes, packed, direction)
+                outputs.append(out)
                 for final, s in zip(finals, state):
                     final.append(s)
             seq = outputs[0] if directions == 1 else _fn("cat")(outputs, -1)
@@ -200,13 +194,27 @@ class _RNNBase(Module):
             output = seq.squeeze(1) if unbatched else seq.transpose(0, 1) if self.batch_first else seq
         return output, (final if self.states > 1 else final[0])
 
+    def _layer(self, seq, weights, state, batch_sizes, packed, reverse):
+        """One layer and direction over ``seq`` (time, batch, features; a packed sequence's data when ``packed``)
+        from ``state``, step by step: its output sequence and final state."""
+        w_ih, w_hh, b_ih, b_hh, w_hr = weights
+        # every time step's input projection at once, cut into steps by one node
+        projected = F.linear(seq, w_ih, self._input_bias(b_ih, b_hh))
+        steps = projected.split(batch_sizes) if packed else projected.unbind(0)
+        # the recurrent weight transposed into its own memory once per sequence: OpenBLAS's small products
+        # with a transposed right operand take 2.5x as long (16x64 @ 64x256: 14 against 5.6 µs)
+        w_hh_t = w_hh.t().contiguous()
+        out, state = self._run(steps, state, w_hh_t, self._hidden_bias(b_hh), None if w_hr is None else w_hr.t(),
+                               batch_sizes, reverse)
+        return (_fn("cat")(out, 0) if packed else _fn("stack")(out, 0)), state
+
     def _run(self, steps, state, w_hh_t, b_hh, w_hr_t, batch_sizes, reverse):
         """One layer and direction over the time ``steps`` (each step's input projection); at step ``t`` only the
         first ``batch_sizes[t]`` rows (the sequences still running, longest first) update, the others keep their
         state."""
         full = batch_sizes[0] if batch_sizes else 0
         out = [None] * len(batch_sizes)
-        for t in (range(len(batch_sizes) - 1, -1, -1) if reverse else range(len(batch_sizes))):
+        for t in _time(len(batch_sizes), reverse):
             size = batch_sizes[t]
             running = state if size == full else tuple(h[:size] for h in state)
             new = self._cell(steps[t], running, w_hh_t, b_hh)
@@ -245,6 +253,11 @@ class _RNNBase(Module):
                 label = "hidden size" if self.states == 1 else f"hidden[{i}] size"
                 raise RuntimeError(f"Expected {label} {(layers, batch, size)}, got {list(h.shape)}")
         return data, tuple(_permuted(h, input.sorted_indices) for h in hx)
+
+
+def _time(steps, reverse):
+    """The time steps in the order a direction runs them."""
+    return range(steps - 1, -1, -1) if reverse else range(steps)
 
 
 def _permuted(state, indices):
@@ -311,11 +324,94 @@ _LSTM_CELL = Op("lstm_cell", _lstm_cell_fwd, vjp_all=_lstm_cell_vjp, nout=3, sav
                 node="ThnnFusedLstmCellBackward0")
 
 
+# ------------------------------------------------------------------ a whole LSTM layer, one node
+# PyTorch's CPU LSTM records one node per layer and direction, MkldnnRnnLayerBackward0 over (input, weight_ih, weight_hh,
+# bias_ih, bias_hh, hx, cx) (for float32 without projection; it records the step-by-step ops otherwise); here too, for
+# every dtype, with a projection as one more input (``weight_hr``). Its forward loops over time on backend arrays -- the
+# input projection one product, then per step the recurrent product and ``_lstm_cell_fwd`` -- with no Tensor or node per
+# step, the step-by-step path's operations in its order, so values are that path's to the bit. Its workspace is what
+# the backward reads: each step's activated gates (time, 4, batch, hidden) and cell state (time, batch, hidden).
+# The VJP is backpropagation through time written against ``ns``, as every VJP (raw arrays when no graph is built;
+# xtensor ops under ``create_graph``, differentiable again, the saved outputs then being outputs of this node, whose
+# gradients it takes in): per step ``_lstm_cell_vjp`` and the recurrent product's gradient, then each weight's gradient
+# as one product over all the steps (the step-by-step path adds one product per step: the same sums, but for the
+# recurrent weights not in the same order, so they agree to rounding).
+def _lstm_layer_fwd(xp, x, w_ih, w_hh, b_ih, b_hh, h, c, w_hr, reverse, backend):
+    steps, batch = x.shape[0], x.shape[1]
+    projected = xp.matmul(xp.reshape(x, (steps * batch, x.shape[2])), xp.permute_dims(w_ih, (1, 0)))
+    if b_ih is not None:
+        projected = (b_ih + b_hh) + projected
+    projected = xp.reshape(projected, (steps, batch, projected.shape[1]))
+    w_hh_t = backend.contiguous_copy(xp.permute_dims(w_hh, (1, 0)))  # (as the step-by-step path: see ``_layer``)
+    w_hr_t = None if w_hr is None else xp.permute_dims(w_hr, (1, 0))
+    out, gates, cells = [None] * steps, [None] * steps, [None] * steps
+    for t in _time(steps, reverse):
+        h, c, gates[t] = _lstm_cell_fwd(xp, projected[t, ...] + xp.matmul(h, w_hh_t), c)
+        if w_hr_t is not None:
+            h = xp.matmul(h, w_hr_t)
+        out[t], cells[t] = h, c
+    return xp.stack(out), h, c, xp.stack(gates), xp.stack(cells)
+
+
+def _plus(a, b):
+    """The sum of two gradients, either of which may be None (none flowed)."""
+    return b if a is None else a if b is None else a + b
+
+
+def _lstm_layer_vjp(ns, grads, ans, x, w_ih, w_hh, b_ih, b_hh, h0, c0, w_hr, reverse, backend):
+    g_out, g_h, g_c, g_gates, g_cells = grads
+    out, _, _, gates, cells = ans
+    steps, batch = x.shape[0], x.shape[1]
+    g_pre, g_hidden = [None] * steps, [None] * steps  # per step: the gates' pre-activations', the output's
+    first = steps - 1 if reverse else 0
+    for t in reversed(_time(steps, reverse)):
+        g_h = g_hidden[t] = g_h if g_out is None else _plus(ns.select(g_out, 0, t), g_h)
+        if g_cells is not None:
+            g_c = _plus(ns.select(g_cells, 0, t), g_c)
+        c = c0 if t == first else ns.select(cells, 0, t + 1 if reverse else t - 1)
+        g_pre[t], g_c = _lstm_cell_vjp(
+            ns, (g_h if w_hr is None or g_h is None else ns.matmul(g_h, w_hr), g_c,
+                 None if g_gates is None else ns.select(g_gates, 0, t)),
+            (None, ns.select(cells, 0, t), ns.select(gates, 0, t)), None, c)
+        g_h = ns.matmul(g_pre[t], w_hh)
+    flat = ns.reshape(ns.apply("stack", g_pre, (0,)), (steps * batch, -1))
+    # the state each step started from, in time order
+    earlier = [ns.narrow(out, 0, 1, steps - 1), ns.unsqueeze(h0, 0)] if reverse else \
+        [ns.unsqueeze(h0, 0), ns.narrow(out, 0, 0, steps - 1)]
+    earlier = ns.apply("cat", earlier, (0,))
+    g_w_hh = ns.matmul(ns.mT(flat), ns.reshape(earlier, (steps * batch, -1)))
+    g_b = None if b_ih is None else ns.sum(flat, (0,))
+    g_w_hr = None
+    if w_hr is not None:
+        hidden = ns.select(gates, 1, 3) * ns.tanh(cells)  # each step's ``o tanh(c)``, before the projection
+        g_hidden = ns.apply("stack", [ns.zeros(h0.shape, h0) if g is None else g for g in g_hidden], (0,))
+        g_w_hr = ns.matmul(ns.mT(ns.reshape(g_hidden, (steps * batch, -1))), ns.reshape(hidden, (steps * batch, -1)))
+    inputs = ns.reshape(x, (steps * batch, x.shape[2]))
+    return (ns.reshape(ns.matmul(flat, w_ih), x.shape), ns.mT(ns.matmul(ns.mT(inputs), flat)), g_w_hh, g_b, g_b, g_h,
+            g_c, g_w_hr)
+
+
+_LSTM_LAYER = Op("mkldnn_rnn_layer", _lstm_layer_fwd, vjp_all=_lstm_layer_vjp, nout=5,
+                 saves=(0, 1, 2, 5, 6, 7, "result0", "result3", "result4"))
+
+
 class LSTM(_RNNBase):
     """Gates ``i, f, g, o`` (PyTorch's order): ``c' = f c + i g``, ``h' = o tanh(c')``, with ``proj_size``
     projected: ``h' = W_hr (o tanh(c'))``."""
 
     gates, states, name = 4, 2, "LSTM"
+
+    def _layer(self, seq, weights, state, batch_sizes, packed, reverse):
+        """The whole layer as one node (``_LSTM_LAYER``); step by step for a packed sequence (its batch shrinks over
+        time), an empty one, and in an autocast region (whose casts the step-by-step path's products take)."""
+        if packed or not seq.shape[0] or _autocast_state.active:
+            return super()._layer(seq, weights, state, batch_sizes, packed, reverse)
+        w_ih, w_hh, b_ih, b_hh, w_hr = weights
+        tensors = (seq, w_ih, w_hh, b_ih, b_hh, *state)
+        params = (reverse, _unify(tensors))
+        out, h, c, _, _ = apply(_LSTM_LAYER, tensors + (w_hr,), params) if w_hr is not None else \
+            apply(_LSTM_LAYER, tensors, (None,) + params)
+        return out, (h, c)
 
     def _cell(self, projected, state, w_hh_t, b_hh):
         h, c = state
