@@ -168,3 +168,26 @@ def test_lstm_second_order_gradients_match_torch(config):
         grads.append(lib.autograd.grad(sum((g * g).sum() for g in first), wrt))
     for ours, theirs in zip(*grads):
         np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-9, atol=1e-12)
+
+
+def _error(lib, make, call):
+    module = make(lib)
+    try:
+        call(lib, module)
+    except Exception as e:  # noqa: BLE001 (the error itself is compared)
+        return type(e), str(e)
+    return None
+
+
+@pytest.mark.parametrize("make, call", [
+    (lambda lib: lib.nn.GRU(3, 4), lambda lib, m: m(lib.randn(0, 2, 3))),
+    (lambda lib: lib.nn.LSTM(3, 4), lambda lib, m: m(lib.randn(0, 3))),
+    (lambda lib: lib.nn.GRU(3, 4).double(),
+     lambda lib, m: m(lib.randn(5, 2, 3, dtype=lib.float64), lib.zeros(1, 2, 4))),
+    (lambda lib: lib.nn.LSTM(3, 4, proj_size=2).double(),
+     lambda lib, m: m(lib.randn(5, 2, 3, dtype=lib.float64), (lib.zeros(1, 2, 2), lib.zeros(1, 2, 4)))),
+], ids=["empty-sequence", "empty-unbatched", "gru-state-dtype", "lstm-state-dtype"])
+def test_bad_sequences_and_states_raise_torchs_error(make, call):
+    """(An LSTM's layer node would compute in the promoted dtype: the state's dtype is checked up front.)"""
+    theirs = _error(torch, make, call)
+    assert theirs is not None and _error(xt, make, call) == theirs

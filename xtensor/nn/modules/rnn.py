@@ -132,6 +132,8 @@ class _RNNBase(Module):
             input = input.unsqueeze(1)
         elif self.batch_first:
             input = input.transpose(0, 1)
+        if not input.shape[0]:
+            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         states = self.states
         layers = self.num_layers * (2 if self.bidirectional else 1)
         sizes = (self.proj_size or self.hidden_size, self.hidden_size)[:states]  # h, and an LSTM's c
@@ -154,6 +156,9 @@ class _RNNBase(Module):
             if tuple(h.shape) != expected:
                 label = "hidden size" if states == 1 else f"hidden[{i}] size"
                 raise RuntimeError(f"Expected {label} {expected}, got {list(h.shape)}")
+            if h.dtype is not input.dtype:  # (PyTorch's message from its recurrent product)
+                raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {h.dtype.scalar_name} and "
+                                   f"{input.dtype.scalar_name}")
         return input, hx, unbatched
 
     # ------------------------------------------------------------------ forward
@@ -327,9 +332,9 @@ _LSTM_CELL = Op("lstm_cell", _lstm_cell_fwd, vjp_all=_lstm_cell_vjp, nout=3, sav
 
 
 # ------------------------------------------------------------------ a whole LSTM layer, one node
-# PyTorch's CPU LSTM records one node per layer and direction, MkldnnRnnLayerBackward0 over (input, weight_ih, weight_hh,
-# bias_ih, bias_hh, hx, cx) (for float32 without projection; it records the step-by-step ops otherwise); here too, for
-# every dtype, with a projection as one more input (``weight_hr``). Its forward loops over time on backend arrays -- the
+# PyTorch's CPU LSTM records one node per layer and direction, MkldnnRnnLayerBackward0 over (input, weight_ih,
+# weight_hh, bias_ih, bias_hh, hx, cx) (for float32 without projection; it records the step-by-step ops otherwise); here
+# too, for every dtype, with a projection as one more input (``weight_hr``). Its forward loops over time on backend arrays -- the
 # input projection one product, then per step the recurrent product and ``_lstm_cell_fwd`` -- with no Tensor or node per
 # step, the step-by-step path's operations in its order, so values are that path's to the bit. Its workspace is what
 # the backward reads: each step's activated gates (time, 4, batch, hidden) and cell state (time, batch, hidden).
@@ -376,7 +381,8 @@ def _lstm_layer_vjp(ns, grads, ans, x, w_ih, w_hh, b_ih, b_hh, h0, c0, w_hr, rev
     # the pre-activations' gradients per unit of c's (i, f, g) and h's (o): each gate's partner in the cell update times
     # its activation's slope (sigmoid: y (1 - y); tanh: 1 - y^2), laid out as a step's pre-activations (time, batch, 4H)
     sigmoid_slopes = gates * (1 - gates)
-    slopes = [ns.select(sigmoid_slopes, 1, 0), ns.select(sigmoid_slopes, 1, 1), 1 - g * g, ns.select(sigmoid_slopes, 1, 3)]
+    slopes = [ns.select(sigmoid_slopes, 1, 0), ns.select(sigmoid_slopes, 1, 1), 1 - g * g,
+              ns.select(sigmoid_slopes, 1, 3)]
     partners = [g, _in_time_order(ns, c0, cells, reverse), i, tanh_c]
     factors = ns.reshape(ns.apply("stack", [a * b for a, b in zip(partners, slopes)], (2,)), (steps, batch, 4 * hidden))
     if g_gates is not None:  # (under create_graph: the workspace's own gradient, through the slopes alone)
@@ -421,8 +427,8 @@ class LSTM(_RNNBase):
 
     def _layer(self, seq, weights, state, batch_sizes, packed, reverse):
         """The whole layer as one node (``_LSTM_LAYER``); step by step for a packed sequence (its batch shrinks over
-        time), an empty one, and in an autocast region (whose casts the step-by-step path's products take)."""
-        if packed or not seq.shape[0] or _autocast_state.active:
+        time) and in an autocast region (whose casts the step-by-step path's products take)."""
+        if packed or _autocast_state.active:
             return super()._layer(seq, weights, state, batch_sizes, packed, reverse)
         w_ih, w_hh, b_ih, b_hh, w_hr = weights
         tensors = (seq, w_ih, w_hh, b_ih, b_hh, *state)
