@@ -191,3 +191,27 @@ def test_bad_sequences_and_states_raise_torchs_error(make, call):
     """(An LSTM's layer node would compute in the promoted dtype: the state's dtype is checked up front.)"""
     theirs = _error(torch, make, call)
     assert theirs is not None and _error(xt, make, call) == theirs
+
+
+def test_jax_repeated_layer_is_one_compiled_loop_with_the_eager_results(monkeypatch):
+    """On jax, from the second call with the same shapes on, the layer's forward and VJP each run as one compiled
+    program whose time loop is one ``lax.scan``; its results are the first (eager) call's, to rounding."""
+    pytest.importorskip("jax")
+    adapter = type(xt.get_backend("jax"))
+    scans, scan = [], adapter.scan
+    monkeypatch.setattr(adapter, "scan", lambda self, *args, **kwargs: scans.append(1) or scan(self, *args, **kwargs))
+    kwargs = {"proj_size": 2, "input_size": 7, "hidden_size": 6}  # shapes of this test alone: the repeat traces afresh
+    xt.manual_seed(0)
+    weights = {k: v.numpy() for k, v in nn.LSTM(**kwargs).double().state_dict().items()}
+    data = np.random.default_rng(2).standard_normal((5, 3, 7))
+    runs = []
+    with xt.use_backend("jax"):
+        for _ in range(3):
+            module = nn.LSTM(**kwargs).double()
+            module.load_state_dict({k: xt.tensor(v) for k, v in weights.items()})
+            hx = (xt.zeros(1, 3, 2, dtype=xt.float64, requires_grad=True),
+                  xt.zeros(1, 3, 6, dtype=xt.float64, requires_grad=True))
+            runs.append(_values_and_grads(module, xt.tensor(data, requires_grad=True), hx))
+    assert len(scans) == 2  # traced once each: the forward and the VJP
+    for eager, compiled in zip(runs[0], runs[2]):
+        np.testing.assert_allclose(compiled.detach().numpy(), eager.detach().numpy(), rtol=1e-12, atol=1e-14)

@@ -14,7 +14,9 @@ import math
 
 from ... import _creation
 from ..._autocast import state as _autocast_state
+from ..._backend import is_traced
 from ..._dispatch import Op, _unify, apply
+from ..._ns import raw_ns
 from .. import functional as F, init
 from ..functional._linear import addmm
 from ..utils.rnn import PackedSequence
@@ -333,15 +335,16 @@ _LSTM_CELL = Op("lstm_cell", _lstm_cell_fwd, vjp_all=_lstm_cell_vjp, nout=3, sav
 
 # ------------------------------------------------------------------ a whole LSTM layer, one node
 # PyTorch's CPU LSTM records one node per layer and direction, MkldnnRnnLayerBackward0 over (input, weight_ih,
-# weight_hh, bias_ih, bias_hh, hx, cx) (for float32 without projection; it records the step-by-step ops otherwise); here
-# too, for every dtype, with a projection as one more input (``weight_hr``). Its forward loops over time on backend arrays -- the
-# input projection one product, then per step the recurrent product and ``_lstm_cell_fwd`` -- with no Tensor or node per
-# step, the step-by-step path's operations in its order, so values are that path's to the bit. Its workspace is what
-# the backward reads: each step's activated gates (time, 4, batch, hidden) and cell state (time, batch, hidden).
-# The VJP is backpropagation through time written against ``ns``, as every VJP (raw arrays when no graph is built;
-# xtensor ops under ``create_graph``, differentiable again, the saved outputs then being outputs of this node, whose
-# gradients it takes in): the cell's formulas (``_lstm_cell_vjp``'s) with their products regrouped, so gradients agree
-# with the step-by-step path's to rounding, not to the bit; each weight's gradient is one product over all the steps.
+# weight_hh, bias_ih, bias_hh, hx, cx) (for float32 without projection; it records the step-by-step ops otherwise);
+# here too, for every dtype, with a projection as one more input (``weight_hr``). Its forward loops over time on backend
+# arrays -- the input projection one product, then per step the recurrent product and ``_lstm_cell_fwd`` -- with no
+# Tensor or node per step, the step-by-step path's operations in its order, so values are that path's to the bit
+# (eagerly; see ``_tiered`` for jax). Its workspace is what the backward reads: each step's activated gates (time, 4,
+# batch, hidden) and cell state (time, batch, hidden). The VJP is backpropagation through time written against ``ns``,
+# as every VJP (raw arrays when no graph is built; xtensor ops under ``create_graph``, differentiable again, the saved
+# outputs then being outputs of this node, whose gradients it takes in): the cell's formulas (``_lstm_cell_vjp``'s)
+# with their products regrouped, so gradients agree with the step-by-step path's to rounding, not to the bit; each
+# weight's gradient is one product over all the steps. Both loops are ``_scan``s of a step function.
 def _lstm_layer_fwd(xp, x, w_ih, w_hh, b_ih, b_hh, h, c, w_hr, reverse, backend):
     steps, batch = x.shape[0], x.shape[1]
     projected = xp.matmul(xp.reshape(x, (steps * batch, x.shape[2])), xp.permute_dims(w_ih, (1, 0)))
@@ -350,13 +353,30 @@ def _lstm_layer_fwd(xp, x, w_ih, w_hh, b_ih, b_hh, h, c, w_hr, reverse, backend)
     projected = xp.reshape(projected, (steps, batch, projected.shape[1]))
     w_hh_t = backend.contiguous_copy(xp.permute_dims(w_hh, (1, 0)))  # (as the step-by-step path: see ``_layer``)
     w_hr_t = None if w_hr is None else xp.permute_dims(w_hr, (1, 0))
-    out, gates, cells = [None] * steps, [None] * steps, [None] * steps
-    for t in _time(steps, reverse):
-        h, c, gates[t] = _lstm_cell_fwd(xp, projected[t, ...] + xp.matmul(h, w_hh_t), c)
+
+    def step(state, inputs):
+        (h, c), (projected,) = state, inputs
+        h, c, gates = _lstm_cell_fwd(xp, projected + xp.matmul(h, w_hh_t), c)
         if w_hr_t is not None:
             h = xp.matmul(h, w_hr_t)
-        out[t], cells[t] = h, c
-    return xp.stack(out), h, c, xp.stack(gates), xp.stack(cells)
+        return (h, c), (h, c, gates)
+    (h, c), (out, cells, gates) = _scan(raw_ns(backend), step, (h, c), (projected,), reverse)
+    return out, h, c, gates, cells
+
+
+def _scan(ns, step, carry, xs, reverse):
+    """``step(carry, xs_t) -> (carry, ys_t)`` over the time steps of ``xs`` (a tuple of (time, ...) arrays, None where
+    absent) in a direction's order: the final carry and each part of ``ys_t`` stacked over time. A Python loop, or the
+    backend's compiled loop (jax's ``lax.scan``) inside a program being traced (``_tiered``, ``xtensor.compile``)."""
+    scan = getattr(ns.backend, "scan", None) if ns.raw else None
+    if scan is not None and any(is_traced(x) for x in xs if x is not None):
+        return scan(step, carry, xs, reverse)
+    steps = next(x for x in xs if x is not None).shape[0]
+    inputs = list(zip(*[[None] * steps if x is None else [x[t, ...] for t in range(steps)] for x in xs]))
+    ys = [None] * steps
+    for t in _time(steps, reverse):
+        carry, ys[t] = step(carry, inputs[t])
+    return carry, tuple(None if y[0] is None else ns.apply("stack", y, (0,)) for y in zip(*ys))
 
 
 def _in_time_order(ns, first, sequence, reverse):
@@ -390,32 +410,67 @@ def _lstm_layer_vjp(ns, grads, ans, x, w_ih, w_hh, b_ih, b_hh, h0, c0, w_hr, rev
                              (steps, batch, 4 * hidden))
     g_h = ns.zeros(h0.shape, h0) if g_h is None else g_h
     g_c = ns.zeros(c0.shape, c0) if g_c is None else g_c
-    g_pre, g_hidden = [None] * steps, [None] * steps  # per step: the gates' pre-activations', the output's
-    for t in reversed(_time(steps, reverse)):
-        g_h = g_hidden[t] = g_h if g_out is None else ns.select(g_out, 0, t) + g_h
+
+    def step(carry, grads):
+        """One step back: the gradients of the state before it, those of its gates' pre-activations and output."""
+        (g_h, g_c), (g_out, g_cells, g_gates, through_h, factors, f) = carry, grads
+        g_h = g_hidden = g_h if g_out is None else g_out + g_h
         if w_hr is not None:
             g_h = ns.matmul(g_h, w_hr)
         if g_cells is not None:
-            g_c = g_c + ns.select(g_cells, 0, t)
-        g_c = g_c + g_h * ns.select(through_h, 0, t)
-        g_pre[t] = ns.apply("cat", [g_c, g_c, g_c, g_h], (1,)) * ns.select(factors, 0, t)
+            g_c = g_c + g_cells
+        g_c = g_c + g_h * through_h
+        g_pre = ns.apply("cat", [g_c, g_c, g_c, g_h], (1,)) * factors
         if g_gates is not None:
-            g_pre[t] = g_pre[t] + ns.select(g_gates, 0, t)
-        g_h = ns.matmul(g_pre[t], w_hh)
-        g_c = g_c * ns.select(f, 0, t)
-    flat = ns.reshape(ns.apply("stack", g_pre, (0,)), (steps * batch, 4 * hidden))
+            g_pre = g_pre + g_gates
+        return (ns.matmul(g_pre, w_hh), g_c * f), (g_pre, None if w_hr is None else g_hidden)
+    (g_h, g_c), (g_pre, g_hidden) = _scan(ns, step, (g_h, g_c), (g_out, g_cells, g_gates, through_h, factors, f),
+                                          not reverse)
+    flat = ns.reshape(g_pre, (steps * batch, 4 * hidden))
     g_w_hh = ns.matmul(ns.mT(flat), ns.reshape(_in_time_order(ns, h0, out, reverse), (steps * batch, -1)))
     g_b = None if b_ih is None else ns.sum(flat, (0,))
     g_w_hr = None
     if w_hr is not None:  # each step's ``o tanh(c)`` was projected
-        g_hidden = ns.reshape(ns.apply("stack", g_hidden, (0,)), (steps * batch, -1))
-        g_w_hr = ns.matmul(ns.mT(g_hidden), ns.reshape(o * tanh_c, (steps * batch, hidden)))
+        g_w_hr = ns.matmul(ns.mT(ns.reshape(g_hidden, (steps * batch, -1))),
+                           ns.reshape(o * tanh_c, (steps * batch, hidden)))
     inputs = ns.reshape(x, (steps * batch, x.shape[2]))
     return (ns.reshape(ns.matmul(flat, w_ih), x.shape), ns.mT(ns.matmul(ns.mT(inputs), flat)), g_w_hh, g_b, g_b, g_h,
             g_c, g_w_hr)
 
 
-_LSTM_LAYER = Op("mkldnn_rnn_layer", _lstm_layer_fwd, vjp_all=_lstm_layer_vjp, nout=5,
+def _leaves(value):
+    """The arrays (and Nones) of nested tuples and lists of them, in order."""
+    return [leaf for v in value for leaf in _leaves(v)] if type(value) in (tuple, list) else [value]
+
+
+def _tiered(fn):
+    """``fn(namespace, *arrays, reverse, backend)`` (the layer's forward or VJP) as the op runs it: on a backend that
+    compiles (jax), from the second call with the same shapes on, one cached program -- its time loop one
+    ``lax.scan`` (``_scan``), so it is traced once whatever the length: ~1 s to compile, then 0.4 ms against 25 ms
+    for jax's dispatch of every array call of 20 steps (16 x 64, forward); a one-off call is not worth compiling.
+    As it is elsewhere, on Tensors (under ``create_graph``) and inside a program being traced."""
+    programs, seen = {}, set()
+
+    def run(namespace, *args):
+        *arrays, reverse, backend = args
+        jit = getattr(backend, "jit", None)
+        if jit is None or not getattr(namespace, "raw", True):
+            return fn(namespace, *args)
+        leaves = _leaves(tuple(arrays))
+        if any(is_traced(leaf) for leaf in leaves):
+            return fn(namespace, *args)
+        key = (reverse, tuple(None if leaf is None else (leaf.shape, str(leaf.dtype)) for leaf in leaves))
+        if key not in seen:
+            seen.add(key)
+            return fn(namespace, *args)
+        program = programs.get((backend, reverse))
+        if program is None:
+            program = programs[backend, reverse] = jit(lambda *arrays: fn(namespace, *arrays, reverse, backend))
+        return program(*arrays)
+    return run
+
+
+_LSTM_LAYER = Op("mkldnn_rnn_layer", _tiered(_lstm_layer_fwd), vjp_all=_tiered(_lstm_layer_vjp), nout=5,
                  saves=(0, 1, 2, 5, 6, 7, "result0", "result3", "result4"))
 
 
