@@ -52,6 +52,16 @@ def test_lstm_values_and_gradients_match_torch(config, with_state):
         np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-10, atol=1e-12)
 
 
+def test_dropout_between_layers_feeds_the_next_layer_node():
+    """With ``dropout=1`` the second layer sees zeros in training (deterministic, so comparable with torch's)."""
+    kwargs = {"num_layers": 2, "dropout": 1.0}
+    weights = _weights(kwargs, "float64")
+    ours = _values_and_grads(*_lstm_and_inputs(xt, kwargs, "float64", True, weights))
+    theirs = _values_and_grads(*_lstm_and_inputs(torch, kwargs, "float64", True, weights))
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-10, atol=1e-12)
+
+
 def test_lstm_float32_matches_torch():
     kwargs = CONFIGS["bidirectional"]
     weights = _weights(kwargs, "float32")
