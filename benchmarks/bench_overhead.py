@@ -579,16 +579,17 @@ def _matmul_case():
 LSTM_SIZES = {"vocab": 50, "embedding": 32, "hidden": 64, "batch": 16, "steps": 20}
 
 
-def _lstm_model(lib):
+def _lstm_model(lib, layer="LSTM"):
     """A small LSTM language model written as PyTorch code (``nn.Embedding``, ``nn.LSTM`` with ``batch_first``,
-    ``nn.Linear`` over every position), for ``lib`` (xtensor or torch)."""
+    ``nn.Linear`` over every position), for ``lib`` (xtensor or torch); ``layer``: the recurrent layer's class name
+    (``"GRU"``: the same model with ``nn.GRU``)."""
     nn, size = lib.nn, LSTM_SIZES
 
     class LanguageModel(nn.Module):
         def __init__(self):
             super().__init__()
             self.embed = nn.Embedding(size["vocab"], size["embedding"])
-            self.lstm = nn.LSTM(size["embedding"], size["hidden"], batch_first=True)
+            self.lstm = getattr(nn, layer)(size["embedding"], size["hidden"], batch_first=True)
             self.head = nn.Linear(size["hidden"], size["vocab"])
 
         def forward(self, tokens):
@@ -597,20 +598,20 @@ def _lstm_model(lib):
     return LanguageModel()
 
 
-def _lstm_weights():
+def _lstm_weights(layer="LSTM"):
     """The xtensor model's weights at seed 0, as numpy arrays: every column starts from them."""
     t = _xt()
     with t.use_backend("numpy"):
         t.manual_seed(0)
-        return {k: v.numpy().copy() for k, v in _lstm_model(t).state_dict().items()}
+        return {k: v.numpy().copy() for k, v in _lstm_model(t, layer).state_dict().items()}
 
 
-def _lstm_lm_step(lib):
+def _lstm_lm_step(lib, layer="LSTM"):
     """One SGD step of the language model over a batch of token sequences (``F.cross_entropy`` of every next
     token); xtensor (under ``use_backend``) and torch run this same code from the same weights."""
     size = LSTM_SIZES
-    model = _lstm_model(lib)
-    model.load_state_dict({k: lib.tensor(v) for k, v in _lstm_weights().items()})
+    model = _lstm_model(lib, layer)
+    model.load_state_dict({k: lib.tensor(v) for k, v in _lstm_weights(layer).items()})
     tokens = lib.tensor(np.random.default_rng(5).integers(0, size["vocab"], (size["batch"], size["steps"] + 1)))
     x, y = tokens[:, :-1], tokens[:, 1:].reshape(-1)
     optimizer = lib.optim.SGD(model.parameters(), lr=0.1)
@@ -624,21 +625,21 @@ def _lstm_lm_step(lib):
     return step
 
 
-def _lstm_case():
+def _lstm_case(layer="LSTM"):
     def xtensor(backend):
         def build():
             t = _xt()
             with t.use_backend(backend):
-                step = _lstm_lm_step(t)
+                step = _lstm_lm_step(t, layer)
             return (lambda: _block_xt(step())) if backend == "jax" else step
         return build
     size = LSTM_SIZES
-    return Case("lstm_lm_step", "lstm",
-                f"SGD step of an LSTM language model (vocab {size['vocab']}, embedding {size['embedding']}, hidden "
-                f"{size['hidden']}, batch {size['batch']} x {size['steps']} tokens): nn.Embedding, nn.LSTM, nn.Linear, "
-                "cross_entropy, optim.SGD",
+    return Case(f"{layer.lower()}_lm_step", "lstm",
+                f"SGD step of an {layer} language model (vocab {size['vocab']}, embedding {size['embedding']}, hidden "
+                f"{size['hidden']}, batch {size['batch']} x {size['steps']} tokens): nn.Embedding, nn.{layer}, "
+                "nn.Linear, cross_entropy, optim.SGD",
                 {"xtensor[numpy]": xtensor("numpy"), "xtensor[jax]": xtensor("jax"),
-                 "torch": lambda: _lstm_lm_step(_torch())})
+                 "torch": lambda: _lstm_lm_step(_torch(), layer)})
 
 
 CASES = {c.name: c for c in (
@@ -647,6 +648,7 @@ CASES = {c.name: c for c in (
     _second_order_case(),
     _mlp_case(),
     _lstm_case(),
+    _lstm_case("GRU"),
     _mlp_memory_case(),
     _view_write_case(),
     _matmul_case(),

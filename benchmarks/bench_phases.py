@@ -43,10 +43,10 @@ def mlp_phases(lib):
     return _training_phases(lib, model, lib.tensor(x), lib.tensor(y), lib.optim.SGD(model.parameters(), lr=0.01))
 
 
-def lstm_phases(lib):
+def lstm_phases(lib, layer="LSTM"):
     size = bo.LSTM_SIZES
-    model = bo._lstm_model(lib)
-    model.load_state_dict({k: lib.tensor(v) for k, v in bo._lstm_weights().items()})
+    model = bo._lstm_model(lib, layer)
+    model.load_state_dict({k: lib.tensor(v) for k, v in bo._lstm_weights(layer).items()})
     tokens = lib.tensor(np.random.default_rng(5).integers(0, size["vocab"], (size["batch"], size["steps"] + 1)))
     return _training_phases(lib, model, tokens[:, :-1], tokens[:, 1:].reshape(-1),
                             lib.optim.SGD(model.parameters(), lr=0.1), flatten=size["vocab"])
@@ -62,7 +62,8 @@ def tiny_graph_phases(lib):
     return [("forward (four recorded ops)", forward), ("backward", lambda: state["loss"].backward())]
 
 
-CASES = {"mlp_step": (mlp_phases, 30), "tiny_graph": (tiny_graph_phases, 200), "lstm_lm_step": (lstm_phases, 3)}
+CASES = {"mlp_step": (mlp_phases, 30), "tiny_graph": (tiny_graph_phases, 200), "lstm_lm_step": (lstm_phases, 3),
+         "gru_lm_step": (lambda lib: lstm_phases(lib, "GRU"), 3)}
 
 
 def measure(names=None, rounds=25, scale=1):
