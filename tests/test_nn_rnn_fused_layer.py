@@ -80,7 +80,7 @@ def test_lstm_layer_node_is_the_step_by_step_path(backend, monkeypatch, config, 
     weights = _weights(kwargs, dtype)
     fused = _values_and_grads(*_lstm_and_inputs(xt, kwargs, dtype, True, weights))
     assert fused[0].grad_fn.name() in ("MkldnnRnnLayerBackward0", "CatBackward0", "TransposeBackward0")
-    monkeypatch.setattr(nn.LSTM, "_layer", _RNNBase._layer)
+    monkeypatch.setattr(nn.LSTM, "_layer", _RNNBase._steps)
     steps = _values_and_grads(*_lstm_and_inputs(xt, kwargs, dtype, True, weights))
     for a, b in zip(fused[:3], steps[:3]):
         np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())

@@ -10,6 +10,7 @@ and direction, cut into steps by one ``unbind`` (``split`` when packed); per ste
 batch goes further: each layer and direction is one node (``_LSTM_LAYER``, PyTorch's CPU LSTM node), whose forward and
 backpropagation through time loop on backend arrays, with no Tensor or node per step.
 """
+import functools
 import math
 
 from ... import _creation
@@ -205,7 +206,21 @@ class _RNNBase(Module):
 
     def _layer(self, seq, weights, state, batch_sizes, packed, reverse):
         """One layer and direction over ``seq`` (time, batch, features; a packed sequence's data when ``packed``)
-        from ``state``, step by step: its output sequence and final state."""
+        from ``state``: its output sequence and final state. One node (``_layer_op``) over a padded batch; step by
+        step over a packed sequence (its batch shrinks over time) and in an autocast region (whose casts the
+        step-by-step path's products take)."""
+        if packed or _autocast_state.active:
+            return self._steps(seq, weights, state, batch_sizes, packed, reverse)
+        w_ih, w_hh, b_ih, b_hh, w_hr = weights
+        tensors = (seq, w_ih, w_hh, b_ih, b_hh, *state)
+        params = (reverse, _unify(tensors))
+        if self.name == "LSTM":  # its projection: one more input where there is one, else its forward's None
+            tensors, params = (tensors + (w_hr,), params) if w_hr is not None else (tensors, (None,) + params)
+        out, *final = apply(self._layer_op, tensors, params)
+        return out, tuple(final[:self.states])
+
+    def _steps(self, seq, weights, state, batch_sizes, packed, reverse):
+        """``_layer`` step by step: a node per operation of each step."""
         w_ih, w_hh, b_ih, b_hh, w_hr = weights
         # every time step's input projection at once, cut into steps by one node
         projected = F.linear(seq, w_ih, self._input_bias(b_ih, b_hh))
@@ -285,6 +300,10 @@ class RNN(_RNNBase):
         super().__init__(*args, **kwargs)
         self.nonlinearity = nonlinearity
 
+    @property
+    def _layer_op(self):
+        return _RNN_LAYERS[self.nonlinearity]
+
     def _cell(self, projected, state, w_hh_t, b_hh):
         pre = addmm(projected, state[0], w_hh_t)
         return (pre.tanh() if self.nonlinearity == "tanh" else pre.relu(),)
@@ -333,35 +352,30 @@ _LSTM_CELL = Op("lstm_cell", _lstm_cell_fwd, vjp_all=_lstm_cell_vjp, nout=3, sav
                 node="ThnnFusedLstmCellBackward0")
 
 
-# ------------------------------------------------------------------ a whole LSTM layer, one node
-# PyTorch's CPU LSTM records one node per layer and direction, MkldnnRnnLayerBackward0 over (input, weight_ih,
-# weight_hh, bias_ih, bias_hh, hx, cx) (for float32 without projection; it records the step-by-step ops otherwise);
-# here too, for every dtype, with a projection as one more input (``weight_hr``). Its forward loops over time on backend
-# arrays -- the input projection one product, then per step the recurrent product and ``_lstm_cell_fwd`` -- with no
-# Tensor or node per step, the step-by-step path's operations in its order, so values are that path's to the bit
-# (eagerly; see ``_tiered`` for jax). Its workspace is what the backward reads: each step's activated gates (time, 4,
-# batch, hidden) and cell state (time, batch, hidden). The VJP is backpropagation through time written against ``ns``,
-# as every VJP (raw arrays when no graph is built; xtensor ops under ``create_graph``, differentiable again, the saved
-# outputs then being outputs of this node, whose gradients it takes in): the cell's formulas (``_lstm_cell_vjp``'s)
-# with their products regrouped, so gradients agree with the step-by-step path's to rounding, not to the bit; each
-# weight's gradient is one product over all the steps. Both loops are ``_scan``s of a step function.
-def _lstm_layer_fwd(xp, x, w_ih, w_hh, b_ih, b_hh, h, c, w_hr, reverse, backend):
+# ------------------------------------------------------------------ a whole layer, one node
+# A layer and direction over a padded batch is one node: its forward loops over time on backend arrays -- the input
+# projection one product, then per step the recurrent product and the cell's formulas -- with no Tensor or node per
+# step, the step-by-step path's operations in its order, so values are that path's to the bit (eagerly; see
+# ``_tiered`` for jax). Its workspace (outputs after the final states) is what the backward reads besides the output.
+# The VJP is backpropagation through time written against ``ns``, as every VJP (raw arrays when no graph is built;
+# xtensor ops under ``create_graph``, differentiable again, the saved outputs then being outputs of this node, whose
+# gradients it takes in): the cell's formulas with what does not depend on the incoming gradient computed once for all
+# steps, so a step back is a few array calls; gradients agree with the step-by-step path's to rounding, not to the
+# bit. Each weight's gradient is one product over all the steps (``_layer_grads``). Both loops are ``_scan``s of a step
+# function. The cells: LSTM (``_LSTM_LAYER``), GRU (``_GRU_LAYER``), RNN (``_RNN_LAYERS``).
+def _projection(xp, x, w_ih, bias):
+    """Every step's input projection (time, batch, gates * hidden) in one product, as the step-by-step path's
+    ``F.linear`` (``addmm``: the bias added to the product)."""
     steps, batch = x.shape[0], x.shape[1]
     projected = xp.matmul(xp.reshape(x, (steps * batch, x.shape[2])), xp.permute_dims(w_ih, (1, 0)))
-    if b_ih is not None:
-        projected = (b_ih + b_hh) + projected
-    projected = xp.reshape(projected, (steps, batch, projected.shape[1]))
-    w_hh_t = backend.contiguous_copy(xp.permute_dims(w_hh, (1, 0)))  # (as the step-by-step path: see ``_layer``)
-    w_hr_t = None if w_hr is None else xp.permute_dims(w_hr, (1, 0))
+    if bias is not None:
+        projected = bias + projected
+    return xp.reshape(projected, (steps, batch, projected.shape[1]))
 
-    def step(state, inputs):
-        (h, c), (projected,) = state, inputs
-        h, c, gates = _lstm_cell_fwd(xp, projected + xp.matmul(h, w_hh_t), c)
-        if w_hr_t is not None:
-            h = xp.matmul(h, w_hr_t)
-        return (h, c), (h, c, gates)
-    (h, c), (out, cells, gates) = _scan(raw_ns(backend), step, (h, c), (projected,), reverse)
-    return out, h, c, gates, cells
+
+def _recurrent_weight(xp, w_hh, backend):
+    """``w_hh`` transposed into its own memory, as the step-by-step path's (see ``_RNNBase._layer``)."""
+    return backend.contiguous_copy(xp.permute_dims(w_hh, (1, 0)))
 
 
 def _scan(ns, step, carry, xs, reverse):
@@ -386,6 +400,75 @@ def _in_time_order(ns, first, sequence, reverse):
     parts = [ns.narrow(sequence, 0, 1, steps - 1), ns.unsqueeze(first, 0)] if reverse else \
         [ns.unsqueeze(first, 0), ns.narrow(sequence, 0, 0, steps - 1)]
     return ns.apply("cat", parts, (0,))
+
+
+def _layer_grads(ns, x, w_ih, bias, g_in, g_rec, before):
+    """The gradients of the input, ``weight_ih``, ``weight_hh``, ``bias_ih`` and ``bias_hh`` (None without ``bias``)
+    from those of every step's input projection ``g_in`` and recurrent product ``g_rec`` (time, batch, gates * hidden;
+    one array where they are the same) and the states the steps started from, ``before``: one product each."""
+    steps, batch, width = g_in.shape
+    flat_in = ns.reshape(g_in, (steps * batch, width))
+    flat_rec = flat_in if g_rec is g_in else ns.reshape(g_rec, (steps * batch, width))
+    inputs = ns.reshape(x, (steps * batch, x.shape[2]))
+    g_w_hh = ns.matmul(ns.mT(flat_rec), ns.reshape(before, (steps * batch, -1)))
+    g_b_ih = g_b_hh = None
+    if bias is not None:
+        g_b_ih = ns.sum(flat_in, (0,))
+        g_b_hh = g_b_ih if flat_rec is flat_in else ns.sum(flat_rec, (0,))
+    return (ns.reshape(ns.matmul(flat_in, w_ih), x.shape), ns.mT(ns.matmul(ns.mT(inputs), flat_in)), g_w_hh, g_b_ih,
+            g_b_hh)
+
+
+def _leaves(value):
+    """The arrays (and Nones) of nested tuples and lists of them, in order."""
+    return [leaf for v in value for leaf in _leaves(v)] if type(value) in (tuple, list) else [value]
+
+
+def _tiered(fn):
+    """``fn(namespace, *arrays, reverse, backend)`` (the layer's forward or VJP) as the op runs it: on a backend that
+    compiles (jax), from the second call with the same shapes on, one cached program -- its time loop one
+    ``lax.scan`` (``_scan``), so it is traced once whatever the length: ~1 s to compile, then 0.4 ms against 25 ms
+    for jax's dispatch of every array call of 20 steps (16 x 64, forward); a one-off call is not worth compiling.
+    As it is elsewhere, on Tensors (under ``create_graph``) and inside a program being traced."""
+    programs, seen = {}, set()
+
+    def run(namespace, *args):
+        *arrays, reverse, backend = args
+        jit = getattr(backend, "jit", None)
+        if jit is None or not getattr(namespace, "raw", True):
+            return fn(namespace, *args)
+        leaves = _leaves(tuple(arrays))
+        if any(is_traced(leaf) for leaf in leaves):
+            return fn(namespace, *args)
+        key = (reverse, tuple(None if leaf is None else (leaf.shape, str(leaf.dtype)) for leaf in leaves))
+        if key not in seen:
+            seen.add(key)
+            return fn(namespace, *args)
+        program = programs.get((backend, reverse))
+        if program is None:
+            program = programs[backend, reverse] = jit(lambda *arrays: fn(namespace, *arrays, reverse, backend))
+        return program(*arrays)
+    return run
+
+
+# The LSTM: PyTorch's CPU LSTM records one node per layer and direction, MkldnnRnnLayerBackward0 over (input,
+# weight_ih, weight_hh, bias_ih, bias_hh, hx, cx) (for float32 without projection; it records the step-by-step ops
+# otherwise); here too, for every dtype, with a projection as one more input (``weight_hr``). Its workspace: each
+# step's activated gates (time, 4, batch, hidden) and cell state (time, batch, hidden). Its VJP is
+# ``_lstm_cell_vjp``'s formulas with their products regrouped.
+def _lstm_layer_fwd(xp, x, w_ih, w_hh, b_ih, b_hh, h, c, w_hr, reverse, backend):
+    projected = _projection(xp, x, w_ih, None if b_ih is None else b_ih + b_hh)
+    w_hh_t = _recurrent_weight(xp, w_hh, backend)
+    w_hr_t = None if w_hr is None else xp.permute_dims(w_hr, (1, 0))
+
+    def step(state, inputs):
+        (h, c), (projected,) = state, inputs
+        h, c, gates = _lstm_cell_fwd(xp, projected + xp.matmul(h, w_hh_t), c)
+        if w_hr_t is not None:
+            h = xp.matmul(h, w_hr_t)
+        return (h, c), (h, c, gates)
+    (h, c), (out, cells, gates) = _scan(raw_ns(backend), step, (h, c), (projected,), reverse)
+    return out, h, c, gates, cells
 
 
 def _lstm_layer_vjp(ns, grads, ans, x, w_ih, w_hh, b_ih, b_hh, h0, c0, w_hr, reverse, backend):
@@ -426,71 +509,121 @@ def _lstm_layer_vjp(ns, grads, ans, x, w_ih, w_hh, b_ih, b_hh, h0, c0, w_hr, rev
         return (ns.matmul(g_pre, w_hh), g_c * f), (g_pre, None if w_hr is None else g_hidden)
     (g_h, g_c), (g_pre, g_hidden) = _scan(ns, step, (g_h, g_c), (g_out, g_cells, g_gates, through_h, factors, f),
                                           not reverse)
-    flat = ns.reshape(g_pre, (steps * batch, 4 * hidden))
-    g_w_hh = ns.matmul(ns.mT(flat), ns.reshape(_in_time_order(ns, h0, out, reverse), (steps * batch, -1)))
-    g_b = None if b_ih is None else ns.sum(flat, (0,))
     g_w_hr = None
     if w_hr is not None:  # each step's ``o tanh(c)`` was projected
         g_w_hr = ns.matmul(ns.mT(ns.reshape(g_hidden, (steps * batch, -1))),
                            ns.reshape(o * tanh_c, (steps * batch, hidden)))
-    inputs = ns.reshape(x, (steps * batch, x.shape[2]))
-    return (ns.reshape(ns.matmul(flat, w_ih), x.shape), ns.mT(ns.matmul(ns.mT(inputs), flat)), g_w_hh, g_b, g_b, g_h,
-            g_c, g_w_hr)
-
-
-def _leaves(value):
-    """The arrays (and Nones) of nested tuples and lists of them, in order."""
-    return [leaf for v in value for leaf in _leaves(v)] if type(value) in (tuple, list) else [value]
-
-
-def _tiered(fn):
-    """``fn(namespace, *arrays, reverse, backend)`` (the layer's forward or VJP) as the op runs it: on a backend that
-    compiles (jax), from the second call with the same shapes on, one cached program -- its time loop one
-    ``lax.scan`` (``_scan``), so it is traced once whatever the length: ~1 s to compile, then 0.4 ms against 25 ms
-    for jax's dispatch of every array call of 20 steps (16 x 64, forward); a one-off call is not worth compiling.
-    As it is elsewhere, on Tensors (under ``create_graph``) and inside a program being traced."""
-    programs, seen = {}, set()
-
-    def run(namespace, *args):
-        *arrays, reverse, backend = args
-        jit = getattr(backend, "jit", None)
-        if jit is None or not getattr(namespace, "raw", True):
-            return fn(namespace, *args)
-        leaves = _leaves(tuple(arrays))
-        if any(is_traced(leaf) for leaf in leaves):
-            return fn(namespace, *args)
-        key = (reverse, tuple(None if leaf is None else (leaf.shape, str(leaf.dtype)) for leaf in leaves))
-        if key not in seen:
-            seen.add(key)
-            return fn(namespace, *args)
-        program = programs.get((backend, reverse))
-        if program is None:
-            program = programs[backend, reverse] = jit(lambda *arrays: fn(namespace, *arrays, reverse, backend))
-        return program(*arrays)
-    return run
+    return _layer_grads(ns, x, w_ih, b_ih, g_pre, g_pre, _in_time_order(ns, h0, out, reverse)) + (g_h, g_c, g_w_hr)
 
 
 _LSTM_LAYER = Op("mkldnn_rnn_layer", _tiered(_lstm_layer_fwd), vjp_all=_tiered(_lstm_layer_vjp), nout=5,
                  saves=(0, 1, 2, 5, 6, 7, "result0", "result3", "result4"))
 
 
+# The GRU (PyTorch records its step-by-step ops on CPU, and its fused GRU cell only on CUDA: no PyTorch node is a whole
+# GRU layer, so this one is xtensor's own, GruLayerBackward, over (input, weight_ih, weight_hh, bias_ih, bias_hh,
+# hx)). Its workspace: each step's r, z, n and hidden product's n block ``W_hn h + b_hn`` (time, 4, batch, hidden).
+def _gru_layer_fwd(xp, x, w_ih, w_hh, b_ih, b_hh, h, reverse, backend):
+    ns = raw_ns(backend)
+    projected = _projection(xp, x, w_ih, b_ih)
+    w_hh_t = _recurrent_weight(xp, w_hh, backend)
+    size = h.shape[-1]
+    r_, z_, n_ = slice(0, size), slice(size, 2 * size), slice(2 * size, 3 * size)
+
+    def step(h, inputs):
+        (projected,) = inputs
+        hidden = xp.matmul(h, w_hh_t) if b_hh is None else b_hh + xp.matmul(h, w_hh_t)
+        r = ns.sigmoid(projected[:, r_] + hidden[:, r_])
+        z = ns.sigmoid(projected[:, z_] + hidden[:, z_])
+        hn = hidden[:, n_]
+        n = ns.tanh(projected[:, n_] + r * hn)
+        h = (1 - z) * n + z * h
+        return h, (h, r, z, n, hn)
+    h, (out, *workspace) = _scan(ns, step, h, (projected,), reverse)
+    return out, h, xp.stack(workspace, axis=1)
+
+
+def _gru_layer_vjp(ns, grads, ans, x, w_ih, w_hh, b_ih, b_hh, h0, reverse, backend):
+    """Backpropagation through time: per unit of a step's ``g_h`` (the gradient of its ``h'``), the gradients of its
+    pre-activations are factors of the forward's values computed once for all steps, so a step back is ~6 array calls.
+    The n block of the input projection's gradient is the recurrent product's without the factor ``r``."""
+    g_out, g_h, g_work = grads
+    out, _, work = ans
+    r, z, n, hn = (ns.select(work, 1, k) for k in range(4))
+    before = _in_time_order(ns, h0, out, reverse)
+    r_slope, z_slope, n_slope = r * (1 - r), z * (1 - z), 1 - n * n
+    d_n = (1 - z) * n_slope  # h' = (1 - z) n + z h, n = tanh(a_n), a_n = x_n + r hn, r = sigmoid(a_r), z = sigmoid(a_z)
+    d_r = d_n * hn * r_slope
+    factors = ns.apply("cat", [d_r, (before - n) * z_slope, d_n * r], (2,))
+    extra = extra_n = None
+    if g_work is not None:  # (under create_graph: the workspace's own gradients, through the cell's formulas)
+        w_r, w_z, w_n, w_hn = (ns.select(g_work, 1, k) for k in range(4))
+        extra_n = w_n * n_slope
+        extra = ns.apply("cat", [(extra_n * hn + w_r) * r_slope, w_z * z_slope, extra_n * r + w_hn], (2,))
+    g_h = ns.zeros(h0.shape, h0) if g_h is None else g_h
+
+    def step(g_h, grads):
+        """One step back: the gradient of the state before it, those of its recurrent product and its ``h'``."""
+        g_out, factors, extra, z = grads
+        g = g_h if g_out is None else g_out + g_h
+        g_rec = ns.apply("cat", [g, g, g], (1,)) * factors
+        if extra is not None:
+            g_rec = g_rec + extra
+        return ns.matmul(g_rec, w_hh) + g * z, (g_rec, g)
+    g_h, (g_rec, g_new) = _scan(ns, step, g_h, (g_out, factors, extra, z), not reverse)
+    size = h0.shape[-1]
+    g_n = g_new * d_n if extra_n is None else g_new * d_n + extra_n
+    g_in = ns.apply("cat", [ns.narrow(g_rec, 2, 0, 2 * size), g_n], (2,))
+    return _layer_grads(ns, x, w_ih, b_ih, g_in, g_rec, before) + (g_h,)
+
+
+_GRU_LAYER = Op("gru_layer", _tiered(_gru_layer_fwd), vjp_all=_tiered(_gru_layer_vjp), nout=3,
+                saves=(0, 1, 2, 5, "result0", "result2"), node="GruLayerBackward")
+
+
+# The Elman RNN (PyTorch records its step-by-step ops on CPU: RnnTanhLayerBackward, RnnReluLayerBackward are
+# xtensor's own names). No workspace: the activation's slope is read from the output.
+def _rnn_layer_fwd(nonlinearity, xp, x, w_ih, w_hh, b_ih, b_hh, h, reverse, backend):
+    ns = raw_ns(backend)
+    projected = _projection(xp, x, w_ih, None if b_ih is None else b_ih + b_hh)
+    w_hh_t = _recurrent_weight(xp, w_hh, backend)
+    activation = getattr(ns, nonlinearity)
+
+    def step(h, inputs):
+        h = activation(inputs[0] + xp.matmul(h, w_hh_t))
+        return h, (h,)
+    h, (out,) = _scan(ns, step, h, (projected,), reverse)
+    return out, h
+
+
+def _rnn_layer_vjp(nonlinearity, ns, grads, ans, x, w_ih, w_hh, b_ih, b_hh, h0, reverse, backend):
+    """Backpropagation through time, a step back ~3 array calls: the gradient through the activation (tanh: times
+    ``1 - h'^2``; relu: where ``h' > 0``, NaN kept, as ``relu``'s VJP), then through the recurrent product."""
+    g_out, g_h = grads
+    out, _ = ans
+    slopes = 1 - out * out if nonlinearity == "tanh" else ~(out <= 0)
+    through = (lambda g, slope: g * slope) if nonlinearity == "tanh" else (lambda g, mask: ns.where_zero(mask, g))
+    g_h = ns.zeros(h0.shape, h0) if g_h is None else g_h
+
+    def step(g_h, grads):
+        g_out, slope = grads
+        g_pre = through(g_h if g_out is None else g_out + g_h, slope)
+        return ns.matmul(g_pre, w_hh), (g_pre,)
+    g_h, (g_pre,) = _scan(ns, step, g_h, (g_out, slopes), not reverse)
+    return _layer_grads(ns, x, w_ih, b_ih, g_pre, g_pre, _in_time_order(ns, h0, out, reverse)) + (g_h,)
+
+
+_RNN_LAYERS = {nonlinearity: Op(f"rnn_{nonlinearity}_layer", _tiered(functools.partial(_rnn_layer_fwd, nonlinearity)),
+                                vjp_all=_tiered(functools.partial(_rnn_layer_vjp, nonlinearity)), nout=2,
+                                saves=(0, 1, 2, 5, "result0"), node=f"Rnn{nonlinearity.capitalize()}LayerBackward")
+               for nonlinearity in ("tanh", "relu")}
+
+
 class LSTM(_RNNBase):
     """Gates ``i, f, g, o`` (PyTorch's order): ``c' = f c + i g``, ``h' = o tanh(c')``, with ``proj_size``
     projected: ``h' = W_hr (o tanh(c'))``."""
 
-    gates, states, name = 4, 2, "LSTM"
-
-    def _layer(self, seq, weights, state, batch_sizes, packed, reverse):
-        """The whole layer as one node (``_LSTM_LAYER``); step by step for a packed sequence (its batch shrinks over
-        time) and in an autocast region (whose casts the step-by-step path's products take)."""
-        if packed or _autocast_state.active:
-            return super()._layer(seq, weights, state, batch_sizes, packed, reverse)
-        w_ih, w_hh, b_ih, b_hh, w_hr = weights
-        tensors = (seq, w_ih, w_hh, b_ih, b_hh, *state)
-        params = (reverse, _unify(tensors))
-        out, h, c, _, _ = apply(_LSTM_LAYER, tensors + (w_hr,), params) if w_hr is not None else \
-            apply(_LSTM_LAYER, tensors, (None,) + params)
-        return out, (h, c)
+    gates, states, name, _layer_op = 4, 2, "LSTM", _LSTM_LAYER
 
     def _cell(self, projected, state, w_hh_t, b_hh):
         h, c = state
@@ -502,7 +635,7 @@ class GRU(_RNNBase):
     """Gates ``r, z, n`` (PyTorch's order): ``n = tanh(W_in x + b_in + r (W_hn h + b_hn))``,
     ``h' = (1 - z) n + z h``."""
 
-    gates, name = 3, "GRU"
+    gates, name, _layer_op = 3, "GRU", _GRU_LAYER
 
     def _cell(self, projected, state, w_hh_t, b_hh):
         (h,) = state
