@@ -1,6 +1,7 @@
 """``nn.LSTM`` runs each layer and direction as one node (MkldnnRnnLayerBackward0, PyTorch's CPU LSTM node): its values
 are the step-by-step path's to the bit on every backend and its gradients that path's to rounding; both are PyTorch's,
-to first and second order; its graph is named as PyTorch's; packed input keeps the step-by-step path."""
+to first and second order; its graph is named as PyTorch's; packed input keeps the step-by-step path. (GRU and RNN:
+test_nn_rnn_layer_nodes.py; on jax, the LSTM's and the GRU's compiled loop here.)"""
 import numpy as np
 import pytest
 
@@ -203,25 +204,35 @@ def test_bad_sequences_and_states_raise_torchs_error(make, call):
     assert theirs is not None and _error(xt, make, call) == theirs
 
 
-def test_jax_repeated_layer_is_one_compiled_loop_with_the_eager_results(monkeypatch):
+def _outputs_and_grads(module, x, hx):
+    """A recurrent layer's output, final states (one or two) and the gradients of a loss of them."""
+    out, final = module(x, hx if len(hx) > 1 else hx[0])
+    final = final if isinstance(final, tuple) else (final,)
+    ((out * out).sum() + sum((f * f).sum() for f in final)).backward()
+    return [out, *final, x.grad, *(h.grad for h in hx), *(p.grad for p in module.parameters())]
+
+
+@pytest.mark.parametrize("kind, kwargs, states", [
+    ("LSTM", {"proj_size": 2, "input_size": 7, "hidden_size": 6}, [(1, 3, 2), (1, 3, 6)]),
+    ("GRU", {"input_size": 7, "hidden_size": 4}, [(1, 3, 4)])])
+def test_jax_repeated_layer_is_one_compiled_loop_with_the_eager_results(monkeypatch, kind, kwargs, states):
     """On jax, from the second call with the same shapes on, the layer's forward and VJP each run as one compiled
     program whose time loop is one ``lax.scan``; its results are the first (eager) call's, to rounding."""
     pytest.importorskip("jax")
     adapter = type(xt.get_backend("jax"))
     scans, scan = [], adapter.scan
     monkeypatch.setattr(adapter, "scan", lambda self, *args, **kwargs: scans.append(1) or scan(self, *args, **kwargs))
-    kwargs = {"proj_size": 2, "input_size": 7, "hidden_size": 6}  # shapes of this test alone: the repeat traces afresh
+    # (shapes of this test alone: the repeat traces afresh)
     xt.manual_seed(0)
-    weights = {k: v.numpy() for k, v in nn.LSTM(**kwargs).double().state_dict().items()}
+    weights = {k: v.numpy() for k, v in getattr(nn, kind)(**kwargs).double().state_dict().items()}
     data = np.random.default_rng(2).standard_normal((5, 3, 7))
     runs = []
     with xt.use_backend("jax"):
         for _ in range(3):
-            module = nn.LSTM(**kwargs).double()
+            module = getattr(nn, kind)(**kwargs).double()
             module.load_state_dict({k: xt.tensor(v) for k, v in weights.items()})
-            hx = (xt.zeros(1, 3, 2, dtype=xt.float64, requires_grad=True),
-                  xt.zeros(1, 3, 6, dtype=xt.float64, requires_grad=True))
-            runs.append(_values_and_grads(module, xt.tensor(data, requires_grad=True), hx))
+            hx = tuple(xt.zeros(*shape, dtype=xt.float64, requires_grad=True) for shape in states)
+            runs.append(_outputs_and_grads(module, xt.tensor(data, requires_grad=True), hx))
     assert len(scans) == 2  # traced once each: the forward and the VJP
     for eager, compiled in zip(runs[0], runs[2]):
         np.testing.assert_allclose(compiled.detach().numpy(), eager.detach().numpy(), rtol=1e-12, atol=1e-14)

@@ -1,7 +1,8 @@
 """``nn.GRU`` and ``nn.RNN`` run each layer and direction over a padded batch as one node, as ``nn.LSTM`` does
 (GruLayerBackward, RnnTanhLayerBackward, RnnReluLayerBackward: xtensor's own names, PyTorch's CPU GRU and RNN record
 their step-by-step ops): values are the step-by-step path's to the bit on every backend, gradients that path's to
-rounding; both are PyTorch's, to first and second order; packed input keeps the step-by-step path."""
+rounding; both are PyTorch's, to first and second order; packed input keeps the step-by-step path. (jax's compiled
+loop: test_nn_rnn_fused_layer.py.)"""
 import numpy as np
 import pytest
 
@@ -141,26 +142,3 @@ def test_bad_input_raises_torchs_error(call):
     """(The node would compute in the promoted dtype: dtypes are checked up front, as PyTorch does.)"""
     theirs = _error(torch, call)
     assert theirs is not None and _error(xt, call) == theirs
-
-
-def test_jax_repeated_gru_layer_is_one_compiled_loop_with_the_eager_results(monkeypatch):
-    """On jax, from the second call with the same shapes on, the GRU layer's forward and VJP each run as one compiled
-    program whose time loop is one ``lax.scan``; its results are the first (eager) call's, to rounding."""
-    pytest.importorskip("jax")
-    adapter = type(xt.get_backend("jax"))
-    scans, scan = [], adapter.scan
-    monkeypatch.setattr(adapter, "scan", lambda self, *args, **kwargs: scans.append(1) or scan(self, *args, **kwargs))
-    kwargs = {"input_size": 7, "hidden_size": 4}  # shapes of this test alone: the repeat traces afresh
-    xt.manual_seed(0)
-    weights = {k: v.numpy() for k, v in nn.GRU(**kwargs).double().state_dict().items()}
-    data = np.random.default_rng(2).standard_normal((5, 3, 7))
-    runs = []
-    with xt.use_backend("jax"):
-        for _ in range(3):
-            module = nn.GRU(**kwargs).double()
-            module.load_state_dict({k: xt.tensor(v) for k, v in weights.items()})
-            runs.append(_values_and_grads(module, xt.tensor(data, requires_grad=True),
-                                          xt.zeros(1, 3, 4, dtype=xt.float64, requires_grad=True)))
-    assert len(scans) == 2  # traced once each: the forward and the VJP
-    for eager, compiled in zip(runs[0], runs[2]):
-        np.testing.assert_allclose(compiled.detach().numpy(), eager.detach().numpy(), rtol=1e-12, atol=1e-14)

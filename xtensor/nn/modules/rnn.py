@@ -6,9 +6,10 @@ Each layer and direction runs its cell over the time steps with xtensor ops, so 
 any order) and every backend come for free. The input projection of all time steps is one matmul per layer
 and direction, cut into steps by one ``unbind`` (``split`` when packed); per step the recurrent part is one
 ``addmm`` onto the step's projection (the weight transposed and copied once per sequence), its gates one
-``chunk`` -- an LSTM's gates and cell update are one fused node instead (``_LSTM_CELL``). An ``LSTM`` over a padded
-batch goes further: each layer and direction is one node (``_LSTM_LAYER``, PyTorch's CPU LSTM node), whose forward and
-backpropagation through time loop on backend arrays, with no Tensor or node per step.
+``chunk`` -- an LSTM's gates and cell update are one fused node instead (``_LSTM_CELL``). That is the path of a
+packed sequence. Over a padded batch each layer and direction is one node (``_LSTM_LAYER``, PyTorch's CPU LSTM node;
+``_GRU_LAYER``, ``_RNN_LAYERS``, xtensor's own), whose forward and backpropagation through time loop on backend arrays,
+with no Tensor or node per step.
 """
 import functools
 import math
