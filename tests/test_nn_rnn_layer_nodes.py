@@ -125,6 +125,24 @@ def test_second_order_gradients_match_torch(config):
         np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-9, atol=1e-12)
 
 
+def _graph(fn, depth):
+    """The node names of the graph from ``fn``, ``depth`` levels down, depth first."""
+    if fn is None or depth < 0:
+        return []
+    return [fn.name()] + [name for child, _ in fn.next_functions for name in _graph(child, depth - 1)]
+
+
+def test_gru_step_updates_the_state_as_torch():
+    """The step-by-step path (packed input, ``GRUCell``) and the layer node compute ``h' = (h - n) z + n``, PyTorch's
+    three ops (not ``(1 - z) n + z h``'s four)."""
+    graphs = []
+    for lib in (xt, torch):
+        cell = lib.nn.GRUCell(3, 4)
+        graphs.append(_graph(cell(lib.randn(2, 3), lib.randn(2, 4, requires_grad=True)).grad_fn, 2))
+    assert graphs[0] == graphs[1] == ["AddBackward0", "MulBackward0", "SubBackward0", "SigmoidBackward0",
+                                      "TanhBackward0", "AddBackward0"]
+
+
 def _error(lib, call):
     try:
         call(lib)

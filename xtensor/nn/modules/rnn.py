@@ -538,7 +538,7 @@ def _gru_layer_fwd(xp, x, w_ih, w_hh, b_ih, b_hh, h, reverse, backend):
         z = ns.sigmoid(projected[:, z_] + hidden[:, z_])
         hn = hidden[:, n_]
         n = ns.tanh(projected[:, n_] + r * hn)
-        h = (1 - z) * n + z * h
+        h = (h - n) * z + n
         return h, (h, r, z, n, hn)
     h, (out, *workspace) = _scan(ns, step, h, (projected,), reverse)
     return out, h, xp.stack(workspace, axis=1)
@@ -553,7 +553,7 @@ def _gru_layer_vjp(ns, grads, ans, x, w_ih, w_hh, b_ih, b_hh, h0, reverse, backe
     r, z, n, hn = (ns.select(work, 1, k) for k in range(4))
     before = _in_time_order(ns, h0, out, reverse)
     r_slope, z_slope, n_slope = r * (1 - r), z * (1 - z), 1 - n * n
-    d_n = (1 - z) * n_slope  # h' = (1 - z) n + z h, n = tanh(a_n), a_n = x_n + r hn, r = sigmoid(a_r), z = sigmoid(a_z)
+    d_n = (1 - z) * n_slope  # h' = (h - n) z + n, n = tanh(a_n), a_n = x_n + r hn, r = sigmoid(a_r), z = sigmoid(a_z)
     d_r = d_n * hn * r_slope
     factors = ns.apply("cat", [d_r, (before - n) * z_slope, d_n * r], (2,))
     extra = extra_n = None
@@ -634,7 +634,7 @@ class LSTM(_RNNBase):
 
 class GRU(_RNNBase):
     """Gates ``r, z, n`` (PyTorch's order): ``n = tanh(W_in x + b_in + r (W_hn h + b_hn))``,
-    ``h' = (1 - z) n + z h``."""
+    ``h' = (1 - z) n + z h``, computed as PyTorch's ``(h - n) z + n`` (its ops, its rounding)."""
 
     gates, name, _layer_op = 3, "GRU", _GRU_LAYER
 
@@ -645,7 +645,7 @@ class GRU(_RNNBase):
         hr, hz, hn = hidden.chunk(3, 1)
         r, z = (xr + hr).sigmoid(), (xz + hz).sigmoid()
         n = (xn + r * hn).tanh()
-        return ((1 - z) * n + z * h,)
+        return ((h - n) * z + n,)
 
     def _input_bias(self, b_ih, b_hh):
         return b_ih
