@@ -582,7 +582,7 @@ LSTM_SIZES = {"vocab": 50, "embedding": 32, "hidden": 64, "batch": 16, "steps": 
 def _lstm_model(lib, layer="LSTM"):
     """A small LSTM language model written as PyTorch code (``nn.Embedding``, ``nn.LSTM`` with ``batch_first``,
     ``nn.Linear`` over every position), for ``lib`` (xtensor or torch); ``layer``: the recurrent layer's class name
-    (``"GRU"``: the same model with ``nn.GRU``)."""
+    (``"GRU"``, ``"RNN"``: the same model with ``nn.GRU``, ``nn.RNN``)."""
     nn, size = lib.nn, LSTM_SIZES
 
     class LanguageModel(nn.Module):
@@ -649,6 +649,7 @@ CASES = {c.name: c for c in (
     _mlp_case(),
     _lstm_case(),
     _lstm_case("GRU"),
+    _lstm_case("RNN"),
     _mlp_memory_case(),
     _view_write_case(),
     _matmul_case(),

@@ -63,7 +63,8 @@ def tiny_graph_phases(lib):
 
 
 CASES = {"mlp_step": (mlp_phases, 30), "tiny_graph": (tiny_graph_phases, 200), "lstm_lm_step": (lstm_phases, 3),
-         "gru_lm_step": (lambda lib: lstm_phases(lib, "GRU"), 3)}
+         "gru_lm_step": (lambda lib: lstm_phases(lib, "GRU"), 3),
+         "rnn_lm_step": (lambda lib: lstm_phases(lib, "RNN"), 3)}
 
 
 def measure(names=None, rounds=25, scale=1):
