@@ -375,7 +375,7 @@ def _projection(xp, x, w_ih, bias):
 
 
 def _recurrent_weight(xp, w_hh, backend):
-    """``w_hh`` transposed into its own memory, as the step-by-step path's (see ``_RNNBase._layer``)."""
+    """``w_hh`` transposed into its own memory, as the step-by-step path's (see ``_RNNBase._steps``)."""
     return backend.contiguous_copy(xp.permute_dims(w_hh, (1, 0)))
 
 
