@@ -23,6 +23,8 @@ class ArrayAPIAdapter:
     native_indexing = False  # True where ``arr[index]`` takes numpy-style advanced indices
     host = False  # a host backend's tensors may meet any other backend's (like numpy arrays meet jax arrays)
     compiles = False  # whether xtensor.compile can trace a step into one program (jax); else it runs eagerly
+    # the array type whose ops dispatch runs through ``op_kernel`` (jax's concrete arrays); None: no backend array
+    kernel_array_type = None
     # ``native_conv(x, w, stride, pads, lhs_dilation, dilation, groups)``: a library's convolution kernel (jax's);
     # None: conv1d/conv2d take windows of the input and one einsum, written once against the standard
     native_conv = None
@@ -56,6 +58,11 @@ class ArrayAPIAdapter:
             why = self.unsupported.get(dtype)
             raise TypeError(f"dtype {dtype} is not supported by backend {self.name!r}" + (f": {why}" if why else "")) \
                 from None
+
+    def op_kernel(self, forward):
+        """``forward`` (an op's eager forward on one array of ``kernel_array_type``) compiled, or None: dispatch runs
+        it in the forward's place (``_dispatch.kernel_forward``)."""
+        return None
 
     # -- conversion -------------------------------------------------------------------------
     def from_numpy(self, a):

@@ -1,0 +1,74 @@
+"""On jax, an eager unary op or whole-tensor reduction runs its forward as one cached ``jax.jit`` program per op
+(``_dispatch.kernel_forward``): the same values as ``jax.numpy``, compiled once per signature, plain primitives inside
+an outer trace, and the plain forward where the forward cannot compile."""
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+import jax.numpy as jnp  # noqa: E402
+
+import xtensor as t  # noqa: E402
+from xtensor._dispatch import Op, apply  # noqa: E402
+from xtensor._table import TABLE  # noqa: E402
+from xtensor.ops.reductions import _SUM  # noqa: E402
+
+
+@pytest.fixture
+def on_jax():
+    with t.use_backend("jax"):
+        yield
+
+
+def _values():
+    return np.linspace(-2.0, 2.0, 12, dtype=np.float32).reshape(3, 4)
+
+
+@pytest.mark.parametrize("spell", [lambda x: x.exp(), lambda x: t.exp(x)], ids=["method", "function"])
+def test_exp_is_jax_numpys_exp_bit_for_bit(on_jax, spell):
+    np.testing.assert_array_equal(spell(t.tensor(_values())).numpy(), np.asarray(jnp.exp(jnp.asarray(_values()))))
+
+
+@pytest.mark.parametrize("reduce", ["sum", "mean"])
+def test_whole_reduction_is_jax_numpys(on_jax, reduce):
+    x = t.tensor(_values())
+    got = getattr(x, reduce)()
+    assert got.shape == () and got.dtype == t.float32
+    np.testing.assert_array_equal(got.numpy(), np.asarray(getattr(jnp, reduce)(jnp.asarray(_values()))))
+
+
+def test_compiled_forward_records_the_same_gradient(on_jax):
+    x = t.tensor(_values(), requires_grad=True)
+    x.exp().sigmoid().sum().backward()
+    expected = jax.grad(lambda a: jax.nn.sigmoid(jnp.exp(a)).sum())(jnp.asarray(_values()))
+    np.testing.assert_allclose(x.grad.numpy(), np.asarray(expected), rtol=1e-6)
+    assert type(x.grad._value) is type(jnp.zeros(1))
+
+
+def test_an_ops_kernel_compiles_once_per_shape(on_jax):
+    x, y = t.tensor(_values()), t.tensor(_values()[:2])
+    for _ in range(3):
+        x.tanh(), y.tanh(), x.sum(), x.sum()
+    tanh_kernel, result_dtype = TABLE["tanh"].op._kernels[t.float32]
+    assert result_dtype is t.float32 and tanh_kernel._cache_size() == 2  # the two shapes, not six calls
+    sum_kernel, _ = _SUM._kernels[(t.float32, (0, 1))]  # (keyed by the rank's dims)
+    assert sum_kernel._cache_size() == 1
+
+
+def test_inside_an_outer_trace_the_ops_stay_primitives(on_jax):
+    jaxpr = jax.make_jaxpr(lambda a: t.tensor(a).exp().sum()._value)(jnp.asarray(_values()))
+    assert [e.primitive.name for e in jaxpr.jaxpr.eqns] == ["exp", "reduce_sum"]
+
+
+def test_a_forward_that_reads_values_on_the_host_keeps_the_plain_forward(on_jax):
+    scaled = Op("scaled_by_host_max", lambda xp, a: a / float(xp.max(a)), differentiable=False)
+    x = t.tensor(_values())
+    np.testing.assert_allclose(apply(scaled, (x,)).numpy(), _values() / 2.0)
+    kernel, _ = scaled._kernels[t.float32]
+    assert not hasattr(kernel, "lower")  # not a jax.jit: the forward itself
+    np.testing.assert_allclose(apply(scaled, (x * 2,)).numpy(), _values() / 2.0)
+
+
+def test_results_made_in_inference_mode_are_inference_tensors(on_jax):
+    x = t.tensor(_values())
+    with t.inference_mode():
+        assert x.exp().is_inference() and x.sum().is_inference()
