@@ -23,8 +23,6 @@ class ArrayAPIAdapter:
     native_indexing = False  # True where ``arr[index]`` takes numpy-style advanced indices
     host = False  # a host backend's tensors may meet any other backend's (like numpy arrays meet jax arrays)
     compiles = False  # whether xtensor.compile can trace a step into one program (jax); else it runs eagerly
-    # the array type whose ops dispatch runs through ``op_kernel`` (jax's concrete arrays); None: no backend array
-    kernel_array_type = None
     # ``native_conv(x, w, stride, pads, lhs_dilation, dilation, groups)``: a library's convolution kernel (jax's);
     # None: conv1d/conv2d take windows of the input and one einsum, written once against the standard
     native_conv = None
@@ -41,6 +39,9 @@ class ArrayAPIAdapter:
                 self.native[d] = nd
                 self.dtypes[xp.empty(0, dtype=nd).dtype] = d  # keyed as arrays report it
         self._array_type = type(xp.empty(0))
+        # the array type whose ops dispatch runs through ``op_kernel`` (jax's concrete arrays), None for none (an
+        # instance attribute: the fast paths read it on every call, numpy's too)
+        self.kernel_array_type = None
 
     def __repr__(self):
         return f"<xtensor backend {self.name!r}>"

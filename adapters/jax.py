@@ -213,9 +213,8 @@ class JaxAdapter(ArrayAPIAdapter):
 
     def __init__(self):
         super().__init__(_KernelNamespace(), "jax")
+        self.kernel_array_type = _ARRAY  # concrete arrays: a tracer's ops stay primitives of the program traced
         _register_pytree()
-
-    kernel_array_type = _ARRAY  # concrete arrays: a tracer's ops stay primitives of the program it is traced into
 
     def op_kernel(self, forward):
         """``forward`` (an op's whole eager forward on one array) as a ``jax.jit`` program: one C++ dispatch of a cached

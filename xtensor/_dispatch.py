@@ -721,7 +721,7 @@ def apply(op, tensors, params=()):
             if dtype is not x._dtype:
                 a = backend.xp.astype(a, backend.native_dtype(dtype))
         arrays = (a,)
-        kernel_key = dtype if a.__class__ is backend.kernel_array_type and not params and op._kernels is not None \
+        kernel_key = dtype if type(a) is backend.kernel_array_type and not params and op._kernels is not None \
             else None
     else:
         kernel_key = None
@@ -815,7 +815,7 @@ def apply_whole(op, x):
     if a is None or type(x) is not Tensor or x._dtype.kind not in "fc" or _autocast_state.active:
         return apply(op, (x,), (dims, False, None))
     backend = x._backend
-    if a.__class__ is backend.kernel_array_type:  # (quiet() is numpy's)
+    if type(a) is backend.kernel_array_type:  # (quiet() is numpy's)
         key = (x._dtype, dims)
         hit = op._kernels.get(key)
         try:

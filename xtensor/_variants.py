@@ -51,7 +51,7 @@ def _fast_unary(op):
     def unary(self):
         a = self._arr
         backend = self._backend
-        if a.__class__ is backend.kernel_array_type:  # jax: the forward compiled (``_dispatch.kernel_forward``)
+        if type(a) is backend.kernel_array_type:  # jax: the forward compiled (``_dispatch.kernel_forward``)
             hit = kernels.get(self._dtype)  # (made by apply for a dtype the op computes in as it is)
             try:
                 out, dtype = hit[0](a), hit[1]
