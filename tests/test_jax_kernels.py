@@ -46,12 +46,16 @@ def test_compiled_forward_records_the_same_gradient(on_jax):
 
 def test_an_ops_kernel_compiles_once_per_shape(on_jax):
     x, y = t.tensor(_values()), t.tensor(_values()[:2])
-    for _ in range(3):
-        x.tanh(), y.tanh(), x.sum(), x.sum()
+    x.tanh(), x.sum()
     tanh_kernel, result_dtype = TABLE["tanh"].op._kernels[t.float32]
-    assert result_dtype is t.float32 and tanh_kernel._cache_size() == 2  # the two shapes, not six calls
     sum_kernel, _ = _SUM._kernels[(t.float32, (0, 1))]  # (keyed by the rank's dims)
-    assert sum_kernel._cache_size() == 1
+    tanh_programs, sum_programs = tanh_kernel._cache_size(), sum_kernel._cache_size()
+    for _ in range(3):
+        x.tanh(), x.sum(), x.sum()
+    assert result_dtype is t.float32
+    assert (tanh_kernel._cache_size(), sum_kernel._cache_size()) == (tanh_programs, sum_programs)
+    y.tanh()  # another shape: one more program at most (none if another test compiled it first)
+    assert tanh_kernel._cache_size() <= tanh_programs + 1
 
 
 def test_inside_an_outer_trace_the_ops_stay_primitives(on_jax):
