@@ -76,3 +76,56 @@ def test_results_made_in_inference_mode_are_inference_tensors(on_jax):
     x = t.tensor(_values())
     with t.inference_mode():
         assert x.exp().is_inference() and x.sum().is_inference()
+
+
+# -- the jax namespace's functions that bind several primitives (adapters/jax.py, _STATIC_KERNELS) ------------------
+def _xp():
+    return t.get_backend("jax").xp
+
+
+@pytest.mark.parametrize("call", [
+    lambda xp, a: xp.where(a > 0, a, 0.0),  # a Python scalar operand: weakly typed, as jnp's eager call
+    lambda xp, a: xp.zeros_like(a),
+    lambda xp, a: xp.full_like(a, 2.5),
+    lambda xp, a: xp.expand_dims(a, axis=1),
+    lambda xp, a: xp.reshape(a, (4, 3)),
+    lambda xp, a: xp.broadcast_to(a[None], (2, 3, 4)),
+    lambda xp, a: xp.permute_dims(a, (1, 0)),
+    lambda xp, a: xp.take_along_axis(a, jnp.asarray([[0], [3], [1]]), axis=1),
+    lambda xp, a: xp.astype(a, jnp.float64),
+    lambda xp, a: xp.maximum(a, 1),
+], ids=["where", "zeros_like", "full_like", "expand_dims", "reshape", "broadcast_to", "permute_dims",
+        "take_along_axis", "astype", "maximum"])
+def test_compiled_namespace_function_is_jax_numpys(call):
+    a = jnp.asarray(_values())
+    got, expected = call(_xp(), a), call(jnp, a)
+    assert got.dtype == expected.dtype and got.weak_type == expected.weak_type
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(expected))
+
+
+def test_compiled_namespace_function_falls_back_where_jit_cannot_take_the_call():
+    a = jnp.asarray(_values())
+    np.testing.assert_array_equal(np.asarray(_xp().reshape(a, [2, 6])), np.asarray(a).reshape(2, 6))  # a list
+    (rows, cols), = [_xp().where(a > 1.5)]  # one argument: a data-dependent shape
+    np.testing.assert_array_equal(np.asarray(rows), np.nonzero(np.asarray(a) > 1.5)[0])
+    jaxpr = jax.make_jaxpr(lambda v: _xp().zeros_like(v))(a)
+    assert [e.primitive.name for e in jaxpr.jaxpr.eqns] == ["broadcast_in_dim"]  # a tracer: jnp's primitives
+
+
+def test_relu_gradient_through_the_compiled_where(on_jax):
+    x = t.tensor(_values(), requires_grad=True)
+    (x.relu() * x).sum().backward()
+    expected = jax.grad(lambda a: (jax.nn.relu(a) * a).sum())(jnp.asarray(_values()))
+    np.testing.assert_allclose(x.grad.numpy(), np.asarray(expected), rtol=1e-6)
+
+
+def test_compiled_namespace_function_keeps_one_program_per_static_part():
+    squeeze = _xp().squeeze
+    programs = squeeze.__closure__[squeeze.__code__.co_freevars.index("programs")].cell_contents
+    a, b = jnp.ones((3, 1, 2)), jnp.ones((5, 1, 4))
+    squeeze(a, axis=1), squeeze(b, axis=1), squeeze(a[:, :, :1], axis=2)
+    by_axis = programs[(1, (), (("axis", 1),))], programs[(1, (), (("axis", 2),))]  # one per static part
+    compiled = [program._cache_size() for program in by_axis]
+    for _ in range(3):
+        squeeze(a, axis=1), squeeze(b, axis=1), squeeze(a[:, :, :1], axis=2)
+    assert [program._cache_size() for program in by_axis] == compiled  # nothing recompiled
