@@ -136,6 +136,7 @@ _SCALARS = (int, float, bool, complex)
 # matrix_transpose 17, take 10, where 6-10, squeeze 8, maximum 6.7) against ~5-7 µs for a cached ``jax.jit``:
 # name -> how many leading positional arguments are data (arrays, or Python scalars as weakly typed values); the
 # rest, and keywords, are static (axes, shapes, dtypes)
+_MAX_STATIC_PARTS = 1024  # programs kept per function (its static parts: axes, target shapes, dtypes)
 _STATIC_KERNELS = {"where": 3, "zeros_like": 1, "ones_like": 1, "full_like": 2, "expand_dims": 1, "squeeze": 1,
                    "reshape": 1, "broadcast_to": 1, "permute_dims": 1, "matrix_transpose": 1, "take_along_axis": 2,
                    "take": 2, "astype": 1, "maximum": 2, "minimum": 2}
@@ -176,6 +177,8 @@ def _kernel_with_statics(fn, data):
             return fn(*args, **options)
         if program is not None:
             return program(*arrays)
+        if len(programs) >= _MAX_STATIC_PARTS:  # (shapes among the statics: bounded, as jax's own caches are)
+            programs.clear()
         program = jax.jit(lambda *values: fn(*values, *statics, **options))
         try:
             out = program(*arrays)
