@@ -72,8 +72,8 @@ class Op:
         self._unread = () if vjp_all is not None or any("*" in d or "meta*" in d for d in declarations) else \
             tuple(i for i in range(len(self.vjps)) if i not in read)
         self._plans = {}
-        # the forward as one compiled kernel per array type, dtype (and rank) on backends that compile ops (jax):
-        # ``(kernel, result dtype)`` by key, see ``kernel_forward``; None where the result is not one plain array
+        # the forward as one compiled kernel per input dtype (and rank, for ``x.sum()``) on backends that compile
+        # ops (jax): ``(kernel, result dtype)`` by key, see ``kernel_forward``; None where the result is not one array
         self._kernels = {} if view is None and nout == 1 else None
         self._fixed = True
 
