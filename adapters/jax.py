@@ -351,6 +351,11 @@ class JaxAdapter(ArrayAPIAdapter):
         read.update(v for v in jaxpr.outvars if not isinstance(v, jax.extend.core.Literal))
         return {i for i, v in enumerate(jaxpr.invars) if v in read}
 
+    def scan(self, step, carry, xs, reverse=False):
+        """``step(carry, x_t) -> (carry, y_t)`` over the leading axis of ``xs`` as one loop in the program being traced
+        (``jax.lax.scan``): the final carry and the ``y_t`` stacked; traced once, whatever the number of steps."""
+        return jax.lax.scan(step, carry, xs, reverse=reverse)
+
     def jit(self, fn, donate_argnums=()):
         """``fn`` compiled, the arguments at ``donate_argnums`` donated (their buffers reused for the results)."""
         return jax.jit(fn, donate_argnums=donate_argnums)

@@ -840,11 +840,12 @@ def apply_whole(op, x):
 
 
 def _promote(tensors):
+    """The dtype an op computes in; a None in ``tensors`` is an absent optional tensor (an LSTM layer's biases)."""
     first = tensors[0]
     d = first._dtype if isinstance(first, Tensor) else None
     for t in tensors[1:]:
         if not isinstance(t, Tensor) or t._dtype is not d:
-            return _dtypes.result_type(*tensors)
+            return _dtypes.result_type(*[t for t in tensors if t is not None])
     return d
 
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from ..._dtypes import DType, bfloat16, float16, float32, float64
 from ..._tensor import Tensor
 from ...autograd import no_grad
-from ..parameter import Parameter
+from ..parameter import Buffer, Parameter
 from ._backward_hook import BackwardHook
 
 __all__ = ["Module", "RemovableHandle"]
@@ -177,11 +177,13 @@ class Module:
                 raise TypeError(f"cannot assign '{typename(value)}' as child module '{name}' "
                                 "(torch.nn.Module or None expected)")
             d["_modules"][name] = value
-        elif d.get("_buffers") is not None and name in d["_buffers"]:
+        elif isinstance(value, Buffer) or d.get("_buffers") is not None and name in d["_buffers"]:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{typename(value)}' as buffer '{name}' "
-                                "(torch.Tensor or None expected)")
-            d["_buffers"][name] = value
+                                "(torch.nn.Buffer, torch.Tensor or None expected)")
+            persistent = value.persistent if isinstance(value, Buffer) else \
+                name not in self._non_persistent_buffers_set
+            self.register_buffer(name, value, persistent)
         else:
             super().__setattr__(name, value)
 
