@@ -30,7 +30,7 @@ def _values_and_grads(module, x, cotangent):
 @pytest.fixture
 def step_by_step(monkeypatch):
     """``nn.LSTM`` over padded input through its step-by-step path (one cell node per step)."""
-    monkeypatch.setattr(nn.LSTM, "_layer", _RNNBase._layer)
+    monkeypatch.setattr(nn.LSTM, "_layer", _RNNBase._steps)
 
 
 def test_lstm_values_and_gradients_are_the_ten_op_cells_bitwise(backend, monkeypatch, step_by_step):
