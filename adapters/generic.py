@@ -39,6 +39,9 @@ class ArrayAPIAdapter:
                 self.native[d] = nd
                 self.dtypes[xp.empty(0, dtype=nd).dtype] = d  # keyed as arrays report it
         self._array_type = type(xp.empty(0))
+        # the array type whose ops dispatch runs through ``op_kernel`` (jax's concrete arrays), None for none (an
+        # instance attribute: the fast paths read it on every call, numpy's too)
+        self.kernel_array_type = None
 
     def __repr__(self):
         return f"<xtensor backend {self.name!r}>"
@@ -56,6 +59,11 @@ class ArrayAPIAdapter:
             why = self.unsupported.get(dtype)
             raise TypeError(f"dtype {dtype} is not supported by backend {self.name!r}" + (f": {why}" if why else "")) \
                 from None
+
+    def op_kernel(self, forward):
+        """``forward`` (an op's eager forward on one array of ``kernel_array_type``) compiled, or None: dispatch runs
+        it in the forward's place (``_dispatch.kernel_forward``)."""
+        return None
 
     # -- conversion -------------------------------------------------------------------------
     def from_numpy(self, a):

@@ -131,6 +131,15 @@ _SCIPY_EDGES = {"zeta": _zeta, "psi": _digamma, "polygamma": _polygamma}  # by S
 _BINARY = ("add", "subtract", "multiply", "divide")
 _REDUCTIONS = ("sum", "mean", "max", "min")
 _SCALARS = (int, float, bool, complex)
+# jnp functions whose eager call runs Python around several primitives (measured, float32[64, 128]: zeros_like and
+# ones_like 54-61 µs, broadcast_to 61, take_along_axis 43, permute_dims and reshape 21, expand_dims 20, astype 16-19,
+# matrix_transpose 17, take 10, where 6-10, squeeze 8, maximum 6.7) against ~5-7 µs for a cached ``jax.jit``:
+# name -> how many leading positional arguments are data (arrays, or Python scalars as weakly typed values); the
+# rest, and keywords, are static (axes, shapes, dtypes)
+_MAX_STATIC_PARTS = 1024  # programs kept per function (its static parts: axes, target shapes, dtypes)
+_STATIC_KERNELS = {"where": 3, "zeros_like": 1, "ones_like": 1, "full_like": 2, "expand_dims": 1, "squeeze": 1,
+                   "reshape": 1, "broadcast_to": 1, "permute_dims": 1, "matrix_transpose": 1, "take_along_axis": 2,
+                   "take": 2, "astype": 1, "maximum": 2, "minimum": 2}
 
 
 def _binary_kernel(fn):
@@ -144,6 +153,39 @@ def _binary_kernel(fn):
         if (tx is _ARRAY and (ty is _ARRAY or ty in _SCALARS)) or (ty is _ARRAY and tx in _SCALARS):
             return jitted(x, y)
         return fn(x, y)
+    call.__name__ = fn.__name__
+    return call
+
+
+def _kernel_with_statics(fn, data):
+    """``fn(*data_args, *static_args, **static_options)`` through a ``jax.jit`` cached per static part when the
+    ``data`` leading arguments are concrete arrays or Python scalars (weakly typed, as jax's eager call treats them);
+    anything else -- a tracer, an unhashable static (a list), a call the jitted function refuses (``where(cond)``:
+    a data-dependent shape) -- takes ``fn`` itself."""
+    programs = {}  # (number of arguments, statics) -> the jitted call, or fn where it cannot be jitted
+
+    def call(*args, **options):
+        arrays = args[:data]
+        for a in arrays:
+            if type(a) is not _ARRAY and type(a) not in _SCALARS:
+                return fn(*args, **options)
+        statics = args[data:]
+        key = (len(args), statics, tuple(options.items())) if options else (len(args), statics)
+        try:
+            program = programs.get(key)
+        except TypeError:  # an unhashable static
+            return fn(*args, **options)
+        if program is not None:
+            return program(*arrays)
+        if len(programs) >= _MAX_STATIC_PARTS:  # (shapes among the statics: bounded, as jax's own caches are)
+            programs.clear()
+        program = jax.jit(lambda *values: fn(*values, *statics, **options))
+        try:
+            out = program(*arrays)
+        except Exception:
+            program, out = None, fn(*args, **options)  # fn's own error, or fn from now on
+        programs[key] = program or (lambda *values: fn(*values, *statics, **options))
+        return out
     call.__name__ = fn.__name__
     return call
 
@@ -185,9 +227,11 @@ _EVERY_AXIS = [tuple(range(ndim)) for ndim in range(65)]  # by rank (jax arrays 
 
 
 class _KernelNamespace(types.ModuleType):
-    """``jax.numpy`` as the jax backend's ``xp``, its binary arithmetic and its reductions dispatched through cached
-    jitted kernels (jax's eager dispatch of one primitive costs ~2 µs more than a cached ``jax.jit``'s; unary functions
-    gain nothing and stay plain). Values, dtypes and weak typing are jnp's own: the kernels are jnp's functions."""
+    """``jax.numpy`` as the jax backend's ``xp``, its binary arithmetic, its reductions and the shape, cast and
+    selection functions of ``_STATIC_KERNELS`` dispatched through cached jitted kernels (jax's eager dispatch of one
+    primitive costs ~2 µs more than a cached ``jax.jit``'s, of a jnp function that binds several 10-55 µs more; unary
+    functions gain nothing and stay plain). Values, dtypes and weak typing are jnp's own: the kernels are jnp's
+    functions."""
 
     def __init__(self):
         super().__init__("xtensor.adapters.jax.xp", self.__doc__)
@@ -196,6 +240,8 @@ class _KernelNamespace(types.ModuleType):
         for name in _REDUCTIONS:
             reduce = getattr(jnp, name)
             setattr(self, name, _reduction_kernel(_propagating_nan(reduce) if name in ("max", "min") else reduce))
+        for name, data in _STATIC_KERNELS.items():
+            setattr(self, name, _kernel_with_statics(getattr(jnp, name), data))
 
     def __getattr__(self, name):
         value = getattr(jnp, name)
@@ -213,7 +259,14 @@ class JaxAdapter(ArrayAPIAdapter):
 
     def __init__(self):
         super().__init__(_KernelNamespace(), "jax")
+        self.kernel_array_type = _ARRAY  # concrete arrays: a tracer's ops stay primitives of the program traced
         _register_pytree()
+
+    def op_kernel(self, forward):
+        """``forward`` (an op's whole eager forward on one array) as a ``jax.jit`` program: one C++ dispatch of a cached
+        program (~4.3 µs), where the forward's Python and each of its primitives' eager dispatches (4.4-6.7 µs each)
+        cost more."""
+        return jax.jit(forward)
 
     def from_numpy(self, a):
         return jax.device_put(a)  # jnp.asarray compiles a copy kernel per shape and dtype
@@ -297,6 +350,11 @@ class JaxAdapter(ArrayAPIAdapter):
             read.update(v for v in eqn.invars if not isinstance(v, jax.extend.core.Literal))
         read.update(v for v in jaxpr.outvars if not isinstance(v, jax.extend.core.Literal))
         return {i for i, v in enumerate(jaxpr.invars) if v in read}
+
+    def scan(self, step, carry, xs, reverse=False):
+        """``step(carry, x_t) -> (carry, y_t)`` over the leading axis of ``xs`` as one loop in the program being traced
+        (``jax.lax.scan``): the final carry and the ``y_t`` stacked; traced once, whatever the number of steps."""
+        return jax.lax.scan(step, carry, xs, reverse=reverse)
 
     def jit(self, fn, donate_argnums=()):
         """``fn`` compiled, the arguments at ``donate_argnums`` donated (their buffers reused for the results)."""

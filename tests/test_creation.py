@@ -252,3 +252,45 @@ def test_version_is_a_version_string():
 def test_variable_is_the_tensor_itself_with_requires_grad(backend):
     v = xt.autograd.Variable(xt.ones(2), requires_grad=True)
     assert isinstance(v, xt.Tensor) and v.requires_grad and v.is_leaf
+
+
+# ------------------------------------------------------------------ the default device
+@pytest.mark.parametrize("lib", ["xtensor", "torch"])
+def test_set_default_device_places_factories_without_a_device(backend, lib):
+    torch = pytest.importorskip("torch")
+    ns = xt if lib == "xtensor" else torch
+    ns.set_default_device("cpu")
+    try:
+        made = [ns.zeros(2), ns.tensor([1.0]), ns.arange(3), ns.randn(2), ns.nn.Linear(2, 2).weight]
+        assert [str(t.device) for t in made] == ["cpu"] * 5
+        assert str(ns.get_default_device()) == "cpu"
+    finally:
+        ns.set_default_device(None)
+
+
+@pytest.mark.parametrize("lib", ["xtensor", "torch"])
+def test_a_default_device_the_backend_lacks_raises_at_the_factory(backend, lib):
+    torch = pytest.importorskip("torch")
+    ns = xt if lib == "xtensor" else torch
+    if lib == "xtensor" and "cuda" in {kind for kind, _ in xt.get_backend(backend).devices()}:
+        pytest.skip("this backend has a CUDA device")
+    ns.set_default_device("cuda")
+    try:
+        with pytest.raises(AssertionError, match="not compiled with CUDA"):
+            ns.ones(2)
+        assert str(ns.zeros_like(ns.tensor([1.0], device="cpu")).device) == "cpu"  # *_like follow the input
+    finally:
+        ns.set_default_device(None)
+    assert str(ns.ones(2).device) == "cpu"
+
+
+@pytest.mark.parametrize("lib", ["xtensor", "torch"])
+def test_device_as_a_context_manager_sets_the_default_inside_the_block_only(lib):
+    torch = pytest.importorskip("torch")
+    ns = xt if lib == "xtensor" else torch
+    with pytest.raises(AssertionError):
+        with ns.device("cuda"):
+            ns.empty(1)
+    assert str(ns.empty(1).device) == "cpu"
+    with ns.device("cpu") as d:
+        assert d == ns.device("cpu") and str(ns.full((1,), 2.0).device) == "cpu"

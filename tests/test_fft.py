@@ -51,6 +51,14 @@ def test_fft2_and_irfftn_with_sizes_match_torch(backend):
            torch.fft.irfftn(torch.fft.rfftn(t), s=(4, 6), dim=(1, 2)))
 
 
+@pytest.mark.parametrize("kw", [{}, {"s": (4, 8), "dim": (0, 2)}, {"dim": (1,), "norm": "ortho"},
+                                {"s": (3, 3, 7), "norm": "forward"}])
+def test_hfftn_and_ihfftn_match_torch(backend, kw):
+    x, t = _signal(backend, 3, 4, 6)
+    _close(xt.fft.ihfftn(x, **kw), torch.fft.ihfftn(t, **kw))
+    _close(xt.fft.hfftn(xt.fft.ihfftn(x), **kw), torch.fft.hfftn(torch.fft.ihfftn(t), **kw))
+
+
 def test_fftfreq_and_rfftfreq_match_torch(backend):
     _close(xt.fft.fftfreq(7, 0.5, backend=backend), torch.fft.fftfreq(7, 0.5), atol=1e-7)
     _close(xt.fft.rfftfreq(8, dtype=xt.float64, backend=backend), torch.fft.rfftfreq(8, dtype=torch.float64))

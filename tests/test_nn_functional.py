@@ -203,6 +203,16 @@ def test_dropout_functional_respects_training_flag_and_probability(backend):
         F.dropout(data, 1.5)
 
 
+@pytest.mark.parametrize("p", [0.25, 1.0])
+def test_dropout_records_one_product_with_the_rescaled_mask_as_torch(backend, p):
+    ours = F.dropout(xt.ones(4, 5, requires_grad=True), p)
+    theirs = TF.dropout(torch.ones(4, 5, requires_grad=True), p)
+    assert ours.grad_fn.name() == theirs.grad_fn.name() == "MulBackward0"
+    assert [n is None for n, _ in ours.grad_fn.next_functions] == [n is None for n, _ in theirs.grad_fn.next_functions]
+    kept = ours.detach().numpy()
+    assert set(np.unique(kept)) <= {0.0, np.float32(1 / (1 - p))} if p < 1 else not kept.any()
+
+
 def _error(fn, *args, **kwargs):
     with pytest.raises(Exception) as info:
         fn(*args, **kwargs)

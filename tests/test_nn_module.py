@@ -192,3 +192,31 @@ def test_parameter_list_and_dict():
     assert isinstance(pd["w"], nn.Parameter) and "w" in pd and list(pd.keys()) == ["w"]
     with pytest.raises(RuntimeError, match="ParameterList should not be called"):
         pl(1)
+
+
+def _buffered(ns):
+    """A module given its state through ``nn.Buffer`` assignments (PyTorch 2.3's spelling of register_buffer)."""
+    m = ns.Module()
+    m.mean = ns.Buffer(ns.Linear(1, 2).bias.detach() * 0)
+    m.cache = ns.Buffer(ns.Linear(1, 2).bias.detach() * 0, persistent=False)
+    m.cache = m.cache + 1  # a plain tensor assigned to a buffer's name stays a buffer, still not persistent
+    return m
+
+
+def test_buffer_assignment_registers_a_buffer_like_torch():
+    ours, theirs = _buffered(nn), _buffered(torch.nn)
+    assert list(ours.state_dict()) == list(theirs.state_dict()) == ["mean"]
+    assert [n for n, _ in ours.named_buffers()] == [n for n, _ in theirs.named_buffers()] == ["mean", "cache"]
+    assert isinstance(ours.mean, nn.Buffer) and type(ours.mean) is xt.Tensor and ours.mean.persistent is True
+    assert not isinstance(ours.cache, nn.Buffer) and not list(ours.parameters())
+
+
+@pytest.mark.parametrize("ns", [nn, torch.nn], ids=["xtensor", "torch"])
+def test_buffer_assignment_over_an_attribute_or_parameter_is_refused(ns):
+    m = ns.Module()
+    m.plain = 3
+    with pytest.raises(KeyError, match="attribute 'plain' already exists"):
+        m.plain = ns.Buffer(ns.Linear(1, 1).bias.detach())
+    m.weight = ns.Parameter(ns.Linear(1, 1).bias.detach())
+    with pytest.raises(TypeError, match="cannot assign '.*' as parameter 'weight'"):
+        m.weight = ns.Buffer(ns.Linear(1, 1).bias.detach())

@@ -1,11 +1,13 @@
 """The LSTM's fused cell (one ThnnFusedLstmCellBackward0 node per step in place of PyTorch's ten CPU ops): its values
 and gradients are those of the ten ops -- bitwise for first-order gradients, on every backend -- and its second-order
-gradients are PyTorch's."""
+gradients are PyTorch's. ``nn.LSTM`` runs it in its step-by-step path (packed input; tests/test_nn_rnn_fused_layer.py
+has the whole-layer node it takes otherwise), which these tests take for padded input too."""
 import numpy as np
 import pytest
 
 import xtensor as xt
 from xtensor import nn
+from xtensor.nn.modules.rnn import _RNNBase
 
 torch = pytest.importorskip("torch")
 
@@ -20,11 +22,18 @@ def _ten_op_cell(projected, state, w_hh_t):
 
 def _values_and_grads(module, x, cotangent):
     out, (h, c) = module(x)
+    assert "MkldnnRnnLayerBackward0" not in {fn.name() for fn, _ in out.grad_fn.next_functions}  # step by step
     (out * cotangent).sum().backward()  # the final states get no gradient, as in a language model
     return [out, h, c, x.grad] + [p.grad for p in module.parameters()]
 
 
-def test_lstm_values_and_gradients_are_the_ten_op_cells_bitwise(backend, monkeypatch):
+@pytest.fixture
+def step_by_step(monkeypatch):
+    """``nn.LSTM`` over padded input through its step-by-step path (one cell node per step)."""
+    monkeypatch.setattr(nn.LSTM, "_layer", _RNNBase._layer)
+
+
+def test_lstm_values_and_gradients_are_the_ten_op_cells_bitwise(backend, monkeypatch, step_by_step):
     r = np.random.default_rng(0)
     data, cotangent = r.standard_normal((4, 2, 3)), r.standard_normal((4, 2, 10))
     results = []
@@ -47,7 +56,7 @@ def test_lstm_step_is_one_fused_node_after_the_recurrent_product():
     assert [None if fn is None else fn.name() for fn, _ in h.grad_fn.next_functions] == ["AddmmBackward0", None]
 
 
-def test_lstm_second_order_gradients_match_torch():
+def test_lstm_second_order_gradients_match_torch(step_by_step):
     theirs = torch.nn.LSTM(2, 3, num_layers=2).double()
     ours = nn.LSTM(2, 3, num_layers=2).double()
     ours.load_state_dict({k: xt.tensor(v.numpy()) for k, v in theirs.state_dict().items()})

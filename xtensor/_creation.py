@@ -25,11 +25,25 @@ __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full"
            "default_generator", "legacy_tensor"]
 
 
-def _backend_for(backend, device=None):
+# Where factories put a tensor when no ``device=`` says: ``set_default_device``'s device, or the innermost
+# ``with xtensor.device(...)`` block's (None: the backend's own default placement).
+default_devices = [None]
+
+
+def _placed(backend, device):
+    """The adapter and device a factory makes its tensor with: ``device``, else the default device."""
     adapter = get_default_backend() if backend is None else get_backend(backend)
+    if device is None:
+        device = default_devices[-1]
     if device is not None:
         check_device(adapter, device)
-    return adapter
+    return adapter, device
+
+
+def _following(input, device):
+    """The device of a result made after ``input`` (``*_like``, ``normal(mean_tensor)``): ``device``, else
+    ``input``'s own -- never the default device."""
+    return input.device if device is None and default_devices[-1] is not None else device
 
 
 def check_device(adapter, device):
@@ -144,7 +158,7 @@ def _to_backend(arr, adapter, dtype):
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, backend=None, pin_memory=False, names=None):
     """A new tensor holding a copy of ``data`` (PyTorch's dtype inference: ints -> int64, floats -> default)."""
-    adapter = _backend_for(backend if backend is not None or not isinstance(data, Tensor) else data._backend,
+    adapter, device = _placed(backend if backend is not None or not isinstance(data, Tensor) else data._backend,
                            device)
     native = _device_array(data, adapter, dtype)
     if native is not None:
@@ -245,7 +259,7 @@ def _factory(fill, name):
     def factory(*sizes, size=None, dtype=None, device=None, requires_grad=False, backend=None, out=None,
                 layout=None, pin_memory=False, names=None):
         shape = _sizes(name, sizes, size)
-        adapter = _backend_for(backend, device)
+        adapter, device = _placed(backend, device)
         dtype = dtype or _dtypes.get_default_dtype()
         arr = fill(adapter.xp, shape, adapter.native_dtype(dtype))
         return _finish(arr, adapter, requires_grad, names, device=device)
@@ -259,7 +273,7 @@ empty = _factory(lambda xp, shape, dt: xp.zeros(shape, dtype=dt), "empty")  # de
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, backend=None, names=None):
-    adapter = _backend_for(backend, device)
+    adapter, device = _placed(backend, device)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     dtype = dtype or _dtypes.scalar_dtype(fill_value)
@@ -272,7 +286,7 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, back
 def _like(factory):
     def like(input, *args, dtype=None, device=None, requires_grad=False, memory_format=None, backend=None):
         return factory(tuple(input.shape), *args, dtype=dtype or input.dtype, requires_grad=requires_grad,
-                       backend=backend or input._backend, device=device)
+                       backend=backend or input._backend, device=_following(input, device))
     return like
 
 
@@ -286,7 +300,7 @@ randn_like = _like(lambda shape, **kw: randn(shape, **kw))
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False, backend=None):
     """``base ** linspace(start, end, steps)``."""
-    adapter = _backend_for(backend, device)
+    adapter, device = _placed(backend, device)
     dtype = dtype or _dtypes.get_default_dtype()
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
@@ -308,12 +322,12 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
             _dtypes.get_default_dtype()
     n = max(0, math.ceil((values[1] - values[0]) / values[2]))
     arr = values[0] + np.arange(n, dtype=np.float64 if dtype.kind == "f" else np.int64) * values[2]
-    adapter = _backend_for(backend, device)
+    adapter, device = _placed(backend, device)
     return _finish(_to_backend(arr, adapter, dtype), adapter, requires_grad, device=device)
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, backend=None):
-    adapter = _backend_for(backend, device)
+    adapter, device = _placed(backend, device)
     dtype = dtype or _dtypes.get_default_dtype()
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
@@ -322,7 +336,7 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, backend=None):
-    adapter = _backend_for(backend, device)
+    adapter, device = _placed(backend, device)
     dtype = dtype or _dtypes.get_default_dtype()
     arr = adapter.xp.eye(n, n if m is None else m, dtype=adapter.native_dtype(dtype))
     return _finish(arr, adapter, requires_grad, device=device)
@@ -401,7 +415,7 @@ def _random(draw, name):
     def random(*sizes, size=None, dtype=None, device=None, requires_grad=False, backend=None, generator=None,
                names=None, out=None, layout=None, pin_memory=False):
         shape = _sizes(name, sizes, size)
-        adapter = _backend_for(backend, device)
+        adapter, device = _placed(backend, device)
         dtype = _float_dtype(dtype, name)
         arr = draw(_rng(generator), shape)
         if dtype.kind == "c":  # PyTorch: real and imaginary parts each with variance 1/2
@@ -426,13 +440,13 @@ def randint(low=0, high=None, size=None, *, dtype=None, device=None, requires_gr
         raise TypeError("randint() missing required arguments: 'high' and 'size'")
     if high <= low:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
-    adapter = _backend_for(backend, device)
+    adapter, device = _placed(backend, device)
     arr = _rng(generator).integers(int(low), int(high), size=_size((size,), "randint"))
     return _finish(_to_backend(arr, adapter, dtype or _dtypes.int64), adapter, requires_grad, names, device=device)
 
 
 def randperm(n, *, dtype=None, device=None, requires_grad=False, backend=None, generator=None):
-    adapter = _backend_for(backend, device)
+    adapter, device = _placed(backend, device)
     arr = _rng(generator).permutation(int(n))
     return _finish(_to_backend(arr, adapter, dtype or _dtypes.int64), adapter, requires_grad, device=device)
 
@@ -458,10 +472,10 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
         dtype = dtype or _dtypes.result_type(*tensors)
         _float_dtype(dtype, "normal")
         shape = np.broadcast_shapes(*(tuple(x.shape) for x in tensors))
-        adapter = _backend_for(backend or tensors[0]._backend, device)
+        adapter, device = _placed(backend or tensors[0]._backend, _following(tensors[0], device))
     else:
         dtype, shape = _float_dtype(dtype, "normal"), _size((size,) if isinstance(size, int) else tuple(size))
-        adapter = _backend_for(backend, device)
+        adapter, device = _placed(backend, device)
     arr = _host(mean) + host_std * _rng(generator).standard_normal(shape)
     return _finish(_to_backend(np.asarray(arr), adapter, dtype), adapter, requires_grad, device=device)
 
@@ -497,7 +511,7 @@ def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_g
                  generator=None):
     if high is None:
         low, high = 0, low
-    return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype, device=device,
+    return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype, device=_following(input, device),
                    requires_grad=requires_grad, backend=backend or input._backend, generator=generator)
 
 

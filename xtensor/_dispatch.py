@@ -72,6 +72,9 @@ class Op:
         self._unread = () if vjp_all is not None or any("*" in d or "meta*" in d for d in declarations) else \
             tuple(i for i in range(len(self.vjps)) if i not in read)
         self._plans = {}
+        # the forward as one compiled kernel per input dtype (and rank, for ``x.sum()``) on backends that compile
+        # ops (jax): ``(kernel, result dtype)`` by key, see ``kernel_forward``; None where the result is not one array
+        self._kernels = {} if view is None and nout == 1 else None
         self._fixed = True
 
     def __setattr__(self, name, value):
@@ -718,7 +721,10 @@ def apply(op, tensors, params=()):
             if dtype is not x._dtype:
                 a = backend.xp.astype(a, backend.native_dtype(dtype))
         arrays = (a,)
+        kernel_key = dtype if type(a) is backend.kernel_array_type and not params and op._kernels is not None \
+            else None
     else:
+        kernel_key = None
         backend = _unify(tensors)
         if backend is None:
             raise TypeError(f"{op.name}(): expected at least one Tensor argument")
@@ -732,7 +738,8 @@ def apply(op, tensors, params=()):
     fwd = op.bool_fwd if op.bool_fwd is not None and dtype is _dtypes.bool else op.fwd
     errors = quiet()  # PyTorch computes inf/nan silently: numpy's floating-point warnings stay off (_quiet.py)
     try:
-        out = fwd(backend.xp, *arrays, *params)
+        out = fwd(backend.xp, *arrays, *params) if kernel_key is None else \
+            kernel_forward(op, backend, arrays[0], dtype, params, kernel_key)[0]
     except (TypeError, ValueError, IndexError, RuntimeError) as e:
         raise _backend_error(op, tensors, e) from None
     finally:
@@ -761,6 +768,38 @@ def apply(op, tensors, params=()):
     return result
 
 
+def kernel_forward(op, backend, a, dtype, params, key):
+    """``(out, result dtype)``: ``op``'s forward on ``a``, an array of the backend's ``kernel_array_type`` (jax's
+    concrete arrays, not tracers: a traced program keeps the primitives) in the xtensor ``dtype`` it computes in, with
+    ``params``, through the kernel cached in ``op._kernels[key]`` and made on first use by ``backend.op_kernel``: on jax
+    the whole forward as one ``jax.jit`` program, one ~4.3 µs dispatch where the forward's Python and each of its
+    primitives' eager dispatches cost more. ``key``: the dtype, or ``(dtype, what fixes params)``; the kernel's result
+    dtype is cached with it. A forward that does not compile (it reads values on the host), or a kernel that fails
+    where the plain forward runs, leaves the plain forward in the cache."""
+    hit = op._kernels.get(key)
+    if hit is not None:
+        try:
+            return hit[0](a), hit[1]
+        except Exception:  # remade below: the plain forward's own error, or the plain forward from now on
+            pass
+    fwd = op.bool_fwd if op.bool_fwd is not None and dtype is _dtypes.bool else op.fwd
+    xp = backend.xp
+
+    def forward(array):
+        return fwd(xp, array, *params)
+    kernel = backend.op_kernel(forward) if hit is None else None
+    if kernel is not None:
+        try:
+            out = kernel(a)
+        except Exception:
+            kernel = None
+    if kernel is None:
+        kernel, out = forward, forward(a)
+    result_dtype = backend.dtypes[out.dtype]
+    op._kernels[key] = (kernel, result_dtype)
+    return out, result_dtype
+
+
 _ALL_DIMS = {}  # ndim -> (0, ..., ndim - 1): a whole-tensor reduction's dims, made once per rank
 
 
@@ -776,23 +815,37 @@ def apply_whole(op, x):
     if a is None or type(x) is not Tensor or x._dtype.kind not in "fc" or _autocast_state.active:
         return apply(op, (x,), (dims, False, None))
     backend = x._backend
-    errors = quiet()
-    try:
-        out = op.fwd(backend.xp, a, dims, False, None)
-    finally:
-        restore(errors)
-    result = wrap(out, backend)
+    if type(a) is backend.kernel_array_type:  # (quiet() is numpy's)
+        key = (x._dtype, dims)
+        hit = op._kernels.get(key)
+        try:
+            out, dtype = hit[0](a), hit[1]
+        except Exception:  # (no kernel yet: None is not subscriptable)
+            out, dtype = kernel_forward(op, backend, a, x._dtype, (dims, False, None), key)
+        result = _new(Tensor)
+        result._arr, result._backend, result._dtype, result._requires_grad, result._grad_fn = \
+            out, backend, dtype, False, None
+        if _grad_state.inference:
+            result._inference = True
+    else:
+        errors = quiet()
+        try:
+            out = op.fwd(backend.xp, a, dims, False, None)
+        finally:
+            restore(errors)
+        result = wrap(out, backend)
     if x._requires_grad and _grad_state.enabled:
         return _record(op, result, (x, dims, False, None), (x,), raw_ns(backend))
     return result
 
 
 def _promote(tensors):
+    """The dtype an op computes in; a None in ``tensors`` is an absent optional tensor (an LSTM layer's biases)."""
     first = tensors[0]
     d = first._dtype if isinstance(first, Tensor) else None
     for t in tensors[1:]:
         if not isinstance(t, Tensor) or t._dtype is not d:
-            return _dtypes.result_type(*tensors)
+            return _dtypes.result_type(*[t for t in tensors if t is not None])
     return d
 
 

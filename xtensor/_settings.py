@@ -14,12 +14,13 @@ import warnings
 import threadpoolctl
 
 from . import _creation
+from ._tensor import device as _device
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly
 
 __all__ = ["use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
            "is_deterministic_algorithms_warn_only_enabled", "set_deterministic_debug_mode",
            "get_deterministic_debug_mode", "set_warn_always", "is_warn_always_enabled", "get_default_device",
-           "set_float32_matmul_precision", "get_float32_matmul_precision", "get_num_threads", "set_num_threads",
+           "set_default_device", "set_float32_matmul_precision", "get_float32_matmul_precision", "get_num_threads", "set_num_threads",
            "get_num_interop_threads", "set_num_interop_threads", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
            "set_anomaly_enabled"]
 
@@ -73,8 +74,14 @@ def is_warn_always_enabled():
 
 
 def get_default_device():
-    """Where factories put new tensors: the default backend's default device."""
+    """Where factories put new tensors (made as PyTorch finds out: by making one)."""
     return _creation.zeros(()).device
+
+
+def set_default_device(device):
+    """Factories without ``device=`` put their tensors on ``device`` (``None``: the backend's default again); a
+    device the backend lacks raises when a factory uses it, as PyTorch's CUDA default does on a CPU build."""
+    _creation.default_devices[0] = None if device is None else _device(device)
 
 
 # ------------------------------------------------------------------ float32 matmul precision

@@ -145,6 +145,16 @@ class device:
     def __str__(self):
         return self.type if self.index is None else f"{self.type}:{self.index}"
 
+    def __enter__(self):
+        """``with xtensor.device(d):`` factories inside the block default to ``d``."""
+        from . import _creation
+        _creation.default_devices.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        from . import _creation
+        _creation.default_devices.pop()
+
 
 class Storage:
     """Memory shared by a root tensor and all its aliases."""

@@ -46,24 +46,32 @@ _SCALAR_KINDS = {float: "fc", int: "iufc"}
 def _fast_unary(op):
     fwd, differentiable, floats_only = op.fwd, op.differentiable, op.cast is not None
     own_bools = op.bool_fwd is not None
+    kernels = op._kernels
 
     def unary(self):
         a = self._arr
-        if a is None or (floats_only and self._dtype.kind not in "fc") or (own_bools and self._dtype.kind == "b"):
-            return apply(op, (self,))
         backend = self._backend
-        errors = quiet()  # numpy's floating-point warnings off, as in apply
-        try:
-            out = fwd(backend.xp, a)
-        finally:
-            restore(errors)
-        if out.__class__ in _NUMPY_SCALARS:
-            out = _np_asarray(out)
+        if type(a) is backend.kernel_array_type:  # jax: the forward compiled (``_dispatch.kernel_forward``)
+            hit = kernels.get(self._dtype)  # (made by apply for a dtype the op computes in as it is)
+            try:
+                out, dtype = hit[0](a), hit[1]
+            except Exception:  # no kernel yet (None is not subscriptable), or it failed: apply sorts it out
+                return apply(op, (self,))
+        else:
+            if a is None or (floats_only and self._dtype.kind not in "fc") or (own_bools and self._dtype.kind == "b"):
+                return apply(op, (self,))
+            errors = quiet()  # numpy's floating-point warnings off, as in apply
+            try:
+                out = fwd(backend.xp, a)
+            finally:
+                restore(errors)
+            if out.__class__ in _NUMPY_SCALARS:
+                out = _np_asarray(out)
+            dtype = backend.dtypes[out.dtype]
         r = _new(Tensor)
-        r._arr, r._backend, r._dtype, r._requires_grad, r._grad_fn = out, backend, backend.dtypes[out.dtype], \
-            False, None
+        r._arr, r._backend, r._dtype, r._requires_grad, r._grad_fn = out, backend, dtype, False, None
         if self._requires_grad and differentiable and _grad_state.enabled:
-            return _record(op, r, (self,), (self,), raw_ns(backend) if r._dtype is self._dtype else None)
+            return _record(op, r, (self,), (self,), raw_ns(backend) if dtype is self._dtype else None)
         if _grad_state.inference:
             r._inference = True
         return r

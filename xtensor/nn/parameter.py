@@ -1,8 +1,9 @@
-"""``nn.Parameter``: the tensor a Module registers as a parameter when it is assigned to it."""
+"""``nn.Parameter`` and ``nn.Buffer``: the tensors a Module registers as a parameter or a buffer when they are
+assigned to it."""
 from .._dispatch import detached
 from .._tensor import Tensor
 
-__all__ = ["Parameter"]
+__all__ = ["Parameter", "Buffer"]
 
 
 class Parameter(Tensor):
@@ -42,3 +43,26 @@ class Parameter(Tensor):
 def _rebuild_parameter(data, requires_grad):
     return Parameter(data, requires_grad)
 
+
+
+class _BufferMeta(type):
+    """``isinstance(t, Buffer)`` holds for any tensor made by ``Buffer`` (a plain tensor, flagged), as PyTorch's."""
+
+    def __instancecheck__(cls, instance):
+        if cls is Buffer and isinstance(instance, Tensor) and getattr(instance, "_is_buffer", False):
+            return True
+        return super().__instancecheck__(instance)
+
+
+class Buffer(Tensor, metaclass=_BufferMeta):
+    """A tensor that is module state but not a parameter (a running mean): assigning it to a Module attribute
+    registers it as a buffer, ``persistent`` saying whether ``state_dict`` holds it. It stays a plain tensor."""
+
+    def __new__(cls, data=None, *, persistent=True):
+        if data is None:
+            from .._creation import empty
+            data = empty(0)
+        t = data.detach().requires_grad_(data.requires_grad)
+        t.persistent = persistent
+        t._is_buffer = True
+        return t

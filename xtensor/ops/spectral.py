@@ -19,7 +19,7 @@ from ._composite import _float, _fn
 from .linalg import as_complex, conj
 
 __all__ = ["fft", "ifft", "fftn", "ifftn", "fft2", "ifft2", "rfft", "irfft", "rfftn", "irfftn", "rfft2", "irfft2",
-           "hfft", "ihfft", "hfft2", "ihfft2", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
+           "hfft", "ihfft", "hfft2", "ihfft2", "hfftn", "ihfftn", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
 
 _DUAL = {"backward": "forward", "forward": "backward", "ortho": "ortho"}
 

@@ -21,8 +21,9 @@ def _dropout(input, p, training, inplace, alpha=False, feature=False):
         return _maybe_inplace(input, lambda x: x * 0, inplace)
     shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2) if feature else tuple(input.shape)
     keep = (_creation.rand(shape).to(input.backend) < (1 - p)).to(input.dtype)
-    if not alpha:
-        return _maybe_inplace(input, lambda x: x * keep / (1 - p), inplace)
+    if not alpha:  # PyTorch's one product with the rescaled mask (one MulBackward0 node)
+        mask = keep / (1 - p)
+        return _maybe_inplace(input, lambda x: x * mask, inplace)
     saturation = 1.7580993408473766  # -SELU's scale * alpha
     a = 1 / math.sqrt((saturation * saturation * p + 1) * (1 - p))
     return _maybe_inplace(input, lambda x: x * (keep * a) + (keep - 1) * (saturation * a) + saturation * a * p, inplace)

@@ -12,7 +12,8 @@ from collections.abc import Mapping
 from ..._dtypes import DType, bfloat16, float16, float32, float64
 from ..._tensor import Tensor
 from ...autograd import no_grad
-from ..parameter import Parameter
+from ..parameter import Buffer, Parameter
+from ._backward_hook import BackwardHook
 
 __all__ = ["Module", "RemovableHandle"]
 
@@ -89,6 +90,9 @@ class Module:
         setter("_forward_hooks", OrderedDict())
         setter("_forward_hooks_with_kwargs", set())
         setter("_forward_hooks_always_called", set())
+        setter("_backward_pre_hooks", OrderedDict())
+        setter("_backward_hooks", OrderedDict())
+        setter("_is_full_backward_hook", None)
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
@@ -173,11 +177,13 @@ class Module:
                 raise TypeError(f"cannot assign '{typename(value)}' as child module '{name}' "
                                 "(torch.nn.Module or None expected)")
             d["_modules"][name] = value
-        elif d.get("_buffers") is not None and name in d["_buffers"]:
+        elif isinstance(value, Buffer) or d.get("_buffers") is not None and name in d["_buffers"]:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{typename(value)}' as buffer '{name}' "
-                                "(torch.Tensor or None expected)")
-            d["_buffers"][name] = value
+                                "(torch.nn.Buffer, torch.Tensor or None expected)")
+            persistent = value.persistent if isinstance(value, Buffer) else \
+                name not in self._non_persistent_buffers_set
+            self.register_buffer(name, value, persistent)
         else:
             super().__setattr__(name, value)
 
@@ -202,8 +208,8 @@ class Module:
     # both ways: PyTorch keeps the hook flags as ``OrderedDict``s (hook id -> True) and has hook stores that
     # xtensor lacks; a file using those is refused rather than its hooks dropped.
     _HOOK_FLAGS = ("_forward_pre_hooks_with_kwargs", "_forward_hooks_with_kwargs", "_forward_hooks_always_called")
-    _TORCH_ONLY_HOOKS = ("_backward_pre_hooks", "_backward_hooks", "_state_dict_hooks", "_state_dict_pre_hooks",
-                         "_load_state_dict_pre_hooks", "_load_state_dict_post_hooks")
+    _TORCH_ONLY_HOOKS = ("_state_dict_hooks", "_state_dict_pre_hooks", "_load_state_dict_pre_hooks",
+                         "_load_state_dict_post_hooks")
 
     def __getstate__(self):
         state = dict(self.__dict__)
@@ -211,7 +217,6 @@ class Module:
             state[name] = OrderedDict.fromkeys(state.get(name, ()), True)
         for name in self._TORCH_ONLY_HOOKS:
             state.setdefault(name, OrderedDict())
-        state.setdefault("_is_full_backward_hook", None)
         return state
 
     def __setstate__(self, state):
@@ -220,11 +225,11 @@ class Module:
             if state.pop(name, None):
                 raise NotImplementedError(f"this {type(self).__name__} was saved with {name} registered, which "
                                           "xtensor's modules do not have")
-        state.pop("_is_full_backward_hook", None)
         for name in self._HOOK_FLAGS:
             state[name] = set(state.get(name, ()))
-        for name in ("_forward_pre_hooks", "_forward_hooks"):
+        for name in ("_forward_pre_hooks", "_forward_hooks", "_backward_pre_hooks", "_backward_hooks"):
             state.setdefault(name, OrderedDict())
+        state.setdefault("_is_full_backward_hook", None)
         state.setdefault("_non_persistent_buffers_set", set())
         self.__dict__.update(state)
 
@@ -514,8 +519,30 @@ class Module:
             self._forward_hooks.move_to_end(handle.id, last=False)
         return handle
 
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """``hook(module, grad_output)`` runs when the gradients of this module's outputs are known; it may return
+        replacements for them."""
+        return self._add_backward_hook(self._backward_pre_hooks, hook, prepend)
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        """``hook(module, grad_input, grad_output)`` runs when the gradients of this module's inputs are known; it
+        may return replacements for ``grad_input``."""
+        if self._is_full_backward_hook is False:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a single Module. "
+                               "Please use only one of them.")
+        self._is_full_backward_hook = True
+        return self._add_backward_hook(self._backward_hooks, hook, prepend)
+
+    @staticmethod
+    def _add_backward_hook(hooks, hook, prepend):
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        if prepend:
+            hooks.move_to_end(handle.id, last=False)
+        return handle
+
     def __call__(self, *args, **kwargs):
-        if not self._forward_pre_hooks and not self._forward_hooks:
+        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks or self._backward_pre_hooks):
             return self.forward(*args, **kwargs)
         for hook_id, hook in list(self._forward_pre_hooks.items()):
             if hook_id in self._forward_pre_hooks_with_kwargs:
@@ -529,6 +556,11 @@ class Module:
                 result = hook(self, args)
                 if result is not None:
                     args = result if isinstance(result, tuple) else (result,)
+        backward_hook = None
+        if self._backward_hooks or self._backward_pre_hooks:
+            backward_hook = BackwardHook(self, list(self._backward_hooks.values()),
+                                         list(self._backward_pre_hooks.values()))
+            args = backward_hook.setup_input_hook(args)
         try:
             output = self.forward(*args, **kwargs)
         except Exception:
@@ -540,6 +572,8 @@ class Module:
             result = self._run_forward_hook(hook_id, hook, args, kwargs, output)
             if result is not None:
                 output = result
+        if backward_hook is not None:
+            output = backward_hook.setup_output_hook(output)
         return output
 
     def _run_forward_hook(self, hook_id, hook, args, kwargs, output):

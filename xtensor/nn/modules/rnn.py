@@ -6,12 +6,17 @@ Each layer and direction runs its cell over the time steps with xtensor ops, so 
 any order) and every backend come for free. The input projection of all time steps is one matmul per layer
 and direction, cut into steps by one ``unbind`` (``split`` when packed); per step the recurrent part is one
 ``addmm`` onto the step's projection (the weight transposed and copied once per sequence), its gates one
-``chunk`` -- an LSTM's gates and cell update are one fused node instead (``_LSTM_CELL``).
+``chunk`` -- an LSTM's gates and cell update are one fused node instead (``_LSTM_CELL``). An ``LSTM`` over a padded
+batch goes further: each layer and direction is one node (``_LSTM_LAYER``, PyTorch's CPU LSTM node), whose forward and
+backpropagation through time loop on backend arrays, with no Tensor or node per step.
 """
 import math
 
 from ... import _creation
-from ..._dispatch import Op, apply
+from ..._autocast import state as _autocast_state
+from ..._backend import is_traced
+from ..._dispatch import Op, _unify, apply
+from ..._ns import raw_ns
 from .. import functional as F, init
 from ..functional._linear import addmm
 from ..utils.rnn import PackedSequence
@@ -129,6 +134,8 @@ class _RNNBase(Module):
             input = input.unsqueeze(1)
         elif self.batch_first:
             input = input.transpose(0, 1)
+        if not input.shape[0]:
+            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         states = self.states
         layers = self.num_layers * (2 if self.bidirectional else 1)
         sizes = (self.proj_size or self.hidden_size, self.hidden_size)[:states]  # h, and an LSTM's c
@@ -151,6 +158,9 @@ class _RNNBase(Module):
             if tuple(h.shape) != expected:
                 label = "hidden size" if states == 1 else f"hidden[{i}] size"
                 raise RuntimeError(f"Expected {label} {expected}, got {list(h.shape)}")
+            if h.dtype is not input.dtype:  # (PyTorch's message from its recurrent product)
+                raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {h.dtype.scalar_name} and "
+                                   f"{input.dtype.scalar_name}")
         return input, hx, unbatched
 
     # ------------------------------------------------------------------ forward
@@ -175,17 +185,10 @@ class _RNNBase(Module):
             for direction in range(directions):
                 index = layer * directions + direction
                 suffix = f"_l{layer}" + ("_reverse" if direction else "")
-                w_ih, w_hh, b_ih, b_hh, w_hr = (getattr(self, name + suffix, None) for name in (
+                weights = tuple(getattr(self, name + suffix, None) for name in (
                     "weight_ih", "weight_hh", "bias_ih", "bias_hh", "weight_hr"))
-                # every time step's input projection at once, cut into steps by one node
-                projected = F.linear(seq, w_ih, self._input_bias(b_ih, b_hh))
-                steps = projected.split(batch_sizes) if packed else projected.unbind(0)
-                # the recurrent weight transposed into its own memory once per sequence: OpenBLAS's small products
-                # with a transposed right operand take 2.5x as long (16x64 @ 64x256: 14 against 5.6 µs)
-                w_hh_t = w_hh.t().contiguous()
-                out, state = self._run(steps, tuple(h[index] for h in hx), w_hh_t, self._hidden_bias(b_hh),
-                                       None if w_hr is None else w_hr.t(), batch_sizes, direction)
-                outputs.append(_fn("cat")(out, 0) if packed else _fn("stack")(out, 0))
+                out, state = self._layer(seq, weights, tuple(h[index] for h in hx), batch_sizes, packed, direction)
+                outputs.append(out)
                 for final, s in zip(finals, state):
                     final.append(s)
             seq = outputs[0] if directions == 1 else _fn("cat")(outputs, -1)
@@ -200,13 +203,27 @@ class _RNNBase(Module):
             output = seq.squeeze(1) if unbatched else seq.transpose(0, 1) if self.batch_first else seq
         return output, (final if self.states > 1 else final[0])
 
+    def _layer(self, seq, weights, state, batch_sizes, packed, reverse):
+        """One layer and direction over ``seq`` (time, batch, features; a packed sequence's data when ``packed``)
+        from ``state``, step by step: its output sequence and final state."""
+        w_ih, w_hh, b_ih, b_hh, w_hr = weights
+        # every time step's input projection at once, cut into steps by one node
+        projected = F.linear(seq, w_ih, self._input_bias(b_ih, b_hh))
+        steps = projected.split(batch_sizes) if packed else projected.unbind(0)
+        # the recurrent weight transposed into its own memory once per sequence: OpenBLAS's small products
+        # with a transposed right operand take 2.5x as long (16x64 @ 64x256: 14 against 5.6 µs)
+        w_hh_t = w_hh.t().contiguous()
+        out, state = self._run(steps, state, w_hh_t, self._hidden_bias(b_hh), None if w_hr is None else w_hr.t(),
+                               batch_sizes, reverse)
+        return (_fn("cat")(out, 0) if packed else _fn("stack")(out, 0)), state
+
     def _run(self, steps, state, w_hh_t, b_hh, w_hr_t, batch_sizes, reverse):
         """One layer and direction over the time ``steps`` (each step's input projection); at step ``t`` only the
         first ``batch_sizes[t]`` rows (the sequences still running, longest first) update, the others keep their
         state."""
         full = batch_sizes[0] if batch_sizes else 0
         out = [None] * len(batch_sizes)
-        for t in (range(len(batch_sizes) - 1, -1, -1) if reverse else range(len(batch_sizes))):
+        for t in _time(len(batch_sizes), reverse):
             size = batch_sizes[t]
             running = state if size == full else tuple(h[:size] for h in state)
             new = self._cell(steps[t], running, w_hh_t, b_hh)
@@ -245,6 +262,11 @@ class _RNNBase(Module):
                 label = "hidden size" if self.states == 1 else f"hidden[{i}] size"
                 raise RuntimeError(f"Expected {label} {(layers, batch, size)}, got {list(h.shape)}")
         return data, tuple(_permuted(h, input.sorted_indices) for h in hx)
+
+
+def _time(steps, reverse):
+    """The time steps in the order a direction runs them."""
+    return range(steps - 1, -1, -1) if reverse else range(steps)
 
 
 def _permuted(state, indices):
@@ -311,11 +333,164 @@ _LSTM_CELL = Op("lstm_cell", _lstm_cell_fwd, vjp_all=_lstm_cell_vjp, nout=3, sav
                 node="ThnnFusedLstmCellBackward0")
 
 
+# ------------------------------------------------------------------ a whole LSTM layer, one node
+# PyTorch's CPU LSTM records one node per layer and direction, MkldnnRnnLayerBackward0 over (input, weight_ih,
+# weight_hh, bias_ih, bias_hh, hx, cx) (for float32 without projection; it records the step-by-step ops otherwise);
+# here too, for every dtype, with a projection as one more input (``weight_hr``). Its forward loops over time on backend
+# arrays -- the input projection one product, then per step the recurrent product and ``_lstm_cell_fwd`` -- with no
+# Tensor or node per step, the step-by-step path's operations in its order, so values are that path's to the bit
+# (eagerly; see ``_tiered`` for jax). Its workspace is what the backward reads: each step's activated gates (time, 4,
+# batch, hidden) and cell state (time, batch, hidden). The VJP is backpropagation through time written against ``ns``,
+# as every VJP (raw arrays when no graph is built; xtensor ops under ``create_graph``, differentiable again, the saved
+# outputs then being outputs of this node, whose gradients it takes in): the cell's formulas (``_lstm_cell_vjp``'s)
+# with their products regrouped, so gradients agree with the step-by-step path's to rounding, not to the bit; each
+# weight's gradient is one product over all the steps. Both loops are ``_scan``s of a step function.
+def _lstm_layer_fwd(xp, x, w_ih, w_hh, b_ih, b_hh, h, c, w_hr, reverse, backend):
+    steps, batch = x.shape[0], x.shape[1]
+    projected = xp.matmul(xp.reshape(x, (steps * batch, x.shape[2])), xp.permute_dims(w_ih, (1, 0)))
+    if b_ih is not None:
+        projected = (b_ih + b_hh) + projected
+    projected = xp.reshape(projected, (steps, batch, projected.shape[1]))
+    w_hh_t = backend.contiguous_copy(xp.permute_dims(w_hh, (1, 0)))  # (as the step-by-step path: see ``_layer``)
+    w_hr_t = None if w_hr is None else xp.permute_dims(w_hr, (1, 0))
+
+    def step(state, inputs):
+        (h, c), (projected,) = state, inputs
+        h, c, gates = _lstm_cell_fwd(xp, projected + xp.matmul(h, w_hh_t), c)
+        if w_hr_t is not None:
+            h = xp.matmul(h, w_hr_t)
+        return (h, c), (h, c, gates)
+    (h, c), (out, cells, gates) = _scan(raw_ns(backend), step, (h, c), (projected,), reverse)
+    return out, h, c, gates, cells
+
+
+def _scan(ns, step, carry, xs, reverse):
+    """``step(carry, xs_t) -> (carry, ys_t)`` over the time steps of ``xs`` (a tuple of (time, ...) arrays, None where
+    absent) in a direction's order: the final carry and each part of ``ys_t`` stacked over time. A Python loop, or the
+    backend's compiled loop (jax's ``lax.scan``) inside a program being traced (``_tiered``, ``xtensor.compile``)."""
+    scan = getattr(ns.backend, "scan", None) if ns.raw else None
+    if scan is not None and any(is_traced(x) for x in xs if x is not None):
+        return scan(step, carry, xs, reverse)
+    steps = next(x for x in xs if x is not None).shape[0]
+    inputs = list(zip(*[[None] * steps if x is None else [x[t, ...] for t in range(steps)] for x in xs]))
+    ys = [None] * steps
+    for t in _time(steps, reverse):
+        carry, ys[t] = step(carry, inputs[t])
+    return carry, tuple(None if y[0] is None else ns.apply("stack", y, (0,)) for y in zip(*ys))
+
+
+def _in_time_order(ns, first, sequence, reverse):
+    """The state each step of a direction started from, in time order: ``first`` for its first step, the ``sequence``
+    of states it produced (time, batch, size) for the others."""
+    steps = sequence.shape[0]
+    parts = [ns.narrow(sequence, 0, 1, steps - 1), ns.unsqueeze(first, 0)] if reverse else \
+        [ns.unsqueeze(first, 0), ns.narrow(sequence, 0, 0, steps - 1)]
+    return ns.apply("cat", parts, (0,))
+
+
+def _lstm_layer_vjp(ns, grads, ans, x, w_ih, w_hh, b_ih, b_hh, h0, c0, w_hr, reverse, backend):
+    """Backpropagation through time: ``_lstm_cell_vjp``'s formulas with what does not depend on the incoming
+    gradient computed once for all steps (each pre-activation's gradient is ``g_c`` or ``g_h`` times a factor of the
+    forward's values), so that a step is the few array calls that carry the gradient back (~7 instead of ~25)."""
+    g_out, g_h, g_c, g_gates, g_cells = grads
+    out, _, _, gates, cells = ans
+    steps, batch, hidden = cells.shape
+    i, f, g, o = (ns.select(gates, 1, k) for k in range(4))
+    tanh_c = ns.tanh(cells)
+    through_h = o * (1 - tanh_c * tanh_c)  # the gradient of ``c`` per unit of ``h``'s
+    # the pre-activations' gradients per unit of c's (i, f, g) and h's (o): each gate's partner in the cell update times
+    # its activation's slope (sigmoid: y (1 - y); tanh: 1 - y^2), laid out as a step's pre-activations (time, batch, 4H)
+    sigmoid_slopes = gates * (1 - gates)
+    slopes = [ns.select(sigmoid_slopes, 1, 0), ns.select(sigmoid_slopes, 1, 1), 1 - g * g,
+              ns.select(sigmoid_slopes, 1, 3)]
+    partners = [g, _in_time_order(ns, c0, cells, reverse), i, tanh_c]
+    factors = ns.reshape(ns.apply("stack", [a * b for a, b in zip(partners, slopes)], (2,)), (steps, batch, 4 * hidden))
+    if g_gates is not None:  # (under create_graph: the workspace's own gradient, through the slopes alone)
+        g_gates = ns.reshape(ns.apply("stack", [ns.select(g_gates, 1, k) * s for k, s in enumerate(slopes)], (2,)),
+                             (steps, batch, 4 * hidden))
+    g_h = ns.zeros(h0.shape, h0) if g_h is None else g_h
+    g_c = ns.zeros(c0.shape, c0) if g_c is None else g_c
+
+    def step(carry, grads):
+        """One step back: the gradients of the state before it, those of its gates' pre-activations and output."""
+        (g_h, g_c), (g_out, g_cells, g_gates, through_h, factors, f) = carry, grads
+        g_h = g_hidden = g_h if g_out is None else g_out + g_h
+        if w_hr is not None:
+            g_h = ns.matmul(g_h, w_hr)
+        if g_cells is not None:
+            g_c = g_c + g_cells
+        g_c = g_c + g_h * through_h
+        g_pre = ns.apply("cat", [g_c, g_c, g_c, g_h], (1,)) * factors
+        if g_gates is not None:
+            g_pre = g_pre + g_gates
+        return (ns.matmul(g_pre, w_hh), g_c * f), (g_pre, None if w_hr is None else g_hidden)
+    (g_h, g_c), (g_pre, g_hidden) = _scan(ns, step, (g_h, g_c), (g_out, g_cells, g_gates, through_h, factors, f),
+                                          not reverse)
+    flat = ns.reshape(g_pre, (steps * batch, 4 * hidden))
+    g_w_hh = ns.matmul(ns.mT(flat), ns.reshape(_in_time_order(ns, h0, out, reverse), (steps * batch, -1)))
+    g_b = None if b_ih is None else ns.sum(flat, (0,))
+    g_w_hr = None
+    if w_hr is not None:  # each step's ``o tanh(c)`` was projected
+        g_w_hr = ns.matmul(ns.mT(ns.reshape(g_hidden, (steps * batch, -1))),
+                           ns.reshape(o * tanh_c, (steps * batch, hidden)))
+    inputs = ns.reshape(x, (steps * batch, x.shape[2]))
+    return (ns.reshape(ns.matmul(flat, w_ih), x.shape), ns.mT(ns.matmul(ns.mT(inputs), flat)), g_w_hh, g_b, g_b, g_h,
+            g_c, g_w_hr)
+
+
+def _leaves(value):
+    """The arrays (and Nones) of nested tuples and lists of them, in order."""
+    return [leaf for v in value for leaf in _leaves(v)] if type(value) in (tuple, list) else [value]
+
+
+def _tiered(fn):
+    """``fn(namespace, *arrays, reverse, backend)`` (the layer's forward or VJP) as the op runs it: on a backend that
+    compiles (jax), from the second call with the same shapes on, one cached program -- its time loop one
+    ``lax.scan`` (``_scan``), so it is traced once whatever the length: ~1 s to compile, then 0.4 ms against 25 ms
+    for jax's dispatch of every array call of 20 steps (16 x 64, forward); a one-off call is not worth compiling.
+    As it is elsewhere, on Tensors (under ``create_graph``) and inside a program being traced."""
+    programs, seen = {}, set()
+
+    def run(namespace, *args):
+        *arrays, reverse, backend = args
+        jit = getattr(backend, "jit", None)
+        if jit is None or not getattr(namespace, "raw", True):
+            return fn(namespace, *args)
+        leaves = _leaves(tuple(arrays))
+        if any(is_traced(leaf) for leaf in leaves):
+            return fn(namespace, *args)
+        key = (reverse, tuple(None if leaf is None else (leaf.shape, str(leaf.dtype)) for leaf in leaves))
+        if key not in seen:
+            seen.add(key)
+            return fn(namespace, *args)
+        program = programs.get((backend, reverse))
+        if program is None:
+            program = programs[backend, reverse] = jit(lambda *arrays: fn(namespace, *arrays, reverse, backend))
+        return program(*arrays)
+    return run
+
+
+_LSTM_LAYER = Op("mkldnn_rnn_layer", _tiered(_lstm_layer_fwd), vjp_all=_tiered(_lstm_layer_vjp), nout=5,
+                 saves=(0, 1, 2, 5, 6, 7, "result0", "result3", "result4"))
+
+
 class LSTM(_RNNBase):
     """Gates ``i, f, g, o`` (PyTorch's order): ``c' = f c + i g``, ``h' = o tanh(c')``, with ``proj_size``
     projected: ``h' = W_hr (o tanh(c'))``."""
 
     gates, states, name = 4, 2, "LSTM"
+
+    def _layer(self, seq, weights, state, batch_sizes, packed, reverse):
+        """The whole layer as one node (``_LSTM_LAYER``); step by step for a packed sequence (its batch shrinks over
+        time) and in an autocast region (whose casts the step-by-step path's products take)."""
+        if packed or _autocast_state.active:
+            return super()._layer(seq, weights, state, batch_sizes, packed, reverse)
+        w_ih, w_hh, b_ih, b_hh, w_hr = weights
+        tensors = (seq, w_ih, w_hh, b_ih, b_hh, *state)
+        params = (reverse, _unify(tensors))
+        out, h, c, _, _ = apply(_LSTM_LAYER, tensors + (w_hr,), params) if w_hr is not None else \
+            apply(_LSTM_LAYER, tensors, (None,) + params)
+        return out, (h, c)
 
     def _cell(self, projected, state, w_hh_t, b_hh):
         h, c = state
