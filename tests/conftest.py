@@ -42,3 +42,32 @@ def backend(request):
         pytest.skip(f"backend {request.param!r} unavailable: {e}")
     with xtensor.use_backend(request.param):
         yield request.param
+
+
+def _opinfo_of(item):
+    """The OpInfo a test_ops.py case runs (its ``case`` parameter's first element), or None."""
+    case = getattr(item, "callspec", None) and item.callspec.params.get("case")
+    info = case[0] if isinstance(case, tuple) and case else None
+    return info if type(info).__name__ == "OpInfo" else None
+
+
+# Test files whose tests take seconds each (subprocesses, fuzzers, training loops, the tutorials' jax cells): run first,
+# so that pytest-xdist's last tests are short ones and the two workers finish together.
+_LONG_RUNNING = ("test_views_fuzz", "test_consumer_suites", "test_cli", "test_gradcheck_cli", "test_distributed",
+                 "test_torch_programs", "test_registry_libraries", "test_memory", "test_nn_conv", "test_special",
+                 "test_tutorials")
+
+
+def pytest_collection_modifyitems(items):
+    """The long-running files first (``_LONG_RUNNING``); each op's OpInfo cases (test_ops.py, test_errors_opinfo.py)
+    next to one another in their module (forward, variants, gradients, agreement...: collected test function by test
+    function), in the same slots: pytest-xdist hands a worker consecutive runs of tests, so one worker compiles an
+    op's jax kernels and jax references once, where the two workers each compiled most of them."""
+    items.sort(key=lambda item: item.path.stem not in _LONG_RUNNING)
+    slots = [i for i, item in enumerate(items) if _opinfo_of(item) is not None]
+    order = {}
+    for i in slots:
+        order.setdefault((items[i].module.__name__, _opinfo_of(items[i]).name), len(order))
+    ordered = sorted((items[i] for i in slots), key=lambda item: order[item.module.__name__, _opinfo_of(item).name])
+    for i, item in zip(slots, ordered):
+        items[i] = item

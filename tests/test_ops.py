@@ -346,14 +346,43 @@ class JaxRef:
 _SECOND_ORDER_SAMPLES = {(c.values[0][0].name, c.values[0][2]) for c in SECOND_ORDER_CASES}
 
 
-@functools.lru_cache(maxsize=None)
 def jax_reference(info, idx):
-    """jax's forward, a random cotangent, the VJP, and (for the second-order samples) the gradient of the scalarized
-    VJP -- one jitted program a sample (one XLA compilation: most of this file's time), shared by both tests."""
+    """The jax references of a float64 sample (``jax_references``), shared by the first- and second-order tests."""
+    return jax_references(info)[idx]
+
+
+@functools.lru_cache(maxsize=None)
+def jax_references(info):
+    """For each gradable float64 sample of ``info`` (by index): jax's forward, a random cotangent, the VJP, and (for
+    the second-order samples) the gradient of the scalarized VJP -- all of the op's samples in one jitted program: one
+    XLA compilation an op (compiling is most of this file's time, and a program a sample paid its fixed cost each)."""
+    import jax
+
+    refs, programs = {}, {}
+    for idx, s in enumerate(info.samples("float64")):
+        if _gradable(info, s):
+            refs[idx], program = _jax_reference_program(info, idx, s)
+            if program is not None:
+                programs[idx] = program
+    try:
+        results = jax.jit(lambda inputs: {idx: programs[idx][0](*a) for idx, a in inputs.items()})(
+            {idx: args for idx, (_, args) in programs.items()})
+    except _data_dependent_errors():  # a sample reads values on the host: each sample on its own
+        results = {idx: _jit_or_eager(fn, *args) for idx, (fn, args) in programs.items()}
+    for idx, (out, grads, second) in results.items():
+        r = refs[idx]
+        r.out, r.grads = np.asarray(out), [np.asarray(g) for g in grads]
+        if second is not None:
+            r.grads2 = [np.asarray(g) for g in second[0]] + [np.asarray(second[1])]
+    return refs
+
+
+def _jax_reference_program(info, idx, s):
+    """The sample's ``JaxRef`` with its cotangent (and second-order ``v``), and the (function, arguments) that compute
+    the rest with ``jax.vjp``; no function where every float input is empty (the references are zeros then)."""
     import jax
     import jax.numpy as jnp
 
-    s = info.samples("float64")[idx]
     leaves = array_leaves(s.args)
     rng = _rng(info.name, idx)
     r = JaxRef()
@@ -364,7 +393,7 @@ def jax_reference(info, idx):
         r.grads = [np.zeros(a.shape) for a in floats]
         r.v = [rng.standard_normal(a.shape) for a in floats]
         r.grads2 = r.grads + [np.zeros(r.ct.shape)]
-        return r
+        return r, None
 
     def f(*diff):
         it = iter(diff)
@@ -392,11 +421,16 @@ def jax_reference(info, idx):
         vs = [jax.device_put(v) for v in r.v]
     else:
         vs = None
-    out, grads, second = _jit_or_eager(both, xs, jax.device_put(r.ct), vs)
-    r.out, r.grads = np.asarray(out), [np.asarray(g) for g in grads]
-    if second is not None:
-        r.grads2 = [np.asarray(g) for g in second[0]] + [np.asarray(second[1])]
-    return r
+    return r, (both, (xs, jax.device_put(r.ct), vs))
+
+
+@functools.cache
+def _data_dependent_errors():
+    """jax's errors for a traced function that reads values on the host (data-dependent shapes)."""
+    import jax
+    return (jax.errors.ConcretizationTypeError, jax.errors.TracerBoolConversionError,
+            jax.errors.TracerIntegerConversionError, jax.errors.TracerArrayConversionError,
+            jax.errors.NonConcreteBooleanIndexError)
 
 
 def _jit_or_eager(fn, *args):
@@ -405,9 +439,7 @@ def _jit_or_eager(fn, *args):
     import jax
     try:
         return jax.jit(fn)(*args)
-    except (jax.errors.ConcretizationTypeError, jax.errors.TracerBoolConversionError,
-            jax.errors.TracerIntegerConversionError, jax.errors.TracerArrayConversionError,
-            jax.errors.NonConcreteBooleanIndexError):
+    except _data_dependent_errors():
         return fn(*args)
 
 
