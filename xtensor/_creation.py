@@ -16,18 +16,13 @@ from . import _dtypes
 from ._backend import get_backend, get_default_backend
 from ._dispatch import apply, wrap
 from ._names import with_names
-from ._tensor import Size, Tensor, device as _device
+from ._tensor import Size, Tensor, default_devices, device as _device
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like", "ones_like",
            "empty_like", "full_like", "arange", "linspace", "logspace", "eye", "rand", "randn", "randint",
            "randperm", "normal", "bernoulli", "multinomial", "rand_like", "randn_like", "randint_like",
            "Generator", "manual_seed", "initial_seed", "seed", "get_rng_state", "set_rng_state",
            "default_generator", "legacy_tensor"]
-
-
-# Where factories put a tensor when no ``device=`` says: ``set_default_device``'s device, or the innermost
-# ``with xtensor.device(...)`` block's (None: the backend's own default placement).
-default_devices = [None]
 
 
 def _placed(backend, device):

@@ -14,7 +14,7 @@ import warnings
 import threadpoolctl
 
 from . import _creation
-from ._tensor import device as _device
+from ._tensor import default_devices, device as _device
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly
 
 __all__ = ["use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
@@ -81,7 +81,7 @@ def get_default_device():
 def set_default_device(device):
     """Factories without ``device=`` put their tensors on ``device`` (``None``: the backend's default again); a
     device the backend lacks raises when a factory uses it, as PyTorch's CUDA default does on a CPU build."""
-    _creation.default_devices[0] = None if device is None else _device(device)
+    default_devices[0] = None if device is None else _device(device)
 
 
 # ------------------------------------------------------------------ float32 matmul precision

@@ -147,13 +147,16 @@ class device:
 
     def __enter__(self):
         """``with xtensor.device(d):`` factories inside the block default to ``d``."""
-        from . import _creation
-        _creation.default_devices.append(self)
+        default_devices.append(self)
         return self
 
     def __exit__(self, *exc):
-        from . import _creation
-        _creation.default_devices.pop()
+        default_devices.pop()
+
+
+# Where factories put a tensor when no ``device=`` says (``_creation._placed``): ``set_default_device``'s device, or
+# the innermost ``with xtensor.device(...)`` block's (None: the backend's own default placement).
+default_devices = [None]
 
 
 class Storage:
