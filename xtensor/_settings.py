@@ -21,8 +21,8 @@ __all__ = ["use_deterministic_algorithms", "are_deterministic_algorithms_enabled
            "is_deterministic_algorithms_warn_only_enabled", "set_deterministic_debug_mode",
            "get_deterministic_debug_mode", "set_warn_always", "is_warn_always_enabled", "get_default_device",
            "set_default_device", "set_float32_matmul_precision", "get_float32_matmul_precision", "get_num_threads",
-           "set_num_threads", "get_num_interop_threads", "set_num_interop_threads", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
-           "set_anomaly_enabled"]
+           "set_num_threads", "get_num_interop_threads", "set_num_interop_threads", "is_anomaly_enabled",
+           "is_anomaly_check_nan_enabled", "set_anomaly_enabled"]
 
 
 class _Settings:
