@@ -236,3 +236,27 @@ def test_jax_repeated_layer_is_one_compiled_loop_with_the_eager_results(monkeypa
     assert len(scans) == 2  # traced once each: the forward and the VJP
     for eager, compiled in zip(runs[0], runs[2]):
         np.testing.assert_allclose(compiled.detach().numpy(), eager.detach().numpy(), rtol=1e-12, atol=1e-14)
+
+
+def _under_cpu_autocast(lib, kind):
+    """A layer's output, final state(s) and input gradient run in a CPU autocast region, from fixed weights."""
+    module = getattr(lib.nn, kind)(4, 3)
+    with lib.no_grad():
+        for p in module.parameters():
+            p.copy_(lib.tensor(np.linspace(-0.5, 0.5, p.numel()).reshape(tuple(p.shape)), dtype=lib.float32))
+    x = lib.tensor(np.linspace(-1, 1, 40).reshape(5, 2, 4), dtype=lib.float32, requires_grad=True)
+    with lib.autocast("cpu"):
+        out, state = module(x)
+    out.float().sum().backward()
+    return [out, *(state if isinstance(state, tuple) else (state,)), x.grad]
+
+
+@pytest.mark.parametrize("kind", ["LSTM", "GRU"])
+def test_cpu_autocast_gives_torchs_dtypes_and_values(kind):
+    """PyTorch's CPU autocast runs its LSTM layer in bfloat16 (its GRU step by step, in float32): xtensor's too, to
+    bfloat16 rounding (an ulp is 2**-7 relative: the two libraries round their bfloat16 intermediates in other
+    places)."""
+    ours, theirs = _under_cpu_autocast(xt, kind), _under_cpu_autocast(torch, kind)
+    assert [str(t.dtype).split(".")[-1] for t in ours] == [str(t.dtype).split(".")[-1] for t in theirs]
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(a.detach().float().numpy(), b.detach().float().numpy(), rtol=1e-2, atol=4e-3)

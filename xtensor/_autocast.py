@@ -20,6 +20,7 @@ LOWER_PRECISION = frozenset({
     "mm", "bmm", "baddbmm", "addmm", "addbmm", "matmul", "mv", "tensordot", "einsum", "vecdot", "linalg_vecdot",
     "inner", "chain_matmul", "linalg_multi_dot", "multi_dot", "convolution", "_convolution", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
     "conv_transpose2d", "conv_transpose3d", "linear", "prelu", "scaled_dot_product_attention",
+    "mkldnn_rnn_layer",  # (PyTorch's CPU LSTM layer; xtensor's nn.LSTM node bears its name)
 })
 # PyTorch's CPU "fp32" list, likewise (``_prod``: the op table's name for prod)
 FLOAT32 = frozenset({

@@ -15,7 +15,7 @@ import functools
 import math
 
 from ... import _creation
-from ..._autocast import state as _autocast_state
+from ..._autocast import LOWER_PRECISION, state as _autocast_state
 from ..._backend import is_traced
 from ..._dispatch import Op, _unify, apply
 from ..._ns import raw_ns
@@ -209,8 +209,9 @@ class _RNNBase(Module):
         """One layer and direction over ``seq`` (time, batch, features; a packed sequence's data when ``packed``)
         from ``state``: its output sequence and final state. One node (``_layer_op``) over a padded batch; step by
         step over a packed sequence (its batch shrinks over time) and in an autocast region (whose casts the
-        step-by-step path's products take)."""
-        if packed or _autocast_state.active:
+        step-by-step path's products take) but for the LSTM's node, which PyTorch's CPU autocast runs in lower
+        precision (``_autocast.LOWER_PRECISION``: outputs and states in bfloat16, as PyTorch's)."""
+        if packed or _autocast_state.active and self._layer_op.name not in LOWER_PRECISION:
             return self._steps(seq, weights, state, batch_sizes, packed, reverse)
         w_ih, w_hh, b_ih, b_hh, w_hr = weights
         tensors = (seq, w_ih, w_hh, b_ih, b_hh, *state)
