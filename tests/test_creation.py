@@ -255,42 +255,49 @@ def test_variable_is_the_tensor_itself_with_requires_grad(backend):
 
 
 # ------------------------------------------------------------------ the default device
-@pytest.mark.parametrize("lib", ["xtensor", "torch"])
-def test_set_default_device_places_factories_without_a_device(backend, lib):
-    torch = pytest.importorskip("torch")
-    ns = xt if lib == "xtensor" else torch
-    ns.set_default_device("cpu")
+def _under_default_device(ns, device):
+    """What factories do with ``device`` set as the default (``ns``: xtensor or torch): each result's device, or the
+    error a factory raises; ``*_like`` results; what is made after the default is reset."""
+    ns.set_default_device(device)
     try:
-        made = [ns.zeros(2), ns.tensor([1.0]), ns.arange(3), ns.randn(2), ns.nn.Linear(2, 2).weight]
-        assert [str(t.device) for t in made] == ["cpu"] * 5
-        assert str(ns.get_default_device()) == "cpu"
+        made = [str(f().device) for f in (lambda: ns.zeros(2), lambda: ns.tensor([1.0]), lambda: ns.arange(3),
+                                          lambda: ns.randn(2), lambda: ns.nn.Linear(2, 2).weight)]
+    except AssertionError as e:
+        made = ("AssertionError", str(e))
+    try:
+        like = str(ns.zeros_like(ns.tensor([1.0], device="cpu")).device)
     finally:
         ns.set_default_device(None)
+    return made, like, str(ns.ones(2).device)
 
 
-@pytest.mark.parametrize("lib", ["xtensor", "torch"])
-def test_a_default_device_the_backend_lacks_raises_at_the_factory(backend, lib):
+def _without_cuda(backend):
     torch = pytest.importorskip("torch")
-    ns = xt if lib == "xtensor" else torch
-    if lib == "xtensor" and "cuda" in {kind for kind, _ in xt.get_backend(backend).devices()}:
-        pytest.skip("this backend has a CUDA device")
-    ns.set_default_device("cuda")
+    if torch.cuda.is_available() or "cuda" in {kind for kind, _ in xt.get_backend(backend).devices()}:
+        pytest.skip("a CUDA device is present")
+    return torch
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+def test_set_default_device_places_factories_as_torch(backend, device):
+    """Factories without ``device=`` use the default (raising at the factory where the backend lacks it, as
+    PyTorch's CUDA default on a CPU build); ``*_like`` follow their input; ``None`` resets it."""
+    torch = _without_cuda(backend)
+    assert _under_default_device(xt, device) == _under_default_device(torch, device)
+
+
+def _in_device_block(ns):
     try:
-        with pytest.raises(AssertionError, match="not compiled with CUDA"):
-            ns.ones(2)
-        assert str(ns.zeros_like(ns.tensor([1.0], device="cpu")).device) == "cpu"  # *_like follow the input
-    finally:
-        ns.set_default_device(None)
-    assert str(ns.ones(2).device) == "cpu"
-
-
-@pytest.mark.parametrize("lib", ["xtensor", "torch"])
-def test_device_as_a_context_manager_sets_the_default_inside_the_block_only(lib):
-    torch = pytest.importorskip("torch")
-    ns = xt if lib == "xtensor" else torch
-    with pytest.raises(AssertionError):
         with ns.device("cuda"):
             ns.empty(1)
-    assert str(ns.empty(1).device) == "cpu"
+        inside = "made"
+    except AssertionError as e:
+        inside = str(e)
     with ns.device("cpu") as d:
-        assert d == ns.device("cpu") and str(ns.full((1,), 2.0).device) == "cpu"
+        entered = (d == ns.device("cpu"), str(ns.full((1,), 2.0).device))
+    return inside, entered, str(ns.empty(1).device)
+
+
+def test_device_as_a_context_manager_sets_the_default_inside_the_block_only(backend):
+    torch = _without_cuda(backend)
+    assert _in_device_block(xt) == _in_device_block(torch)

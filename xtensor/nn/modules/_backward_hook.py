@@ -70,16 +70,9 @@ class BackwardHook:
         return tuple(packed)
 
     def _output_hook(self, grad_inputs, grad_outputs):
-        self.grad_outputs = self._packed(self.output_index, grad_outputs, self.n_outputs)
-        for hook in self.pre_hooks:
-            replaced = hook(self.module, self.grad_outputs)
-            if replaced is None:
-                continue
-            if len(replaced) != len(self.grad_outputs):
-                raise RuntimeError("Backward pre hook returned an invalid number of grad_output, got "
-                                   f"{len(replaced)}, but expected {len(self.grad_outputs)}")
-            self.grad_outputs = replaced
-        grad_outputs = self.grad_outputs
+        grad_outputs = self.grad_outputs = _replaced_by(
+            self.pre_hooks, lambda hook, grads: hook(self.module, grads),
+            self._packed(self.output_index, grad_outputs, self.n_outputs), "Backward pre hook", "grad_output")
         if self.input_index is None:  # no input needs a gradient: the hooks run now, with nothing to replace
             warnings.warn("Full backward hook is firing when gradients are computed with respect to module outputs "
                           "since no inputs require gradients. See https://docs.pytorch.org/docs/main/generated/"
@@ -96,14 +89,21 @@ class BackwardHook:
     def _input_hook(self, grad_inputs, grad_outputs):
         if self.grad_outputs is None:  # the gradient reached the inputs without passing through the outputs
             return None
-        packed = self._packed(self.input_index, grad_inputs, self.n_inputs)
-        for hook in self.hooks:
-            replaced = hook(self.module, packed, self.grad_outputs)
-            if replaced is None:
-                continue
-            if len(replaced) != len(packed):
-                raise RuntimeError("Backward hook returned an invalid number of grad_input, got "
-                                   f"{len(replaced)}, but expected {len(packed)}")
-            packed = replaced
+        packed = _replaced_by(self.hooks, lambda hook, grads: hook(self.module, grads, self.grad_outputs),
+                              self._packed(self.input_index, grad_inputs, self.n_inputs), "Backward hook", "grad_input")
         self.grad_outputs = None
         return tuple(packed[i] for i in self.input_index)
+
+
+def _replaced_by(hooks, call, grads, kind, name):
+    """``grads`` after each hook in turn, ``call(hook, grads)`` returning None (keep them) or their replacement,
+    which must be as long (PyTorch's error otherwise)."""
+    for hook in hooks:
+        replaced = call(hook, grads)
+        if replaced is None:
+            continue
+        if len(replaced) != len(grads):
+            raise RuntimeError(f"{kind} returned an invalid number of {name}, got {len(replaced)}, but expected "
+                               f"{len(grads)}")
+        grads = replaced
+    return grads
