@@ -14,6 +14,8 @@ with no Tensor or node per step.
 import functools
 import math
 
+import numpy as np
+
 from ... import _creation
 from ..._autocast import LOWER_PRECISION, state as _autocast_state
 from ..._backend import is_traced
@@ -459,6 +461,8 @@ def _tiered(fn):
 # step's activated gates (time, 4, batch, hidden) and cell state (time, batch, hidden). Its VJP is
 # ``_lstm_cell_vjp``'s formulas with their products regrouped.
 def _lstm_layer_fwd(xp, x, w_ih, w_hh, b_ih, b_hh, h, c, w_hr, reverse, backend):
+    if w_hr is None and _numpy_kernel(x):
+        return _lstm_numpy_fwd(x, w_ih, w_hh, b_ih, b_hh, h, c, reverse)
     projected = _projection(xp, x, w_ih, None if b_ih is None else b_ih + b_hh)
     w_hh_t = _recurrent_weight(xp, w_hh, backend)
     w_hr_t = None if w_hr is None else xp.permute_dims(w_hr, (1, 0))
@@ -478,6 +482,8 @@ def _lstm_layer_vjp(ns, grads, ans, x, w_ih, w_hh, b_ih, b_hh, h0, c0, w_hr, rev
     gradient computed once for all steps (each pre-activation's gradient is ``g_c`` or ``g_h`` times a factor of the
     forward's values), so that a step is the few array calls that carry the gradient back (~7 instead of ~25)."""
     g_out, g_h, g_c, g_gates, g_cells = grads
+    if ns.raw and w_hr is None and g_gates is None and g_cells is None and _numpy_kernel(x):
+        return _lstm_numpy_vjp(ns, g_out, g_h, g_c, ans, x, w_ih, w_hh, b_ih, h0, c0, reverse)
     out, _, _, gates, cells = ans
     steps, batch, hidden = cells.shape
     i, f, g, o = (ns.select(gates, 1, k) for k in range(4))
@@ -516,6 +522,91 @@ def _lstm_layer_vjp(ns, grads, ans, x, w_ih, w_hh, b_ih, b_hh, h0, c0, w_hr, rev
         g_w_hr = ns.matmul(ns.mT(ns.reshape(g_hidden, (steps * batch, -1))),
                            ns.reshape(o * tanh_c, (steps * batch, hidden)))
     return _layer_grads(ns, x, w_ih, b_ih, g_pre, g_pre, _in_time_order(ns, h0, out, reverse)) + (g_h, g_c, g_w_hr)
+
+
+# The LSTM layer on numpy (float arrays, no projection): the same formulas as a few ufunc calls per step, each writing
+# into memory allocated once per sequence (``out=``), as numpy's ~0.5-1 µs per call (on 1-4K elements) is most of a
+# step's time. Forward values are the generic forward's to the bit: sigmoid(a) = 1 / (1 + exp(-a)) takes ``-a`` from
+# the i, f, o columns of the recurrent weight and of the input projection's weight and bias negated once per sequence
+# (negation is exact, so ``(-p) + h (-W)`` is ``-(p + h W)`` to the bit), so each step is its product and sum, one
+# ``exp`` over all four gates, ``1 + e``, ``1 / .``, the g gate's ``tanh`` over its unnegated columns, and the cell
+# update's five calls. The VJP's factors (``_lstm_layer_vjp``'s) are laid out as the recurrent product's gradient
+# (time, batch, 4, hidden), so a step back writes that gradient's rows in two calls besides its product and three
+# calls for the states' gradients.
+_NUMPY_FLOATS = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.float64))
+
+
+def _numpy_kernel(x):
+    """Whether a layer over ``x`` runs the numpy kernels (a float numpy array)."""
+    return type(x) is np.ndarray and x.dtype in _NUMPY_FLOATS
+
+
+def _lstm_numpy_fwd(x, w_ih, w_hh, b_ih, b_hh, h, c, reverse):
+    steps, batch, hidden = x.shape[0], x.shape[1], c.shape[1]
+    dtype = x.dtype
+    signs = np.repeat(np.array([-1, -1, 1, -1], dtype), hidden)  # the sigmoid gates' columns negated
+    w_ih = w_ih * signs[:, None]
+    projected = _projection(np, x, w_ih, None if b_ih is None else (b_ih + b_hh) * signs)
+    w_hh_t = np.empty((w_hh.shape[1], 4 * hidden), dtype)  # transposed into its own memory (``_recurrent_weight``)
+    np.multiply(w_hh.T, signs, out=w_hh_t)
+    gates = np.empty((steps, 4, batch, hidden), dtype)
+    out, cells = np.empty((steps, batch, hidden), dtype), np.empty((steps, batch, hidden), dtype)
+    pre = np.empty((batch, 4 * hidden), dtype)
+    pre_by_gate = pre.reshape(batch, 4, hidden).transpose(1, 0, 2)
+    pre_g, scratch = pre_by_gate[2], np.empty((batch, hidden), dtype)
+    for t in _time(steps, reverse):
+        act = gates[t]
+        i, f, g, o = act
+        np.matmul(h, w_hh_t, out=pre)
+        np.add(projected[t], pre, out=pre)
+        np.exp(pre_by_gate, out=act)
+        np.add(act, 1, out=act)
+        np.divide(1, act, out=act)
+        np.tanh(pre_g, out=g)
+        h, c_before, c = out[t], c, cells[t]
+        np.multiply(f, c_before, out=c)
+        np.multiply(i, g, out=scratch)
+        np.add(c, scratch, out=c)
+        np.tanh(c, out=scratch)
+        np.multiply(o, scratch, out=h)
+    return out, h.copy(), c.copy(), gates, cells
+
+
+def _lstm_numpy_vjp(ns, g_out, g_h, g_c, ans, x, w_ih, w_hh, b_ih, h0, c0, reverse):
+    out, _, _, gates, cells = ans
+    steps, batch, hidden = cells.shape
+    dtype = cells.dtype
+    by_gate = gates.transpose(1, 0, 2, 3)  # (4, time, batch, hidden)
+    tanh_c = np.tanh(cells)
+    through_h = np.multiply(tanh_c, tanh_c)
+    np.subtract(1, through_h, out=through_h)
+    np.multiply(by_gate[3], through_h, out=through_h)
+    factors = np.empty((steps, batch, 4, hidden), dtype)
+    factors_by_gate = factors.transpose(2, 0, 1, 3)
+    np.subtract(1, by_gate, out=factors_by_gate)
+    np.multiply(by_gate, factors_by_gate, out=factors_by_gate)  # the sigmoids' slopes (and the g gate's, next)
+    slope_g = factors_by_gate[2]
+    np.multiply(by_gate[2], by_gate[2], out=slope_g)
+    np.subtract(1, slope_g, out=slope_g)
+    for slope, partner in zip(factors_by_gate, (by_gate[2], _in_time_order(ns, c0, cells, reverse), by_gate[0], tanh_c)):
+        np.multiply(partner, slope, out=slope)
+    f = by_gate[1]
+    g_h = np.zeros((batch, hidden), dtype) if g_h is None else np.array(g_h, dtype, order="C")
+    g_c = np.zeros((batch, hidden), dtype) if g_c is None else np.array(g_c, dtype, order="C")
+    g_c_thrice, scratch = g_c[:, None, :], np.empty((batch, hidden), dtype)
+    g_pre = np.empty((steps, batch, 4 * hidden), dtype)
+    g_pre_by_gate = g_pre.reshape(steps, batch, 4, hidden)
+    for t in _time(steps, not reverse):
+        if g_out is not None:
+            np.add(g_h, g_out[t], out=g_h)
+        np.multiply(g_h, through_h[t], out=scratch)
+        np.add(g_c, scratch, out=g_c)
+        step_factors, step_g_pre = factors[t], g_pre_by_gate[t]
+        np.multiply(g_c_thrice, step_factors[:, :3], out=step_g_pre[:, :3])
+        np.multiply(g_h, step_factors[:, 3], out=step_g_pre[:, 3])
+        np.matmul(g_pre[t], w_hh, out=g_h)
+        np.multiply(g_c, f[t], out=g_c)
+    return _layer_grads(ns, x, w_ih, b_ih, g_pre, g_pre, _in_time_order(ns, h0, out, reverse)) + (g_h, g_c, None)
 
 
 _LSTM_LAYER = Op("mkldnn_rnn_layer", _tiered(_lstm_layer_fwd), vjp_all=_tiered(_lstm_layer_vjp), nout=5,
