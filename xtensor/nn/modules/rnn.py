@@ -419,8 +419,7 @@ def _layer_grads(ns, x, w_ih, bias, g_in, g_rec, before):
     if bias is not None:
         g_b_ih = ns.sum(flat_in, (0,))
         g_b_hh = g_b_ih if flat_rec is flat_in else ns.sum(flat_rec, (0,))
-    return (ns.reshape(ns.matmul(flat_in, w_ih), x.shape), ns.mT(ns.matmul(ns.mT(inputs), flat_in)), g_w_hh, g_b_ih,
-            g_b_hh)
+    return ns.reshape(ns.matmul(flat_in, w_ih), x.shape), ns.matmul(ns.mT(flat_in), inputs), g_w_hh, g_b_ih, g_b_hh
 
 
 def _leaves(value):
