@@ -144,8 +144,7 @@ class _RNNBase(Module):
         layers = self.num_layers * (2 if self.bidirectional else 1)
         sizes = (self.proj_size or self.hidden_size, self.hidden_size)[:states]  # h, and an LSTM's c
         if hx is None:
-            return input, tuple(_creation.zeros(layers, input.shape[1], size, dtype=input.dtype).to(input.backend)
-                                for size in sizes), unbatched
+            return input, _zero_states(input, layers, input.shape[1], sizes), unbatched
         hx = hx if states > 1 else (hx,)
         if len(hx) != states:
             raise RuntimeError(f"{self.name}: expected hx to be a tuple of {states} tensors, got {len(hx)}")
@@ -273,14 +272,21 @@ class _RNNBase(Module):
         layers = self.num_layers * (2 if self.bidirectional else 1)
         sizes = (self.proj_size or self.hidden_size, self.hidden_size)[:self.states]
         if hx is None:
-            return data, tuple(_creation.zeros(layers, batch, size, dtype=data.dtype).to(data.backend)
-                               for size in sizes)
+            return data, _zero_states(data, layers, batch, sizes)
         hx = hx if self.states > 1 else (hx,)
         for i, (h, size) in enumerate(zip(hx, sizes)):
             if tuple(h.shape) != (layers, batch, size):
                 label = "hidden size" if self.states == 1 else f"hidden[{i}] size"
                 raise RuntimeError(f"Expected {label} {(layers, batch, size)}, got {list(h.shape)}")
         return data, tuple(_permuted(h, input.sorted_indices) for h in hx)
+
+
+def _zero_states(like, layers, batch, sizes):
+    """Zero initial states of each size in ``sizes`` (``hx``'s layout, indexed by layer and direction): one zeros
+    (batch, size) tensor of ``like``'s dtype and backend, shared by every layer, rather than a (layers, batch, size)
+    tensor indexed per layer."""
+    zeros = {size: like.new_zeros((batch, size)) for size in set(sizes)}
+    return tuple([zeros[size]] * layers for size in sizes)
 
 
 def _time(steps, reverse):
