@@ -16,6 +16,14 @@ from .generic import ArrayAPIAdapter, host_special
 
 __all__ = ["NumpyAdapter"]
 
+# glibc's malloc serves every block of 128 KiB or more with fresh pages from the kernel (mmap), zeroed and faulted in
+# on first touch, until a free of such a block raises that threshold to the block's size (and the heap's trim
+# threshold to twice it). Mid-sized arrays are the common case here (an LSTM language model's gates: 20 x 16 x 256
+# floats, 320 KiB), and nothing else in an xtensor-only process may free a large block early: its LSTM LM step paid
+# 170-230 page faults, ~25% of its time. One 4 MiB block allocated and freed at import sets the threshold there, as
+# importing PyTorch happens to (elsewhere than glibc it changes nothing).
+np.empty(1 << 22, np.uint8)
+
 
 def _sum(x, /, *, axis=None, dtype=None, keepdims=False):
     return np.add.reduce(x, axis=axis, dtype=dtype, keepdims=keepdims)
