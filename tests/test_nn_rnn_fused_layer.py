@@ -7,6 +7,7 @@ import pytest
 
 import xtensor as xt
 from xtensor import nn
+from xtensor.nn.modules import rnn
 from xtensor.nn.modules.rnn import _RNNBase
 
 torch = pytest.importorskip("torch")
@@ -87,6 +88,38 @@ def test_lstm_layer_node_is_the_step_by_step_path(backend, monkeypatch, config, 
         np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
     tolerance = 1e-5 if dtype == "float32" else 1e-12
     for a, b in zip(fused[3:], steps[3:]):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=tolerance, atol=tolerance)
+
+
+def _final_state_grads(module, x, hx):
+    """The final states alone get gradients (the output's is None): the states' gradients carried back from the end."""
+    _, (h, c) = module(x, hx)
+    (h.sum() + (c * c).sum()).backward()
+    return [h, c, x.grad] + [s.grad for s in hx] + [p.grad for p in module.parameters()]
+
+
+@pytest.mark.parametrize("loss", [_values_and_grads, _final_state_grads], ids=["all_outputs", "final_states"])
+@pytest.mark.parametrize("config, dtype", [("bidirectional", "float32"), ("two_layers", "float64"),
+                                           ("no_bias", "float32"), ("plain", "float16")])
+def test_numpy_kernels_are_the_generic_layer(monkeypatch, config, dtype, loss):
+    """On numpy (float arrays, no projection) the layer runs its own kernels: values bitwise the generic forward's,
+    gradients the generic VJP's to rounding."""
+    kwargs = CONFIGS[config]
+    weights = _weights(kwargs, dtype)
+    calls = []
+    kernel = rnn._lstm_numpy_vjp
+    monkeypatch.setattr(rnn, "_lstm_numpy_vjp", lambda *args: calls.append(1) or kernel(*args))
+    kernels = loss(*_lstm_and_inputs(xt, kwargs, dtype, True, weights))
+    assert calls  # (the kernels ran)
+    monkeypatch.setattr(rnn, "_numpy_kernel", lambda x: False)
+    generic = loss(*_lstm_and_inputs(xt, kwargs, dtype, True, weights))
+    values = 3 if loss is _values_and_grads else 2
+    for a, b in zip(kernels[:values], generic[:values]):
+        assert a.dtype == b.dtype == getattr(xt, dtype)
+        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+    tolerance = {"float16": 1e-2, "float32": 1e-5, "float64": 1e-12}[dtype]
+    for a, b in zip(kernels[values:], generic[values:]):
+        assert a.dtype == b.dtype
         np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=tolerance, atol=tolerance)
 
 
