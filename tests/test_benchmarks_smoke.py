@@ -64,6 +64,7 @@ def test_bench_gpu_environment_names_the_devices_and_the_float32_product_error()
     from benchmarks import bench_gpu
 
     info = bench_gpu.environment()
-    assert info["jax devices"] and info["xtensor[jax] torch.cuda.is_available()"] == (info["jax default backend"] == "gpu")
+    on_gpu = info["jax default backend"] == "gpu"
+    assert info["jax devices"] and info["xtensor[jax] torch.cuda.is_available()"] == on_gpu
     assert info["xtensor[jax] float32 matmul, max relative error"] < 1e-5
     assert "| jax devices |" in bench_gpu.markdown({"env": info})
