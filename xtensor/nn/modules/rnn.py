@@ -581,34 +581,32 @@ def _lstm_numpy_vjp(ns, g_out, g_h, g_c, ans, x, w_ih, w_hh, b_ih, h0, c0, rever
     out, _, _, gates, cells = ans
     steps, batch, hidden = cells.shape
     dtype = cells.dtype
-    by_gate = gates.transpose(1, 0, 2, 3)  # (4, time, batch, hidden)
     tanh_c = np.tanh(cells)
     through_h = np.multiply(tanh_c, tanh_c)
     np.subtract(1, through_h, out=through_h)
-    np.multiply(by_gate[3], through_h, out=through_h)
-    factors = np.empty((steps, batch, 4, hidden), dtype)
-    factors_by_gate = factors.transpose(2, 0, 1, 3)
-    np.subtract(1, by_gate, out=factors_by_gate)
-    np.multiply(by_gate, factors_by_gate, out=factors_by_gate)  # the sigmoids' slopes (and the g gate's, next)
-    slope_g = factors_by_gate[2]
-    np.multiply(by_gate[2], by_gate[2], out=slope_g)
+    np.multiply(gates[:, 3], through_h, out=through_h)
+    factors = np.subtract(1, gates)
+    np.multiply(gates, factors, out=factors)  # the sigmoids' slopes (and the g gate's, next)
+    slope_g = factors[:, 2]
+    np.multiply(gates[:, 2], gates[:, 2], out=slope_g)
     np.subtract(1, slope_g, out=slope_g)
-    for slope, partner in zip(factors_by_gate, (by_gate[2], _in_time_order(ns, c0, cells, reverse), by_gate[0], tanh_c)):
-        np.multiply(partner, slope, out=slope)
-    f = by_gate[1]
+    for k, partner in enumerate((gates[:, 2], _in_time_order(ns, c0, cells, reverse), gates[:, 0], tanh_c)):
+        np.multiply(partner, factors[:, k], out=factors[:, k])
+    f = gates[:, 1]
     g_h = np.zeros((batch, hidden), dtype) if g_h is None else np.array(g_h, dtype, order="C")
     g_c = np.zeros((batch, hidden), dtype) if g_c is None else np.array(g_c, dtype, order="C")
-    g_c_thrice, scratch = g_c[:, None, :], np.empty((batch, hidden), dtype)
+    scratch, step_g_pre = np.empty((batch, hidden), dtype), np.empty((4, batch, hidden), dtype)
     g_pre = np.empty((steps, batch, 4 * hidden), dtype)
-    g_pre_by_gate = g_pre.reshape(steps, batch, 4, hidden)
+    g_pre_by_gate = g_pre.reshape(steps, batch, 4, hidden).transpose(0, 2, 1, 3)
     for t in _time(steps, not reverse):
         if g_out is not None:
             np.add(g_h, g_out[t], out=g_h)
         np.multiply(g_h, through_h[t], out=scratch)
         np.add(g_c, scratch, out=g_c)
-        step_factors, step_g_pre = factors[t], g_pre_by_gate[t]
-        np.multiply(g_c_thrice, step_factors[:, :3], out=step_g_pre[:, :3])
-        np.multiply(g_h, step_factors[:, 3], out=step_g_pre[:, 3])
+        step_factors = factors[t]
+        np.multiply(g_c, step_factors[:3], out=step_g_pre[:3])
+        np.multiply(g_h, step_factors[3], out=step_g_pre[3])
+        np.copyto(g_pre_by_gate[t], step_g_pre)
         np.matmul(g_pre[t], w_hh, out=g_h)
         np.multiply(g_c, f[t], out=g_c)
     return _layer_grads(ns, x, w_ih, b_ih, g_pre, g_pre, _in_time_order(ns, h0, out, reverse)) + (g_h, g_c, None)
