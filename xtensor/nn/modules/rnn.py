@@ -535,9 +535,9 @@ def _lstm_layer_vjp(ns, grads, ans, x, w_ih, w_hh, b_ih, b_hh, h0, c0, w_hr, rev
 # the i, f, o columns of the recurrent weight and of the input projection's weight and bias negated once per sequence
 # (negation is exact, so ``(-p) + h (-W)`` is ``-(p + h W)`` to the bit), so each step is its product and sum, one
 # ``exp`` over all four gates, ``1 + e``, ``1 / .``, the g gate's ``tanh`` over its unnegated columns, and the cell
-# update's five calls. The VJP's factors (``_lstm_layer_vjp``'s) are laid out as the recurrent product's gradient
-# (time, batch, 4, hidden), so a step back writes that gradient's rows in two calls besides its product and three
-# calls for the states' gradients.
+# update's five calls. The VJP's factors (``_lstm_layer_vjp``'s) are laid out as the workspace (time, gate, batch,
+# hidden), so a step back computes its pre-activations' gradients gate by gate in one reused buffer (two calls) and
+# copies them into the recurrent product's rows (one), besides its product and four calls for the states' gradients.
 _NUMPY_FLOATS = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.float64))
 
 
