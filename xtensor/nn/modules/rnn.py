@@ -9,7 +9,8 @@ and direction, cut into steps by one ``unbind`` (``split`` when packed); per ste
 ``chunk`` -- an LSTM's gates and cell update are one fused node instead (``_LSTM_CELL``). That is the path of a
 packed sequence. Over a padded batch each layer and direction is one node (``_LSTM_LAYER``, PyTorch's CPU LSTM node;
 ``_GRU_LAYER``, ``_RNN_LAYERS``, xtensor's own), whose forward and backpropagation through time loop on backend arrays,
-with no Tensor or node per step.
+with no Tensor or node per step; on numpy the LSTM's runs its own kernels (``_lstm_numpy_fwd``, ``_lstm_numpy_vjp``: a
+few ufunc calls per step into memory allocated once per sequence).
 """
 import functools
 import math
