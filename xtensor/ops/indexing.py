@@ -439,7 +439,8 @@ def _embedding_vjp(ns, g, ans, x, index, backend, shape):
     """The rows' gradients added up at their indices, in index order (PyTorch's): index_select's scatter, the index
     broadcast across each row."""
     rows = (index.shape[0], x.shape[1])
-    return ns.scatter_add(ns.zeros(x.shape, g), 0, ns.expand(ns.reshape(index, (rows[0], 1)), rows), ns.reshape(g, rows))
+    spread = ns.expand(ns.reshape(index, (rows[0], 1)), rows)
+    return ns.scatter_add(ns.zeros(x.shape, g), 0, spread, ns.reshape(g, rows))
 
 
 # one node named as PyTorch's (EmbeddingBackward0) rather than an index_select and a view; the rows taken at once
