@@ -72,6 +72,8 @@ class Op:
         self._unread = () if vjp_all is not None or any("*" in d or "meta*" in d for d in declarations) else \
             tuple(i for i in range(len(self.vjps)) if i not in read)
         self._plans = {}
+        # what ``_record`` reads of the op on every node, in one attribute
+        self._recording = (self.node_cls, names, nout, view is not None, self._saves_any, self._unread)
         # the forward as one compiled kernel per input dtype (and rank, for ``x.sum()``) on backends that compile
         # ops (jax): ``(kernel, result dtype)`` by key, see ``kernel_forward``; None where the result is not one array
         self._kernels = {} if view is None and nout == 1 else None
@@ -150,12 +152,13 @@ def node_class(name):
 
 class OpNode(Node):
     """A node of an op-table op: keeps the op's arguments (tensors as given) for its VJPs, and each output its
-    VJPs read as ``(array, storage, version, backend, dtype)`` -- never the output tensor, which holds the node.
+    VJPs read as ``(array, attributes, version, backend, dtype)`` (``attributes``: the output's ``__dict__``, where
+    its storage lands if it is ever made, see ``_saved_output``) -- never the output tensor, which holds the node.
 
     ``_raw_ns``: the raw namespace its VJPs run on when no graph is being built (see ``_ns``), or None when
     they need Tensors (arguments of mixed backends or dtypes)."""
 
-    __slots__ = ("op", "n_outputs", "_args", "_out", "_saved_at", "_saved_versions", "_raw_ns")
+    __slots__ = ("op", "_args", "_out", "_saved_at", "_saved_versions", "_raw_ns")  # (n_outputs: Node's 1 unless set)
 
     def apply(self, *grads):
         """The VJPs on Tensors (the engine under ``create_graph``, and ``grad_fn.apply(g)`` / ``grad_fn(g)``)."""
@@ -228,8 +231,11 @@ class OpNode(Node):
         out = self._out
         if out is not None:
             for nr, saved in enumerate(out if self.op.nout > 1 else (out,)):
-                if saved is not None and saved[1].version != saved[2]:
-                    raise _modified_error(saved[4], saved[0].shape, saved[1].version, saved[2], self, nr)
+                if saved is not None:
+                    st = saved[1].get("_storage")
+                    current = 0 if st is None else st.version
+                    if current != saved[2]:
+                        raise _modified_error(saved[4], saved[0].shape, current, saved[2], self, nr)
 
     def _saved_outputs(self):
         """The saved outputs as Tensors; under ``create_graph`` as outputs of this very node (PyTorch's
@@ -384,9 +390,11 @@ _INFERENCE_VIEW = ("inference",)
 def _record(op, result, args, tensors, ns=None):
     """Attach a node for ``op`` to ``result`` (a tensor or tuple of tensors). ``ns``: the raw namespace, when the
     caller knows the tensor arguments share the result's backend and dtype."""
-    node = op.node_cls() if op.names is None else node_class(op.names(*args))()
+    node_cls, names, nout, is_view, saves_any, unread = op._recording
+    node = node_cls() if names is None else node_class(names(*args))()
     node.op = op
-    node.n_outputs = op.nout
+    if nout != 1:
+        node.n_outputs = nout
     n = len(tensors)
     if n == 1:
         edges = node._edges = (edge_of(tensors[0]),)
@@ -400,66 +408,71 @@ def _record(op, result, args, tensors, ns=None):
         edges = node._edges = tuple(edges)
     # a view's node reads only its input's shape: it keeps a history-free tensor over the same array, not the input
     # -- a write through the view makes the input's history lead to this node (a cycle, were the input kept here)
-    if op.view is not None:
+    if is_view:
         x = args[0]
         args = (wrap(x._arr if x._arr is not None else x._refresh(), x._backend, x._dtype),) + args[1:]
     node._args = args
     node._raw_ns = ns or _uniform_ns(op, result, tensors)
-    node._out = None
-    if op._saves_any:
-        # what the VJPs that will run read: one VJP per input that needs a gradient (a variadic op's one VJP)
-        if op.vjp_all is not None or n == 1:
-            positions, uses_out = op.save_plan(True)
-        elif n == 2:
-            runs = (edges[0][0] is not None, edges[1][0] is not None)
-            plan = op._plans.get(runs)  # (save_plan's cache, read here: a call less per node)
-            positions, uses_out = plan if plan is not None else op.save_plan(runs)
-        else:
-            positions, uses_out = op.save_plan(tuple([e[0] is not None for e in edges]))
+    if saves_any:
+        # what the VJPs that will run read: one VJP per input that needs a gradient (a variadic op's one VJP); the
+        # plans come from ``save_plan``'s cache, read here (a call less per node)
+        runs = True if n == 1 or op.vjp_all is not None else (edges[0][0] is not None, edges[1][0] is not None) \
+            if n == 2 else tuple([e[0] is not None for e in edges])
+        plan = op._plans.get(runs)
+        positions, uses_out = plan if plan is not None else op.save_plan(runs)
         if "*" in positions:
             positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
-        versions = _ZEROS[len(positions)] if len(positions) < 4 else (0,) * len(positions)
-        # whether the node keeps any tensor: a parameter read (an index) is one, a Python-scalar operand only where
-        # PyTorch wraps it into a tensor
-        held = uses_out
-        for i, p in enumerate(positions):
-            t = args[p]
-            if not isinstance(t, Tensor):
-                held = held or p >= n or _wraps_scalars(op, tensors)
-                if type(t) is tuple and t and isinstance(t[0], Tensor):  # a list of tensors (index_put's indices)
-                    versions = list(versions)
-                    versions[i] = _list_versions(t)
-                continue
-            held = True
-            d = t.__dict__
-            if d:  # a fresh result (empty __dict__) has neither to check
-                if d.get("_inference"):  # (set in the instance only when true)
-                    raise RuntimeError(_INFERENCE_SAVED)
-                st = d.get("_storage")
-                if st is not None and st.version:  # (a tensor without a storage was never written: version 0)
-                    if type(versions) is tuple:
-                        versions = list(versions)
-                    versions[i] = st.version
         node._saved_at = positions
-        node._saved_versions = versions if held else None  # None: nothing to free, a second backward runs
-        if uses_out:
-            node._out = tuple(_saved_output(o) if uses_out is True or i in uses_out else None
-                              for i, o in enumerate(result)) if op.nout > 1 else _saved_output(result)
+        node._saved_versions = _saved_versions(op, args, tensors, positions, uses_out) if positions else \
+            (() if uses_out else None)
+        node._out = (tuple(_saved_output(o) if uses_out is True or i in uses_out else None
+                           for i, o in enumerate(result)) if nout > 1 else _saved_output(result)) if uses_out else None
     else:
-        node._saved_versions = None
-    if op._unread and (op.nout > 1 or (result._arr.size or 0) >= _KEEP_BELOW):  # (a lazy array's size: None)
-        node._args = _drop_unread(args, op._unread)
-    if op.nout > 1:
-        for i, o in enumerate(result):
-            if o._dtype.kind in "fc":
-                o._grad_fn = node
-                o._requires_grad = True
-                if i:
-                    o._output_nr = i
-    elif result._dtype.kind in "fc":
-        result._grad_fn = node
-        result._requires_grad = True
+        node._out = node._saved_versions = None
+    if unread and (nout > 1 or (result._arr.size or 0) >= _KEEP_BELOW):  # (a lazy array's size: None)
+        node._args = _drop_unread(args, unread)
+    if nout == 1:
+        if result._dtype.kind in "fc":
+            result._grad_fn = node
+            result._requires_grad = True
+        return result
+    for i, o in enumerate(result):
+        if o._dtype.kind in "fc":
+            o._grad_fn = node
+            o._requires_grad = True
+            if i:
+                o._output_nr = i
     return result
+
+
+def _saved_versions(op, args, tensors, positions, uses_out):
+    """The storage versions of the arguments at ``positions`` that a node saves, to check at backward (PyTorch's
+    saved tensors; a tensor made in inference mode is refused); None when the node keeps no tensor at all (nothing
+    to free: a second backward runs)."""
+    versions = _ZEROS[len(positions)] if len(positions) < 4 else (0,) * len(positions)
+    # whether the node keeps any tensor: a parameter read (an index) is one, a Python-scalar operand only where
+    # PyTorch wraps it into a tensor
+    held = uses_out
+    n = len(tensors)
+    for i, p in enumerate(positions):
+        t = args[p]
+        if not isinstance(t, Tensor):
+            held = held or p >= n or _wraps_scalars(op, tensors)
+            if type(t) is tuple and t and isinstance(t[0], Tensor):  # a list of tensors (index_put's indices)
+                versions = list(versions)
+                versions[i] = _list_versions(t)
+            continue
+        held = True
+        d = t.__dict__
+        if d:  # a fresh result (empty __dict__) has neither to check
+            if d.get("_inference"):  # (set in the instance only when true)
+                raise RuntimeError(_INFERENCE_SAVED)
+            st = d.get("_storage")
+            if st is not None and st.version:  # (a tensor without a storage was never written: version 0)
+                if type(versions) is tuple:
+                    versions = list(versions)
+                versions[i] = st.version
+    return versions if held else None
 
 
 _ZEROS = ((), (0,), (0, 0), (0, 0, 0))
@@ -516,9 +529,13 @@ def _wraps_scalars(op, tensors):
 
 
 def _saved_output(o):
-    """What a node keeps of an output its VJPs read: the array and the storage version, not the tensor."""
-    st = o.__dict__.get("_storage") or Tensor.__getattr__(o, "_storage")  # made now: later writes are seen
-    return (o._arr, st, st.version, o._backend, o._dtype)
+    """What a node keeps of an output its VJPs read: the array, the output's ``__dict__`` and its storage version --
+    not the tensor, which holds the node. A fresh result has no storage yet (most never get one: ~0.5 µs each); the
+    first alias or write of it makes one in that ``__dict__`` (``Tensor.__getattr__``), where the node's check finds
+    it, also after the tensor itself is gone (the dict outlives it here)."""
+    d = o.__dict__
+    st = d.get("_storage")
+    return (o._arr, d, 0 if st is None else st.version, o._backend, o._dtype)
 
 
 def _uniform_ns(op, result, tensors):
