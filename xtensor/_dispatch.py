@@ -16,7 +16,7 @@ import numpy as np
 
 from . import _autocast, _dtypes
 from ._autograd import SCALAR_EDGE, Node, accumulator_of, freed_error
-from ._ns import TENSOR_NS, raw_ns
+from ._ns import RAW_NS, TENSOR_NS, raw_ns
 from ._registry import TABLE
 from ._tensor import NotStrided, Tensor, ViewMeta
 from ._modes import grad_state as _grad_state
@@ -39,9 +39,12 @@ class Op:
 
     def __init__(self, name, fwd, vjps=None, *, vjp_all=None, cast=None, view=None, node=None,
                  differentiable=True, nout=1, saves=None, names=None, scalar_edges=True, bool_fwd=None,
-                 raw_any_dtype=()):
+                 raw_any_dtype=(), host_whole=None):
         self.name = name
         self.fwd = fwd
+        # a whole-tensor reduction's forward on a numpy array of 4 or 8-byte floats, ``host_whole(array, dims)``: one
+        # C call (``np.add.reduce``) where ``fwd``'s Python frames cost as much as numpy's reduction (``apply_whole``)
+        self.host_whole = host_whole
         self.bool_fwd = bool_fwd  # the forward when computing in bool (the array API lacks bool + bool)
         self.vjps = tuple(vjps or ())
         self.vjp_all = vjp_all  # one function returning every input's gradient (variadic ops)
@@ -312,7 +315,8 @@ class Dims2(Dims):
 
 def overload_name(base):
     """A ``names=`` rule for ops whose first parameter is a dims tuple: ``base`` plus its overload number."""
-    return lambda x, dims, *rest: f"{base}{getattr(dims, 'overload', 0)}"
+    names = tuple(f"{base}{overload}" for overload in range(3))
+    return lambda x, dims, *rest: names[getattr(dims, "overload", 0)]
 
 
 def _check_versions(node, outputs=()):
@@ -822,15 +826,12 @@ _ALL_DIMS = {}  # ndim -> (0, ..., ndim - 1): a whole-tensor reduction's dims, m
 
 def apply_whole(op, x):
     """``op`` (a reduction ``(x, dims, keepdim, dtype)``: ``_sum``, ``_mean``) over every element of ``x``, the common
-    ``x.sum()``: for a plain float tensor its forward runs straight on the array, with no signature, dims or dtype to
-    work out; anything else takes ``apply``."""
-    ndim = x.ndim  # (not the array's: a sparse tensor has none, and its layout computes the reduction)
-    dims = _ALL_DIMS.get(ndim)
-    if dims is None:
-        dims = _ALL_DIMS[ndim] = tuple(range(ndim))
+    ``x.sum()``: for a plain float tensor its forward runs straight on the array (on numpy through ``op.host_whole``
+    where it has one), with no signature, dims or dtype to work out; anything else takes ``apply``."""
     a = x._arr
     if a is None or type(x) is not Tensor or x._dtype.kind not in "fc" or _autocast_state.active:
-        return apply(op, (x,), (dims, False, None))
+        return apply(op, (x,), (_all_dims(x.ndim), False, None))  # (a sparse tensor: its layout reduces it)
+    dims = _all_dims(a.ndim)
     backend = x._backend
     if type(a) is backend.kernel_array_type:  # (quiet() is numpy's)
         key = (x._dtype, dims)
@@ -839,21 +840,33 @@ def apply_whole(op, x):
             out, dtype = hit[0](a), hit[1]
         except Exception:  # (no kernel yet: None is not subscriptable)
             out, dtype = kernel_forward(op, backend, a, x._dtype, (dims, False, None), key)
-        result = _new(Tensor)
-        result._arr, result._backend, result._dtype, result._requires_grad, result._grad_fn = \
-            out, backend, dtype, False, None
-        if _grad_state.inference:
-            result._inference = True
     else:
+        whole = op.host_whole
         errors = quiet()
         try:
-            out = op.fwd(backend.xp, a, dims, False, None)
+            out = whole(a, dims) if whole is not None and type(a) is np.ndarray and a.dtype.itemsize > 2 else \
+                op.fwd(backend.xp, a, dims, False, None)
         finally:
             restore(errors)
-        result = wrap(out, backend)
+        if out.__class__ in _NUMPY_SCALARS:
+            out = np.asarray(out)
+        dtype = backend.dtypes[out.dtype]
+    result = _new(Tensor)
+    result._arr, result._backend, result._dtype, result._requires_grad, result._grad_fn = \
+        out, backend, dtype, False, None
     if x._requires_grad and _grad_state.enabled:
-        return _record(op, result, (x, dims, False, None), (x,), raw_ns(backend))
+        return _record(op, result, (x, dims, False, None), (x,), RAW_NS[backend])
+    if _grad_state.inference:
+        result._inference = True
     return result
+
+
+def _all_dims(ndim):
+    """``(0, ..., ndim - 1)``: a whole-tensor reduction's dims, made once per rank."""
+    dims = _ALL_DIMS.get(ndim)
+    if dims is None:
+        dims = _ALL_DIMS[ndim] = tuple(range(ndim))
+    return dims
 
 
 def _promote(tensors):
