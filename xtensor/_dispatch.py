@@ -201,11 +201,15 @@ class OpNode(Node):
             if out is not None:
                 out = tuple([None if o is None else o[0] for o in out])
         ns = self._raw_ns
-        values = [(a._arr if a._arr is not None else a._refresh()) if isinstance(a, Tensor) else a for a in args]
+        values = []  # (loops, not comprehensions: each of those is one more Python frame per node)
+        for a in args:
+            values.append((a._arr if a._arr is not None else a._refresh()) if isinstance(a, Tensor) else a)
         if op.vjp_all is not None:
             raw = list(op.vjp_all(ns, g, out, *values))
         else:
-            raw = [None if child is None else fn(ns, g, out, *values) for fn, (child, _) in zip(op.vjps, self._edges)]
+            raw = []
+            for fn, (child, _) in zip(op.vjps, self._edges):
+                raw.append(None if child is None else fn(ns, g, out, *values))
         for i, gi in enumerate(raw):  # reduce broadcast gradients to their input's shape and dtype
             if gi is not None and isinstance(args[i], (Tensor, InputMeta)):
                 v = values[i]

@@ -1,6 +1,8 @@
 """xtensor.autograd: ``backward``, ``grad``, grad modes, ``Variable`` -- over xtensor's own tape."""
 import math
 
+import numpy as _np
+
 from .. import _autograd as _tape
 from .._dispatch import edge_of as _edge_of
 from .anomaly_mode import detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly
@@ -40,7 +42,9 @@ def _root_grads(tensors, grad_tensors):
                 raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got "
                                    f"{t.dtype}")
             backend, xp = t._backend, t._backend.xp
-            one = xp.asarray(1, dtype=backend.native[t._dtype])  # (``ones`` costs numpy ~1 µs of dtype checks)
+            native = backend.native[t._dtype]
+            # (numpy's own ``array``: ``ones`` costs ~1 µs of dtype checks, array-api-compat's ``asarray`` ~1 µs)
+            one = _np.array(1, dtype=native) if backend._array_type is _np.ndarray else xp.asarray(1, dtype=native)
             g = _tape.grad_tensor(xp.reshape(one, shape) if shape else one, backend)
         elif not hasattr(g, "_dtype"):
             g = t.new_tensor(g)
