@@ -89,7 +89,7 @@ class Op:
 
     def save_plan(self, runs):
         """``(argument positions, whether the output)`` the VJPs read when the ones marked in ``runs`` run
-        (``True``: all of them); worked out once per combination."""
+        (``True``: all of them); worked out once per combination. ``_EVERY_TENSOR``: every tensor argument."""
         plan = self._plans.get(runs)
         if plan is None:
             flags = (True,) * len(self._needs) if runs is True else runs
@@ -98,7 +98,7 @@ class Op:
                 if run:
                     positions += [p for p in read if p not in positions]
                     uses_out = uses_out or out
-            plan = self._plans[runs] = (tuple(positions), uses_out)
+            plan = self._plans[runs] = (_EVERY_TENSOR if "*" in positions else tuple(positions), uses_out)
         return plan
 
     def __call__(self, tensors, params=()):
@@ -108,6 +108,9 @@ class Op:
 
     def __repr__(self):
         return f"<op {self.name}>"
+
+
+_EVERY_TENSOR = ("*",)  # a save plan's positions when a VJP reads every tensor argument (``saves="*"``)
 
 
 def _per_vjp(saves, n):
@@ -395,11 +398,12 @@ _NO_GRAD_VIEW = ("no_grad",)
 _INFERENCE_VIEW = ("inference",)
 
 
-def _record(op, result, args, tensors, ns=None):
+def _record(op, result, args, tensors, ns=None, cls=None):
     """Attach a node for ``op`` to ``result`` (a tensor or tuple of tensors). ``ns``: the raw namespace, when the
-    caller knows the tensor arguments share the result's backend and dtype."""
+    caller knows the tensor arguments share the result's backend and dtype; ``cls``: the node's class, when the
+    caller knows it."""
     node_cls, names, nout, is_view, saves_any, unread = op._recording
-    node = node_cls() if names is None else node_class(names(*args))()
+    node = cls() if cls is not None else node_cls() if names is None else node_class(names(*args))()
     node.op = op
     if nout != 1:
         node.n_outputs = nout
@@ -428,7 +432,7 @@ def _record(op, result, args, tensors, ns=None):
             if n == 2 else tuple([e[0] is not None for e in edges])
         plan = op._plans.get(runs)
         positions, uses_out = plan if plan is not None else op.save_plan(runs)
-        if "*" in positions:
+        if positions is _EVERY_TENSOR:
             positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
         node._saved_at = positions
         node._saved_versions = _saved_versions(op, args, tensors, positions, uses_out) if positions else \
@@ -457,30 +461,33 @@ def _saved_versions(op, args, tensors, positions, uses_out):
     """The storage versions of the arguments at ``positions`` that a node saves, to check at backward (PyTorch's
     saved tensors; a tensor made in inference mode is refused); None when the node keeps no tensor at all (nothing
     to free: a second backward runs)."""
-    versions = _ZEROS[len(positions)] if len(positions) < 4 else (0,) * len(positions)
+    versions = None  # (all zeros until one is not: a tensor without a storage was never written)
     # whether the node keeps any tensor: a parameter read (an index) is one, a Python-scalar operand only where
     # PyTorch wraps it into a tensor
     held = uses_out
-    n = len(tensors)
     for i, p in enumerate(positions):
         t = args[p]
-        if not isinstance(t, Tensor):
-            held = held or p >= n or _wraps_scalars(op, tensors)
-            if type(t) is tuple and t and isinstance(t[0], Tensor):  # a list of tensors (index_put's indices)
-                versions = list(versions)
-                versions[i] = _list_versions(t)
+        if isinstance(t, Tensor):
+            held = True
+            d = t.__dict__
+            if d:  # a fresh result (empty __dict__) has neither to check
+                if d.get("_inference"):  # (set in the instance only when true)
+                    raise RuntimeError(_INFERENCE_SAVED)
+                st = d.get("_storage")
+                if st is not None and st.version:
+                    if versions is None:
+                        versions = [0] * len(positions)
+                    versions[i] = st.version
             continue
-        held = True
-        d = t.__dict__
-        if d:  # a fresh result (empty __dict__) has neither to check
-            if d.get("_inference"):  # (set in the instance only when true)
-                raise RuntimeError(_INFERENCE_SAVED)
-            st = d.get("_storage")
-            if st is not None and st.version:  # (a tensor without a storage was never written: version 0)
-                if type(versions) is tuple:
-                    versions = list(versions)
-                versions[i] = st.version
-    return versions if held else None
+        held = held or p >= len(tensors) or _wraps_scalars(op, tensors)
+        if type(t) is tuple and t and isinstance(t[0], Tensor):  # a list of tensors (index_put's indices)
+            if versions is None:
+                versions = [0] * len(positions)
+            versions[i] = _list_versions(t)
+    if not held:
+        return None
+    return versions if versions is not None else _ZEROS[len(positions)] if len(positions) < 4 else \
+        (0,) * len(positions)
 
 
 _ZEROS = ((), (0,), (0, 0), (0, 0, 0))
@@ -859,10 +866,17 @@ def apply_whole(op, x):
     result._arr, result._backend, result._dtype, result._requires_grad, result._grad_fn = \
         out, backend, dtype, False, None
     if x._requires_grad and _grad_state.enabled:
-        return _record(op, result, (x, dims, False, None), (x,), RAW_NS[backend])
+        args = (x, dims, False, None)
+        cls = _WHOLE_NODES.get(op)
+        if cls is None:  # (the op's ``names`` rule reads the dims' overload: a plain tuple's, the same every call)
+            cls = _WHOLE_NODES[op] = op.node_cls if op.names is None else node_class(op.names(*args))
+        return _record(op, result, args, (x,), RAW_NS[backend], cls)
     if _grad_state.inference:
         result._inference = True
     return result
+
+
+_WHOLE_NODES = {}  # op -> the node class of ``apply_whole``'s calls
 
 
 def _all_dims(ndim):
