@@ -249,14 +249,16 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, capture=None, ac
     ``as_grad_tensor``); with ``accumulate=False`` leaves' ``.grad`` is left untouched and only the part of the
     graph that reaches a captured edge runs.
     """
-    order = _topological_order([node for node, _ in roots])
+    order = _topological_order((roots[0][0],) if len(roots) == 1 else [node for node, _ in roots])
     anomaly = anomaly_state.enabled
     raw = not create_graph and not anomaly  # anomaly mode checks every node's Tensors
     buffers = {}
     for (node, nr), g in zip(roots, grad_roots):
         if raw and _takes_raw(node):
             g = g._value
-        slot = buffers.setdefault(node, [None] * node.n_outputs)
+        slot = buffers.get(node)
+        if slot is None:
+            slot = buffers[node] = [None] * node.n_outputs
         slot[nr] = g if slot[nr] is None else slot[nr] + g
     wanted = None
     if capture is not None:

@@ -209,17 +209,14 @@ class OpNode(Node):
             values.append((a._arr if a._arr is not None else a._refresh()) if isinstance(a, Tensor) else a)
         if op.vjp_all is not None:
             raw = list(op.vjp_all(ns, g, out, *values))
-        else:
-            raw = []
-            for fn, (child, _) in zip(op.vjps, self._edges):
-                raw.append(None if child is None else fn(ns, g, out, *values))
-        for i, gi in enumerate(raw):  # reduce broadcast gradients to their input's shape and dtype
-            if gi is not None and isinstance(args[i], (Tensor, InputMeta)):
-                v = values[i]
-                if gi.shape != v.shape:
-                    gi = raw[i] = ns.unbroadcast(gi, v.shape)
-                if gi.dtype is not v.dtype and gi.dtype != v.dtype:
-                    raw[i] = ns.cast_like(gi, v)
+            return [None if gi is None or not isinstance(args[i], (Tensor, InputMeta)) else _fit_raw(ns, gi, values[i])
+                    for i, gi in enumerate(raw)]
+        raw = []
+        for fn, (child, _), v in zip(op.vjps, self._edges, values):  # (an input with an edge is a tensor or its meta)
+            gi = None if child is None else fn(ns, g, out, *values)
+            if gi is not None and (gi.shape != v.shape or gi.dtype is not v.dtype):
+                gi = _fit_raw(ns, gi, v)
+            raw.append(gi)
         return raw
 
     def _check_saved(self):
@@ -277,6 +274,15 @@ class OpNode(Node):
     @property
     def saved_tensors(self):
         return tuple(t for t in (self._args or ()) if isinstance(t, Tensor))
+
+
+def _fit_raw(ns, g, v):
+    """A raw gradient reduced to its input's shape and dtype (``v``: the input's array or its ``InputMeta``)."""
+    if g.shape != v.shape:
+        g = ns.unbroadcast(g, v.shape)
+    if g.dtype is not v.dtype and g.dtype != v.dtype:
+        g = ns.cast_like(g, v)
+    return g
 
 
 def _fit(g, x):

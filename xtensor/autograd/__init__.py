@@ -35,10 +35,10 @@ def _root_grads(tensors, grad_tensors):
     for i, t in enumerate(tensors):
         g = grad_tensors[i] if grad_tensors is not None and i < len(grad_tensors) else None
         if g is None:
-            shape = t._value.shape
+            shape = (t._arr if t._arr is not None else t._refresh()).shape
             if shape and math.prod(shape) != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            if t.dtype.kind not in "fc":
+            if t._dtype.kind not in "fc":
                 raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got "
                                    f"{t.dtype}")
             backend, xp = t._backend, t._backend.xp
@@ -58,7 +58,7 @@ def _root_grads(tensors, grad_tensors):
 def _roots(tensors):
     edges = []
     for i, t in enumerate(tensors):
-        if not t.requires_grad:
+        if not t._requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
         edges.append(_edge_of(t))
     return edges
