@@ -1,5 +1,8 @@
+import atexit
 import os
+import shutil
 import sys
+import tempfile
 
 # SciPy reads SCIPY_ARRAY_API once, when first imported: set here, before any test module imports scipy (each
 # xdist worker loads this file first), for tests/test_consumers.py. SciPy's NumPy results are the same with it.
@@ -13,6 +16,12 @@ from xla_flags import FAST_COMPILE  # noqa: E402
 
 # Fast XLA compilation of the many tiny kernels (read when jax's CPU backend starts, so set before any import).
 os.environ["XLA_FLAGS"] = " ".join([os.environ.get("XLA_FLAGS", ""), FAST_COMPILE])
+# The xdist workers compile many of the same small kernels: jax's compilation cache, in a folder of this run that the
+# workers inherit, lets one read what the other compiled (test_ops on jax 8% less CPU, the views fuzzer 19% less).
+if "JAX_COMPILATION_CACHE_DIR" not in os.environ:
+    os.environ["JAX_COMPILATION_CACHE_DIR"] = tempfile.mkdtemp(prefix="xtensor-tests-jax-cache-")
+    atexit.register(shutil.rmtree, os.environ["JAX_COMPILATION_CACHE_DIR"], ignore_errors=True)
+    os.environ.update(JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS="0", JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES="-1")
 
 import pytest  # noqa: E402
 
