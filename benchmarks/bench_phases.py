@@ -5,7 +5,9 @@ libraries run the same code, interleaved round by round; best round, µs per pha
 
     python -m benchmarks.bench_phases            # ~1-2 min
     python -m benchmarks.bench_phases --quick    # smoke run
+    python -m benchmarks.bench_phases --cases tiny_graph --clock cpu  # one case, on this thread's CPU time
 """
+import argparse
 import os
 import sys
 import time
@@ -67,9 +69,9 @@ CASES = {"mlp_step": (mlp_phases, 30), "tiny_graph": (tiny_graph_phases, 200), "
          "rnn_lm_step": (lambda lib: lstm_phases(lib, "RNN"), 3)}
 
 
-def measure(names=None, rounds=25, scale=1):
+def measure(names=None, rounds=25, scale=1, clock=time.perf_counter):
     """{case: [(phase, xtensor µs, torch µs)]} for the cases ``names`` (all by default); ``scale`` divides the calls
-    per round (smoke runs)."""
+    per round (smoke runs); ``clock``: ``time.perf_counter`` (wall) or ``time.thread_time`` (this thread's CPU)."""
     import torch
 
     import xtensor
@@ -85,9 +87,9 @@ def measure(names=None, rounds=25, scale=1):
                 spent = [0.0] * len(p)
                 for _ in range(calls):
                     for i, (_, fn) in enumerate(p):
-                        t0 = time.perf_counter()
+                        t0 = clock()
                         fn()
-                        spent[i] += time.perf_counter() - t0
+                        spent[i] += clock() - t0
                 best[lib] = [min(b, s / calls * 1e6) for b, s in zip(best[lib], spent)]
         results[name] = [(label, best["xtensor[numpy]"][i], best["torch"][i])
                          for i, (label, _) in enumerate(phases["torch"])]
@@ -95,9 +97,18 @@ def measure(names=None, rounds=25, scale=1):
 
 
 def main(argv=None):
-    quick = "--quick" in (argv if argv is not None else sys.argv[1:])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cases", default=",".join(CASES), help=f"a subset of {', '.join(CASES)}")
+    parser.add_argument("--rounds", type=int, default=25)
+    parser.add_argument("--quick", action="store_true", help="3 rounds of a tenth of the calls")
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                        help="wall: time.perf_counter; cpu: this thread's CPU time (time.thread_time)")
+    args = parser.parse_args(argv)
+    clock = time.thread_time if args.clock == "cpu" else time.perf_counter
     print("| case | phase | xtensor[numpy] µs | torch µs | ratio |\n|---|---|---:|---:|---:|")
-    for name, rows in measure(rounds=3 if quick else 25, scale=10 if quick else 1).items():
+    results = measure(args.cases.split(","), rounds=3 if args.quick else args.rounds, scale=10 if args.quick else 1,
+                      clock=clock)
+    for name, rows in results.items():
         for label, ours, theirs in rows:
             print(f"| {name} | {label} | {ours:,.1f} | {theirs:,.1f} | {ours / theirs:.2f}x |")
     return 0

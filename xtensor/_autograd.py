@@ -39,6 +39,7 @@ class Node:
     _raw_ns = None  # the namespace of raw arrays this node's backward takes without a graph (None: Tensors)
     _pre_hooks = None  # [(output_nr or None, hook)]: run on incoming gradients
     _hooks = None  # [hook(grad_inputs, grad_outputs)]: run after the node
+    _releases = True  # whether ``release`` frees anything (the engine skips the call where not)
 
     def name(self):
         return type(self).__name__
@@ -114,6 +115,7 @@ class AccumulateGrad(Node):
     """
 
     __slots__ = ("_variable", "_raw_ns")
+    _releases = False  # (it keeps no saved tensor)
 
     def __init__(self, variable):
         self._variable = weakref.ref(variable)
@@ -247,14 +249,16 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, capture=None, ac
     ``as_grad_tensor``); with ``accumulate=False`` leaves' ``.grad`` is left untouched and only the part of the
     graph that reaches a captured edge runs.
     """
-    order = _topological_order([node for node, _ in roots])
+    order = _topological_order((roots[0][0],) if len(roots) == 1 else [node for node, _ in roots])
     anomaly = anomaly_state.enabled
     raw = not create_graph and not anomaly  # anomaly mode checks every node's Tensors
     buffers = {}
     for (node, nr), g in zip(roots, grad_roots):
         if raw and _takes_raw(node):
             g = g._value
-        slot = buffers.setdefault(node, [None] * node.n_outputs)
+        slot = buffers.get(node)
+        if slot is None:
+            slot = buffers[node] = [None] * node.n_outputs
         slot[nr] = g if slot[nr] is None else slot[nr] + g
     wanted = None
     if capture is not None:
@@ -272,7 +276,8 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, capture=None, ac
             grads = buffers.pop(node, None)
             if grads is None or wanted is not None and node not in wanted:  # (not run: no hooks fire, as PyTorch's)
                 continue
-            if node._pre_hooks:
+            pre_hooks = node._pre_hooks
+            if pre_hooks:
                 grads = _run_pre_hooks(node, grads)
             if capture is not None:
                 if node in capture_at:
@@ -281,11 +286,11 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, capture=None, ac
                 if not accumulate and type(node) is AccumulateGrad:
                     continue
             hooks = node._hooks
-            if raw and node._raw_ns is not None and not hooks and not node._pre_hooks:  # _takes_raw, inlined
-                runs_raw = True
+            ns = node._raw_ns
+            runs_raw = raw and ns is not None and not hooks and not pre_hooks  # _takes_raw, inlined
+            if runs_raw:
                 grad_inputs = node._run_raw(grads)
             else:
-                runs_raw = False
                 grad_inputs = node._run(grads) if not anomaly else _run_anomalous(node, grads)
             if hooks:
                 for hook in hooks:
@@ -293,19 +298,22 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, capture=None, ac
                     if r is not None:
                         grad_inputs = r
             for (child, nr), g in zip(node._edges, grad_inputs):
-                if child is not None and g is not None:
-                    if raw:  # each child gets what it takes: raw arrays, or Tensors
-                        takes_raw = child._raw_ns is not None and not child._pre_hooks and not child._hooks
-                        if runs_raw:
-                            if not takes_raw:
-                                g = grad_tensor(g, node._raw_ns.backend)
-                        elif takes_raw and isinstance(g, Tensor):
-                            g = g._value
-                    slot = buffers.get(child)
-                    if slot is None:
-                        slot = buffers[child] = [None] * child.n_outputs
+                if child is None or g is None:
+                    continue
+                if raw:  # each child gets what it takes: raw arrays, or Tensors (_takes_raw, inlined)
+                    if runs_raw:
+                        if child._raw_ns is None or child._pre_hooks or child._hooks:
+                            g = grad_tensor(g, ns.backend)
+                    elif isinstance(g, Tensor) and child._raw_ns is not None and not child._pre_hooks and \
+                            not child._hooks:
+                        g = g._value
+                slot = buffers.get(child)
+                if slot is None:
+                    buffers[child] = [g] if child.n_outputs == 1 else [g if i == nr else None
+                                                                       for i in range(child.n_outputs)]
+                else:
                     slot[nr] = g if slot[nr] is None else slot[nr] + g
-            if not retain_graph:
+            if not retain_graph and node._releases:
                 node.release()
     finally:
         state.enabled = previous

@@ -16,7 +16,7 @@ import numpy as np
 
 from . import _autocast, _dtypes
 from ._autograd import SCALAR_EDGE, Node, accumulator_of, freed_error
-from ._ns import TENSOR_NS, raw_ns
+from ._ns import RAW_NS, TENSOR_NS, raw_ns
 from ._registry import TABLE
 from ._tensor import NotStrided, Tensor, ViewMeta
 from ._modes import grad_state as _grad_state
@@ -39,9 +39,12 @@ class Op:
 
     def __init__(self, name, fwd, vjps=None, *, vjp_all=None, cast=None, view=None, node=None,
                  differentiable=True, nout=1, saves=None, names=None, scalar_edges=True, bool_fwd=None,
-                 raw_any_dtype=()):
+                 raw_any_dtype=(), host_whole=None):
         self.name = name
         self.fwd = fwd
+        # a whole-tensor reduction's forward on a numpy array of 4 or 8-byte floats, ``host_whole(array, dims)``: one
+        # C call (``np.add.reduce``) where ``fwd``'s Python frames cost as much as numpy's reduction (``apply_whole``)
+        self.host_whole = host_whole
         self.bool_fwd = bool_fwd  # the forward when computing in bool (the array API lacks bool + bool)
         self.vjps = tuple(vjps or ())
         self.vjp_all = vjp_all  # one function returning every input's gradient (variadic ops)
@@ -72,6 +75,8 @@ class Op:
         self._unread = () if vjp_all is not None or any("*" in d or "meta*" in d for d in declarations) else \
             tuple(i for i in range(len(self.vjps)) if i not in read)
         self._plans = {}
+        # what ``_record`` reads of the op on every node, in one attribute
+        self._recording = (self.node_cls, names, nout, view is not None, self._saves_any, self._unread)
         # the forward as one compiled kernel per input dtype (and rank, for ``x.sum()``) on backends that compile
         # ops (jax): ``(kernel, result dtype)`` by key, see ``kernel_forward``; None where the result is not one array
         self._kernels = {} if view is None and nout == 1 else None
@@ -84,7 +89,7 @@ class Op:
 
     def save_plan(self, runs):
         """``(argument positions, whether the output)`` the VJPs read when the ones marked in ``runs`` run
-        (``True``: all of them); worked out once per combination."""
+        (``True``: all of them); worked out once per combination. ``_EVERY_TENSOR``: every tensor argument."""
         plan = self._plans.get(runs)
         if plan is None:
             flags = (True,) * len(self._needs) if runs is True else runs
@@ -93,7 +98,7 @@ class Op:
                 if run:
                     positions += [p for p in read if p not in positions]
                     uses_out = uses_out or out
-            plan = self._plans[runs] = (tuple(positions), uses_out)
+            plan = self._plans[runs] = (_EVERY_TENSOR if "*" in positions else tuple(positions), uses_out)
         return plan
 
     def __call__(self, tensors, params=()):
@@ -103,6 +108,9 @@ class Op:
 
     def __repr__(self):
         return f"<op {self.name}>"
+
+
+_EVERY_TENSOR = ("*",)  # a save plan's positions when a VJP reads every tensor argument (``saves="*"``)
 
 
 def _per_vjp(saves, n):
@@ -150,12 +158,13 @@ def node_class(name):
 
 class OpNode(Node):
     """A node of an op-table op: keeps the op's arguments (tensors as given) for its VJPs, and each output its
-    VJPs read as ``(array, storage, version, backend, dtype)`` -- never the output tensor, which holds the node.
+    VJPs read as ``(array, attributes, version, backend, dtype)`` (``attributes``: the output's ``__dict__``, where
+    its storage lands if it is ever made, see ``_saved_output``) -- never the output tensor, which holds the node.
 
     ``_raw_ns``: the raw namespace its VJPs run on when no graph is being built (see ``_ns``), or None when
     they need Tensors (arguments of mixed backends or dtypes)."""
 
-    __slots__ = ("op", "n_outputs", "_args", "_out", "_saved_at", "_saved_versions", "_raw_ns")
+    __slots__ = ("op", "_args", "_out", "_saved_at", "_saved_versions", "_raw_ns")  # (n_outputs: Node's 1 unless set)
 
     def apply(self, *grads):
         """The VJPs on Tensors (the engine under ``create_graph``, and ``grad_fn.apply(g)`` / ``grad_fn(g)``)."""
@@ -195,18 +204,19 @@ class OpNode(Node):
             if out is not None:
                 out = tuple([None if o is None else o[0] for o in out])
         ns = self._raw_ns
-        values = [(a._arr if a._arr is not None else a._refresh()) if isinstance(a, Tensor) else a for a in args]
+        values = []  # (loops, not comprehensions: each of those is one more Python frame per node)
+        for a in args:
+            values.append((a._arr if a._arr is not None else a._refresh()) if isinstance(a, Tensor) else a)
         if op.vjp_all is not None:
             raw = list(op.vjp_all(ns, g, out, *values))
-        else:
-            raw = [None if child is None else fn(ns, g, out, *values) for fn, (child, _) in zip(op.vjps, self._edges)]
-        for i, gi in enumerate(raw):  # reduce broadcast gradients to their input's shape and dtype
-            if gi is not None and isinstance(args[i], (Tensor, InputMeta)):
-                v = values[i]
-                if gi.shape != v.shape:
-                    gi = raw[i] = ns.unbroadcast(gi, v.shape)
-                if gi.dtype is not v.dtype and gi.dtype != v.dtype:
-                    raw[i] = ns.cast_like(gi, v)
+            return [None if gi is None or not isinstance(args[i], (Tensor, InputMeta)) else _fit_raw(ns, gi, values[i])
+                    for i, gi in enumerate(raw)]
+        raw = []
+        for fn, (child, _), v in zip(op.vjps, self._edges, values):  # (an input with an edge is a tensor or its meta)
+            gi = None if child is None else fn(ns, g, out, *values)
+            if gi is not None and (gi.shape != v.shape or gi.dtype is not v.dtype):
+                gi = _fit_raw(ns, gi, v)
+            raw.append(gi)
         return raw
 
     def _check_saved(self):
@@ -228,8 +238,11 @@ class OpNode(Node):
         out = self._out
         if out is not None:
             for nr, saved in enumerate(out if self.op.nout > 1 else (out,)):
-                if saved is not None and saved[1].version != saved[2]:
-                    raise _modified_error(saved[4], saved[0].shape, saved[1].version, saved[2], self, nr)
+                if saved is not None:
+                    st = saved[1].get("_storage")
+                    current = 0 if st is None else st.version
+                    if current != saved[2]:
+                        raise _modified_error(saved[4], saved[0].shape, current, saved[2], self, nr)
 
     def _saved_outputs(self):
         """The saved outputs as Tensors; under ``create_graph`` as outputs of this very node (PyTorch's
@@ -261,6 +274,15 @@ class OpNode(Node):
     @property
     def saved_tensors(self):
         return tuple(t for t in (self._args or ()) if isinstance(t, Tensor))
+
+
+def _fit_raw(ns, g, v):
+    """A raw gradient reduced to its input's shape and dtype (``v``: the input's array or its ``InputMeta``)."""
+    if g.shape != v.shape:
+        g = ns.unbroadcast(g, v.shape)
+    if g.dtype is not v.dtype and g.dtype != v.dtype:
+        g = ns.cast_like(g, v)
+    return g
 
 
 def _fit(g, x):
@@ -306,7 +328,8 @@ class Dims2(Dims):
 
 def overload_name(base):
     """A ``names=`` rule for ops whose first parameter is a dims tuple: ``base`` plus its overload number."""
-    return lambda x, dims, *rest: f"{base}{getattr(dims, 'overload', 0)}"
+    names = tuple(f"{base}{overload}" for overload in range(3))
+    return lambda x, dims, *rest: names[getattr(dims, "overload", 0)]
 
 
 def _check_versions(node, outputs=()):
@@ -381,12 +404,15 @@ _NO_GRAD_VIEW = ("no_grad",)
 _INFERENCE_VIEW = ("inference",)
 
 
-def _record(op, result, args, tensors, ns=None):
+def _record(op, result, args, tensors, ns=None, cls=None):
     """Attach a node for ``op`` to ``result`` (a tensor or tuple of tensors). ``ns``: the raw namespace, when the
-    caller knows the tensor arguments share the result's backend and dtype."""
-    node = op.node_cls() if op.names is None else node_class(op.names(*args))()
+    caller knows the tensor arguments share the result's backend and dtype; ``cls``: the node's class, when the
+    caller knows it."""
+    node_cls, names, nout, is_view, saves_any, unread = op._recording
+    node = cls() if cls is not None else node_cls() if names is None else node_class(names(*args))()
     node.op = op
-    node.n_outputs = op.nout
+    if nout != 1:
+        node.n_outputs = nout
     n = len(tensors)
     if n == 1:
         edges = node._edges = (edge_of(tensors[0]),)
@@ -400,66 +426,74 @@ def _record(op, result, args, tensors, ns=None):
         edges = node._edges = tuple(edges)
     # a view's node reads only its input's shape: it keeps a history-free tensor over the same array, not the input
     # -- a write through the view makes the input's history lead to this node (a cycle, were the input kept here)
-    if op.view is not None:
+    if is_view:
         x = args[0]
         args = (wrap(x._arr if x._arr is not None else x._refresh(), x._backend, x._dtype),) + args[1:]
     node._args = args
     node._raw_ns = ns or _uniform_ns(op, result, tensors)
-    node._out = None
-    if op._saves_any:
-        # what the VJPs that will run read: one VJP per input that needs a gradient (a variadic op's one VJP)
-        if op.vjp_all is not None or n == 1:
-            positions, uses_out = op.save_plan(True)
-        elif n == 2:
-            runs = (edges[0][0] is not None, edges[1][0] is not None)
-            plan = op._plans.get(runs)  # (save_plan's cache, read here: a call less per node)
-            positions, uses_out = plan if plan is not None else op.save_plan(runs)
-        else:
-            positions, uses_out = op.save_plan(tuple([e[0] is not None for e in edges]))
-        if "*" in positions:
+    if saves_any:
+        # what the VJPs that will run read: one VJP per input that needs a gradient (a variadic op's one VJP); the
+        # plans come from ``save_plan``'s cache, read here (a call less per node)
+        runs = True if n == 1 or op.vjp_all is not None else (edges[0][0] is not None, edges[1][0] is not None) \
+            if n == 2 else tuple([e[0] is not None for e in edges])
+        plan = op._plans.get(runs)
+        positions, uses_out = plan if plan is not None else op.save_plan(runs)
+        if positions is _EVERY_TENSOR:
             positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
-        versions = _ZEROS[len(positions)] if len(positions) < 4 else (0,) * len(positions)
-        # whether the node keeps any tensor: a parameter read (an index) is one, a Python-scalar operand only where
-        # PyTorch wraps it into a tensor
-        held = uses_out
-        for i, p in enumerate(positions):
-            t = args[p]
-            if not isinstance(t, Tensor):
-                held = held or p >= n or _wraps_scalars(op, tensors)
-                if type(t) is tuple and t and isinstance(t[0], Tensor):  # a list of tensors (index_put's indices)
-                    versions = list(versions)
-                    versions[i] = _list_versions(t)
-                continue
+        node._saved_at = positions
+        node._saved_versions = _saved_versions(op, args, tensors, positions, uses_out) if positions else \
+            (() if uses_out else None)
+        node._out = (tuple(_saved_output(o) if uses_out is True or i in uses_out else None
+                           for i, o in enumerate(result)) if nout > 1 else _saved_output(result)) if uses_out else None
+    else:
+        node._out = node._saved_versions = None
+    if unread and (nout > 1 or (result._arr.size or 0) >= _KEEP_BELOW):  # (a lazy array's size: None)
+        node._args = _drop_unread(args, unread)
+    if nout == 1:
+        if result._dtype.kind in "fc":
+            result._grad_fn = node
+            result._requires_grad = True
+        return result
+    for i, o in enumerate(result):
+        if o._dtype.kind in "fc":
+            o._grad_fn = node
+            o._requires_grad = True
+            if i:
+                o._output_nr = i
+    return result
+
+
+def _saved_versions(op, args, tensors, positions, uses_out):
+    """The storage versions of the arguments at ``positions`` that a node saves, to check at backward (PyTorch's
+    saved tensors; a tensor made in inference mode is refused); None when the node keeps no tensor at all (nothing
+    to free: a second backward runs)."""
+    versions = None  # (all zeros until one is not: a tensor without a storage was never written)
+    # whether the node keeps any tensor: a parameter read (an index) is one, a Python-scalar operand only where
+    # PyTorch wraps it into a tensor
+    held = uses_out
+    for i, p in enumerate(positions):
+        t = args[p]
+        if isinstance(t, Tensor):
             held = True
             d = t.__dict__
             if d:  # a fresh result (empty __dict__) has neither to check
                 if d.get("_inference"):  # (set in the instance only when true)
                     raise RuntimeError(_INFERENCE_SAVED)
                 st = d.get("_storage")
-                if st is not None and st.version:  # (a tensor without a storage was never written: version 0)
-                    if type(versions) is tuple:
-                        versions = list(versions)
+                if st is not None and st.version:
+                    if versions is None:
+                        versions = [0] * len(positions)
                     versions[i] = st.version
-        node._saved_at = positions
-        node._saved_versions = versions if held else None  # None: nothing to free, a second backward runs
-        if uses_out:
-            node._out = tuple(_saved_output(o) if uses_out is True or i in uses_out else None
-                              for i, o in enumerate(result)) if op.nout > 1 else _saved_output(result)
-    else:
-        node._saved_versions = None
-    if op._unread and (op.nout > 1 or (result._arr.size or 0) >= _KEEP_BELOW):  # (a lazy array's size: None)
-        node._args = _drop_unread(args, op._unread)
-    if op.nout > 1:
-        for i, o in enumerate(result):
-            if o._dtype.kind in "fc":
-                o._grad_fn = node
-                o._requires_grad = True
-                if i:
-                    o._output_nr = i
-    elif result._dtype.kind in "fc":
-        result._grad_fn = node
-        result._requires_grad = True
-    return result
+            continue
+        held = held or p >= len(tensors) or _wraps_scalars(op, tensors)
+        if type(t) is tuple and t and isinstance(t[0], Tensor):  # a list of tensors (index_put's indices)
+            if versions is None:
+                versions = [0] * len(positions)
+            versions[i] = _list_versions(t)
+    if not held:
+        return None
+    return versions if versions is not None else _ZEROS[len(positions)] if len(positions) < 4 else \
+        (0,) * len(positions)
 
 
 _ZEROS = ((), (0,), (0, 0), (0, 0, 0))
@@ -516,9 +550,13 @@ def _wraps_scalars(op, tensors):
 
 
 def _saved_output(o):
-    """What a node keeps of an output its VJPs read: the array and the storage version, not the tensor."""
-    st = o.__dict__.get("_storage") or Tensor.__getattr__(o, "_storage")  # made now: later writes are seen
-    return (o._arr, st, st.version, o._backend, o._dtype)
+    """What a node keeps of an output its VJPs read: the array, the output's ``__dict__`` and its storage version --
+    not the tensor, which holds the node. A fresh result has no storage yet (most never get one: ~0.5 µs each); the
+    first alias or write of it makes one in that ``__dict__`` (``Tensor.__getattr__``), where the node's check finds
+    it, also after the tensor itself is gone (the dict outlives it here)."""
+    d = o.__dict__
+    st = d.get("_storage")
+    return (o._arr, d, 0 if st is None else st.version, o._backend, o._dtype)
 
 
 def _uniform_ns(op, result, tensors):
@@ -805,15 +843,12 @@ _ALL_DIMS = {}  # ndim -> (0, ..., ndim - 1): a whole-tensor reduction's dims, m
 
 def apply_whole(op, x):
     """``op`` (a reduction ``(x, dims, keepdim, dtype)``: ``_sum``, ``_mean``) over every element of ``x``, the common
-    ``x.sum()``: for a plain float tensor its forward runs straight on the array, with no signature, dims or dtype to
-    work out; anything else takes ``apply``."""
-    ndim = x.ndim  # (not the array's: a sparse tensor has none, and its layout computes the reduction)
-    dims = _ALL_DIMS.get(ndim)
-    if dims is None:
-        dims = _ALL_DIMS[ndim] = tuple(range(ndim))
+    ``x.sum()``: for a plain float tensor its forward runs straight on the array (on numpy through ``op.host_whole``
+    where it has one), with no signature, dims or dtype to work out; anything else takes ``apply``."""
     a = x._arr
     if a is None or type(x) is not Tensor or x._dtype.kind not in "fc" or _autocast_state.active:
-        return apply(op, (x,), (dims, False, None))
+        return apply(op, (x,), (_all_dims(x.ndim), False, None))  # (a sparse tensor: its layout reduces it)
+    dims = _all_dims(a.ndim)
     backend = x._backend
     if type(a) is backend.kernel_array_type:  # (quiet() is numpy's)
         key = (x._dtype, dims)
@@ -822,21 +857,40 @@ def apply_whole(op, x):
             out, dtype = hit[0](a), hit[1]
         except Exception:  # (no kernel yet: None is not subscriptable)
             out, dtype = kernel_forward(op, backend, a, x._dtype, (dims, False, None), key)
-        result = _new(Tensor)
-        result._arr, result._backend, result._dtype, result._requires_grad, result._grad_fn = \
-            out, backend, dtype, False, None
-        if _grad_state.inference:
-            result._inference = True
     else:
+        whole = op.host_whole
         errors = quiet()
         try:
-            out = op.fwd(backend.xp, a, dims, False, None)
+            out = whole(a, dims) if whole is not None and type(a) is np.ndarray and a.dtype.itemsize > 2 else \
+                op.fwd(backend.xp, a, dims, False, None)
         finally:
             restore(errors)
-        result = wrap(out, backend)
+        if out.__class__ in _NUMPY_SCALARS:
+            out = np.asarray(out)
+        dtype = backend.dtypes[out.dtype]
+    result = _new(Tensor)
+    result._arr, result._backend, result._dtype, result._requires_grad, result._grad_fn = \
+        out, backend, dtype, False, None
     if x._requires_grad and _grad_state.enabled:
-        return _record(op, result, (x, dims, False, None), (x,), raw_ns(backend))
+        args = (x, dims, False, None)
+        cls = _WHOLE_NODES.get(op)
+        if cls is None:  # (the op's ``names`` rule reads the dims' overload: a plain tuple's, the same every call)
+            cls = _WHOLE_NODES[op] = op.node_cls if op.names is None else node_class(op.names(*args))
+        return _record(op, result, args, (x,), RAW_NS[backend], cls)
+    if _grad_state.inference:
+        result._inference = True
     return result
+
+
+_WHOLE_NODES = {}  # op -> the node class of ``apply_whole``'s calls
+
+
+def _all_dims(ndim):
+    """``(0, ..., ndim - 1)``: a whole-tensor reduction's dims, made once per rank."""
+    dims = _ALL_DIMS.get(ndim)
+    if dims is None:
+        dims = _ALL_DIMS[ndim] = tuple(range(ndim))
+    return dims
 
 
 def _promote(tensors):

@@ -18,7 +18,7 @@ import numpy as np
 from . import _dtypes, _creation, _index
 from ._autograd import _RemovableHandle
 from ._backend import available_backends, get_backend
-from ._dispatch import apply, detached, unbroadcast, view_grad_fn, wrap
+from ._dispatch import apply, apply_whole, detached, unbroadcast, view_grad_fn, wrap
 from ._layout import strided
 from ._modes import grad_state as _grad_state
 from ._table import TABLE, renamed
@@ -839,8 +839,22 @@ FUNCTIONS = {"max": max, "min": min, "reshape": reshape, "flatten": flatten, "na
                  "adjoint", "conj_physical_", "resize_as_")}}
 
 
+def _whole_sum(generated):
+    """``x.sum()`` with no argument straight to the whole-tensor reduction (``apply_whole``); any argument takes the
+    generated method (``generated``), whose argument handling is two Python frames on a ~2.5 µs call."""
+    op = TABLE["_sum"].op
+
+    def sum(self, *args, **kwargs):
+        if args or kwargs:
+            return generated(self, *args, **kwargs)
+        return apply_whole(op, self)
+    sum.__doc__ = generated.__doc__
+    return sum
+
+
 def install(cls):
     """Put these methods, and indexing's (``_index``), on ``cls``."""
     for name, value in METHODS.items():
         setattr(cls, name, value)
+    cls.sum = _whole_sum(cls.sum)
     _index.install(cls)

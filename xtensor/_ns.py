@@ -290,16 +290,23 @@ class NumpyNamespace(RawNamespace):
 
 
 _WORDS = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}  # a signed integer per itemsize (-1: all bits set)
-_RAW = {}
+
+
+class _RawNamespaces(dict):
+    """backend -> its raw namespace, made on first lookup: ``RAW_NS[backend]`` is one dict read, no Python call (the
+    per-op fast paths ask on every node they record)."""
+
+    def __missing__(self, backend):
+        cls = NumpyNamespace if backend._array_type is np.ndarray else RawNamespace
+        return self.setdefault(backend, cls(backend))  # threads racing here all get the first one made
+
+
+RAW_NS = _RawNamespaces()
 
 
 def raw_ns(backend):
     """The raw namespace of ``backend`` (made once per backend)."""
-    ns = _RAW.get(backend)
-    if ns is None:
-        cls = NumpyNamespace if backend._array_type is np.ndarray else RawNamespace
-        ns = _RAW[backend] = cls(backend)
-    return ns
+    return RAW_NS[backend]
 
 
 class TensorNamespace(_Reshaping):

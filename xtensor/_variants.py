@@ -15,7 +15,7 @@ from ._autocast import state as _autocast_state
 from ._quiet import quiet, restore
 from ._dispatch import _backend_error, _record, apply, history_alias
 from ._inplace import assign_inplace, assign_out, check_inplace, refuse_overlap
-from ._ns import raw_ns
+from ._ns import RAW_NS
 from ._modes import grad_state as _grad_state
 from ._registry import FUNCTIONS
 from ._table import OVERLAP_KINDS, TABLE
@@ -71,7 +71,7 @@ def _fast_unary(op):
         r = _new(Tensor)
         r._arr, r._backend, r._dtype, r._requires_grad, r._grad_fn = out, backend, dtype, False, None
         if self._requires_grad and differentiable and _grad_state.enabled:
-            return _record(op, r, (self,), (self,), raw_ns(backend) if dtype is self._dtype else None)
+            return _record(op, r, (self,), (self,), RAW_NS[backend] if dtype is self._dtype else None)
         if _grad_state.inference:
             r._inference = True
         return r
@@ -120,7 +120,7 @@ def _fast_binary(op, reflected=False, check=None):
         if differentiable and (self._requires_grad or (other_type is Tensor and other._requires_grad)) and \
                 _grad_state.enabled:
             args = (other, self) if reflected else (self, other)
-            return _record(op, r, args, args, raw_ns(backend) if r._dtype is self._dtype else None)
+            return _record(op, r, args, args, RAW_NS[backend] if r._dtype is self._dtype else None)
         if _grad_state.inference:
             r._inference = True
         return r

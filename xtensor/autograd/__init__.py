@@ -1,6 +1,8 @@
 """xtensor.autograd: ``backward``, ``grad``, grad modes, ``Variable`` -- over xtensor's own tape."""
 import math
 
+import numpy as _np
+
 from .. import _autograd as _tape
 from .._dispatch import edge_of as _edge_of
 from .anomaly_mode import detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly
@@ -33,14 +35,16 @@ def _root_grads(tensors, grad_tensors):
     for i, t in enumerate(tensors):
         g = grad_tensors[i] if grad_tensors is not None and i < len(grad_tensors) else None
         if g is None:
-            shape = t._value.shape
+            shape = (t._arr if t._arr is not None else t._refresh()).shape
             if shape and math.prod(shape) != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            if t.dtype.kind not in "fc":
+            if t._dtype.kind not in "fc":
                 raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got "
                                    f"{t.dtype}")
             backend, xp = t._backend, t._backend.xp
-            one = xp.asarray(1, dtype=backend.native[t._dtype])  # (``ones`` costs numpy ~1 µs of dtype checks)
+            native = backend.native[t._dtype]
+            # (numpy's own ``array``: ``ones`` costs ~1 µs of dtype checks, array-api-compat's ``asarray`` ~1 µs)
+            one = _np.array(1, dtype=native) if backend._array_type is _np.ndarray else xp.asarray(1, dtype=native)
             g = _tape.grad_tensor(xp.reshape(one, shape) if shape else one, backend)
         elif not hasattr(g, "_dtype"):
             g = t.new_tensor(g)
@@ -54,7 +58,7 @@ def _root_grads(tensors, grad_tensors):
 def _roots(tensors):
     edges = []
     for i, t in enumerate(tensors):
-        if not t.requires_grad:
+        if not t._requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
         edges.append(_edge_of(t))
     return edges

@@ -152,7 +152,7 @@ def _mean_fwd(xp, x, dims, keepdim, dtype):
 
 
 _SUM = _reduction("sum", _sum_fwd, (lambda ns, g, ans, x, dims, keepdim, dtype: ns.unreduce(g, x.shape, dims, keepdim),),
-                  saves=("meta0",), cast=sum_dtype)
+                  saves=("meta0",), cast=sum_dtype, host_whole=np.add.reduce)
 _MEAN = _reduction("mean", _mean_fwd, (lambda ns, g, ans, x, dims, keepdim, dtype:
                                        ns.unreduce(g, x.shape, dims, keepdim) / _count(x.shape, dims),),
                    saves=("meta0",))
