@@ -142,6 +142,13 @@ def test_float16_on_a_backend_without_it_is_a_clear_error():
         xt.ones(2, dtype=xt.float16, backend="array_api_strict")
 
 
+@pytest.mark.parametrize("convert", [lambda t: t.to(xt.float16), lambda t: t.half(), lambda t: t.type(xt.float16)],
+                         ids=["to", "half", "type"])
+def test_converting_to_float16_on_a_backend_without_it_is_the_same_clear_error(convert):
+    with pytest.raises(TypeError, match="dtype xtensor.float16 is not supported by backend .array_api_strict."):
+        convert(xt.ones(2, backend="array_api_strict"))
+
+
 def test_std_of_large_offset_float32_is_exact_as_torchs():
     """Catastrophic cancellation (E[x^2] - E[x]^2) would give 0 or garbage here."""
     values = np.float32(1e4) + np.array([0.5, -0.25, 0.125, 0.0], np.float32)
