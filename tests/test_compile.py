@@ -462,3 +462,30 @@ def test_a_python_value_the_step_changes_is_seen_on_the_next_call(on_jax):
     for call in range(4):
         assert step(x).item() == pytest.approx(eager(x).item()), call
     assert step.compilations == 4
+
+
+def test_a_grad_kept_by_the_caller_keeps_its_values_and_the_next_call_makes_a_new_one(on_jax):
+    """A warm step refills the ``.grad`` tensors it made last call when nothing else holds them; a ``.grad`` the
+    caller kept (or a view of it) must keep the values it had, as eager code's fresh ``.grad`` leaves the old one."""
+    twins = []
+    for _ in range(2):
+        t.manual_seed(0)
+        model = Shifted()
+        optimizer = t.optim.SGD(model.parameters(), lr=0.1)
+        twins.append((model, _step(model, optimizer)))
+    (eager_model, eager), (model, step) = twins[0], (twins[1][0], t.compile(twins[1][1]))
+    x, y = t.tensor(X), t.tensor(Y)
+    for call in range(7):
+        if call == 3:
+            kept = _weight(model).grad
+        if call == 5:
+            kept = _weight(model).grad.view(-1)
+        if call in (3, 5):
+            values = kept.tolist()
+        expected, got = eager(x, y), step(x, y)
+        assert got.item() == pytest.approx(expected.item(), rel=1e-5), call
+        np.testing.assert_allclose(_weight(model).grad.numpy(), _weight(eager_model).grad.numpy(), rtol=1e-5)
+        if call in (3, 5):
+            assert kept.tolist() == values and _weight(model).grad is not kept, call
+        if call == 2:  # two warm calls in a row: the first refilled the .grad tensors it had made
+            assert step._fast is not None

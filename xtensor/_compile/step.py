@@ -82,9 +82,9 @@ class CompiledStep:
         if fast is not None:
             found = fast.holds(args, kwargs)
             if found is not None:
-                result = fast.program.run(*found)
-                fast.after_run()
-                self._fast = fast
+                result, still = fast.run(*found)
+                if still:
+                    self._fast = fast
                 return result
         gathered = _Gathered()
         guard = _Guard()
@@ -258,6 +258,12 @@ class _Program:
         for st, owners in self.created:
             st.array = next(outs)
             _invalidate([st], owners)
+        return self.result(outs, tensors)
+
+    def result(self, outs, tensors):
+        """The step's return value from the rest of the program's outputs ``outs`` (an iterator); ``tensors``: the
+        gathered ones, the step may return one of them (None when it returns none)."""
+        backend = self.backend
         treedef, plan = self.outputs
         if treedef is None:  # the step returned one tensor (a loss): the common case
             return _output(next(outs), backend, *plan)
