@@ -199,7 +199,7 @@ class _ProgramOnly:
             self.arguments = [t._storage.array for t in (x, y)]
             return loss._value
         arguments = self.arguments
-        outs = fast.program.executable([st.array for st in fast.written],
+        outs = fast.program.executable([st.array for st in fast.donated],
                                        [*(arguments[i] for i in fast.args_read), *(st.array for st in fast.kept)], [])
         for st, out in zip(fast.written, outs):
             st.array = out

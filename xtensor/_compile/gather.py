@@ -227,7 +227,15 @@ class _Gathered:
                     f"(grad_fn=<{type(t._grad_fn).__name__}>, shape {list(t.shape)}), which a compiled step "
                     "cannot extend: pass or keep .detach() of it, or run the step eagerly")
         avals = tuple((st.array.shape, st.array.dtype) for st in storages)
-        return (avals, tensors, tuple(self.statics), *_environment())
+        return (avals, tuple(sharers(storages)), tensors, tuple(self.statics), *_environment())
+
+
+def sharers(storages):
+    """Per storage, the index of the first of ``storages`` holding the same array (its own index when none does):
+    storages over one array (an optimizer's step counters, made and counted together) are one input of a program,
+    and what the step computes from them is computed once."""
+    first = {}
+    return [first.setdefault(id(st.array), i) for i, st in enumerate(storages)]
 
 
 def unique_storages(tensors):

@@ -6,7 +6,7 @@ import sys
 import weakref
 
 from .._tensor import Tensor
-from .gather import _MISSING, _SCALARS, _contents, _environment
+from .gather import _MISSING, _SCALARS, _contents, _environment, sharers
 from .state import _root
 
 _chain = itertools.chain.from_iterable
@@ -109,7 +109,7 @@ class _Fast:
 
     __slots__ = ("program", "guard", "environment", "template", "keywords", "arg_meta", "state_tensors",
                  "storage_ids", "recorded", "unsafe", "unsafe_recorded", "tracer", "args_read", "kept", "written",
-                 "donated", "refreshed", "grads", "grad_arrays", "grad_refs", "constant")
+                 "donated", "written_arrays", "refreshed", "grads", "grad_arrays", "grad_refs", "constant")
 
     @classmethod
     def build(cls, gathered, guard, program, args, kwargs):
@@ -142,8 +142,8 @@ class _Fast:
             grads.append((owner, grad))
             grad_storages.append(owners[slot] - k)
         written = [i - k for i in program.written]
-        if len(set(map(id, (state_storages[i].array for i in written)))) != len(written):
-            return None  # two written storages over one array (a call of a step that aliases them: rare)
+        if sharers(storages[:k] + state_storages) != program.shared or any(f < k for f in program.shared[k:]):
+            return None  # the storages share arrays otherwise than when traced, or share an argument's
         fast = cls()
         fast.program, fast.guard, fast.template, fast.keywords = program, guard, template, tuple(kwargs)
         fast.environment = _environment()
@@ -154,8 +154,9 @@ class _Fast:
         fast.tracer = sys.modules["jax"].core.Tracer
         fast.args_read = [i for i in program.kept if i < k]
         fast.kept = [state_storages[i - k] for i in program.kept if i >= k]
+        fast.donated = [state_storages[i - k] for i in program.donated]
         fast.written = [state_storages[i] for i in written]
-        fast.donated = [st.array for st in fast.written]
+        fast.written_arrays = [st.array for st in fast.written]
         fast.refreshed = [tensors[i] for i in program.refreshed]
         fast.grads = grads
         fast.grad_arrays = [state_storages[i].array for i in grad_storages]
@@ -178,13 +179,13 @@ class _Fast:
         (the step's result, whether this entry still describes the state -- not when a ``.grad`` was replaced)."""
         program, backend = self.program, self.program.backend
         arg_arrays = [st.array for st in arg_storages]
-        donated = self.donated
+        donated = [*map(_ARRAY_OF, self.donated)]
         if arg_arrays and not set(map(id, donated)).isdisjoint(map(id, arg_arrays)):
             donated = [a.copy() for a in donated]  # an argument over a written state array (rare): kept intact
         outs = program.executable(donated, [*(arg_arrays[i] for i in self.args_read), *map(_ARRAY_OF, self.kept)],
                                   [])
-        written = len(self.donated)
-        self.donated = new = outs[:written]
+        written = len(self.written)
+        self.written_arrays = new = outs[:written]
         for st, array in zip(self.written, new):
             st.array = array
             st.version += 1
@@ -240,7 +241,7 @@ class _Fast:
             return None
         current, recorded = self.guard.read(self.state_tensors, self.constant), self.recorded
         if len(current) != len(recorded) or not _all_same(self.unsafe(current), self.unsafe_recorded) \
-                or not _all_same(map(_ARRAY_OF, self.written), self.donated) \
+                or not _all_same(map(_ARRAY_OF, self.written), self.written_arrays) \
                 or not _all_same((grad._storage.array for _, grad in self.grads), self.grad_arrays):
             return None
         try:

@@ -54,7 +54,7 @@ import numpy as np
 
 from .._dispatch import wrap
 from .._tensor import Tensor
-from .gather import _Gathered, _is_jax_array
+from .gather import _Gathered, _is_jax_array, sharers
 from .guards import _Fast, _Guard
 from .state import _host_read_error, _invalidate, _restore, _root, _snapshot
 
@@ -117,8 +117,10 @@ class _Program:
         self.backend = backend
         self.executable = None
         self.reusable = True
-        self.written = []  # storage indices the step overwrites: donated, then written back
-        self.kept = []  # the other storage indices: read only
+        self.written = []  # storage indices the step overwrites: written back
+        self.shared = []  # per storage, the first storage holding the same array: one input of the program
+        self.donated = []  # those first storages whose every sharer the step overwrites: their arrays are donated
+        self.kept = []  # the other first storages the step reads
         self.rebound = []  # tensor indices the step rebound to new memory (``.data =``)
         self.grads = []  # (tensor index, dtype or None): a ``.grad`` the step made (fresh each call) or cleared
         self.refreshed = []  # tensor indices over the written storages: their cached values are dropped
@@ -134,13 +136,14 @@ class _Program:
         program = cls(backend)
         storages, owners = gathered.storages()
         tensors = gathered.tensors
+        shared = program.shared = sharers(storages)
         before = _snapshot(storages, tensors)
         rng_state = default_generator.get_state()
         array_positions = {id(a): i for i, a in enumerate(gathered.arrays)}
 
         def step(storage_values, array_values):
-            for st, value in zip(storages, storage_values):
-                st.array = value
+            for st, first in zip(storages, shared):  # storages over one array share its traced value
+                st.array = storage_values[first]
             _invalidate(storages, tensors)
             call_args, call_kwargs = _substitute((args, kwargs), array_positions, array_values)
             result = fn(*call_args, **call_kwargs)
@@ -165,22 +168,28 @@ class _Program:
         run = backend.program_function(closed)
         written = set(program.written)
         read = backend.read_inputs(closed)
-        program.kept = [i for i in range(len(storages)) if i not in written and i in read]  # others: never read
+        firsts = sorted(set(shared))
+        program.donated = [f for f in firsts if all(i in written for i, g in enumerate(shared) if g == f)]
+        program.kept = [f for f in firsts if f in read and f not in program.donated]  # others: never read
         program.refreshed = [index for index, owner in enumerate(owners) if owner in written]
         avals = closed.in_avals
+        outputs = [id(v) for v in closed.jaxpr.outvars]  # one traced value written into several storages: once
+        unique = {}
+        expand = [unique.setdefault(v, len(unique)) for v in outputs]
+        firsts_out = sorted(set(outputs), key=outputs.index)
 
         def ordered(donated, others, array_values):
-            values = [None] * len(storages)
-            for i, v in zip(program.written, donated):
-                values[i] = v
-            for i, v in zip(program.kept, others):
-                values[i] = v
+            given = {**dict(zip(program.donated, donated)), **dict(zip(program.kept, others))}
+            values = [given.get(first) for first in shared]
             for i, v in enumerate(values):
                 if v is None:  # a storage the step never reads (a .grad it clears first): not an input
                     values[i] = backend.xp.zeros(avals[i].shape, dtype=avals[i].dtype)
-            return run(*values, *array_values)
+            outs = run(*values, *array_values)
+            return outs if len(unique) == len(outs) else [outs[outputs.index(v)] for v in firsts_out]
 
         program.executable = backend.jit(ordered, donate_argnums=0)
+        if len(unique) < len(outputs):
+            program.executable = _expanded(program.executable, expand)
         return program
 
     def _read_back(self, result, roots, storages, owners, installed, before, gathered):
@@ -188,7 +197,7 @@ class _Program:
         each entry is written back (recorded on ``self``)."""
         tensors = gathered.tensors
         outs = []
-        self.written = [i for i, st in enumerate(storages) if st.array is not installed[i]]
+        self.written = [i for i, st in enumerate(storages) if st.array is not installed[self.shared[i]]]
         outs += [storages[i].array for i in self.written]
         for index, (t, owner) in enumerate(zip(tensors, owners)):
             if t._storage is not storages[owner]:
@@ -234,7 +243,7 @@ class _Program:
         """Run the compiled step on the current state (the gathered storages and tensors, the argument arrays)
         and write the results into the Tensor objects."""
         backend = self.backend
-        donated = [storages[i].array for i in self.written]
+        donated = [storages[i].array for i in self.donated]
         others = [storages[i].array for i in self.kept]
         if arrays:
             arrays = [backend.from_numpy(a) if isinstance(a, np.ndarray) else a for a in arrays]
@@ -297,6 +306,15 @@ def _substitute(obj, positions, values):
         return {k: _substitute(v, positions, values) for k, v in obj.items()}
     index = positions.get(id(obj))
     return obj if index is None else values[index]
+
+
+def _expanded(executable, expand):
+    """``executable`` returning its outputs at the positions ``expand`` gives (one array written into several
+    storages is computed and returned once)."""
+    def run(*args):
+        outs = executable(*args)
+        return [outs[j] for j in expand]
+    return run
 
 
 def _unshared(donated, others):
