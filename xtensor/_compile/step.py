@@ -54,7 +54,7 @@ import numpy as np
 
 from .._dispatch import wrap
 from .._tensor import Tensor
-from .gather import _Gathered, _is_jax_array, sharers
+from .gather import _Gathered, _is_jax_array, repeated_outputs, sharers
 from .guards import _Fast, _Guard
 from .state import _host_read_error, _invalidate, _restore, _root, _snapshot
 
@@ -136,7 +136,7 @@ class _Program:
         program = cls(backend)
         storages, owners = gathered.storages()
         tensors = gathered.tensors
-        shared = program.shared = sharers(storages)
+        shared = program.shared = sharers([st.array for st in storages])
         before = _snapshot(storages, tensors)
         rng_state = default_generator.get_state()
         array_positions = {id(a): i for i, a in enumerate(gathered.arrays)}
@@ -173,10 +173,7 @@ class _Program:
         program.kept = [f for f in firsts if f in read and f not in program.donated]  # others: never read
         program.refreshed = [index for index, owner in enumerate(owners) if owner in written]
         avals = closed.in_avals
-        outputs = [id(v) for v in closed.jaxpr.outvars]  # one traced value written into several storages: once
-        unique = {}
-        expand = [unique.setdefault(v, len(unique)) for v in outputs]
-        firsts_out = sorted(set(outputs), key=outputs.index)
+        repeats = repeated_outputs(closed.jaxpr.outvars)
 
         def ordered(donated, others, array_values):
             given = {**dict(zip(program.donated, donated)), **dict(zip(program.kept, others))}
@@ -185,11 +182,11 @@ class _Program:
                 if v is None:  # a storage the step never reads (a .grad it clears first): not an input
                     values[i] = backend.xp.zeros(avals[i].shape, dtype=avals[i].dtype)
             outs = run(*values, *array_values)
-            return outs if len(unique) == len(outs) else [outs[outputs.index(v)] for v in firsts_out]
+            return outs if repeats is None else [outs[i] for i in repeats[0]]
 
         program.executable = backend.jit(ordered, donate_argnums=0)
-        if len(unique) < len(outputs):
-            program.executable = _expanded(program.executable, expand)
+        if repeats is not None:
+            program.executable = _expanded(program.executable, repeats[1])
         return program
 
     def _read_back(self, result, roots, storages, owners, installed, before, gathered):
