@@ -16,7 +16,9 @@ Functionalization at the boundary, not a tracer of our own:
 3. Jit the traced program (``jax.jit`` of the jaxpr, so the user's Python never runs twice for one
    call), donating the storages the step overwrites, run it, and write the results into the same
    Tensor objects: storages the step wrote, ``.grad`` it created or cleared, tensors it rebound
-   with ``.data =``. Later calls with the same signature only gather, run and write back.
+   with ``.data =``. Later calls with the same signature only gather, run and write back. Storages
+   holding one array (an optimizer's step counters, made and counted together) are one input, and a
+   value written into several storages is one output: the program counts once for every parameter.
 4. A call reuses the last call's walk (its tensors, storages and signature) while cheap guards hold, as
    torch.compile's do: every container the walk read has the same length and the same items, every walked
    object its class and attribute dict, every walked function its code, closure and globals (all as the walk
@@ -25,7 +27,8 @@ Functionalization at the boundary, not a tracer of our own:
    tensors of the same shapes and dtypes and the same Python scalars. All of it is read into one flat list
    and compared with the recorded one: by identity where ``==`` compares values (tensors, arrays, numbers,
    containers), by one list ``==`` for the rest. Anything else takes the full walk. Storages the step never
-   reads (a ``.grad`` it clears first) are not inputs of the program.
+   reads (a ``.grad`` it clears first) are not inputs of the program. A ``.grad`` the last call made is
+   refilled in place when nothing else holds it (one kept by the caller stays as it was: a new one is made).
 
 Limits (each an error or documented behaviour, never a silent wrong result):
 * A host read under compilation (``.item()``, ``bool(t)``, ``float(t)``, a boolean mask, a
