@@ -18,7 +18,11 @@ except ImportError as e:  # pragma: no cover - exercised only without the extra
 jax.config.update("jax_enable_x64", True)
 import jax.numpy as jnp  # noqa: E402
 
+from xtensor._settings import jax_matmul_precision  # noqa: E402
+
 from .generic import ArrayAPIAdapter, host_special  # noqa: E402
+
+jax.config.update("jax_default_matmul_precision", jax_matmul_precision())  # PyTorch's float32 products on GPUs
 
 __all__ = ["JaxAdapter"]
 

@@ -333,7 +333,7 @@ def _gpt_class(lib):
 
         def forward(self, idx, targets=None):
             B, T = idx.shape
-            x = self.wte(idx) + self.wpe(lib.arange(T))
+            x = self.wte(idx) + self.wpe(lib.arange(T, device=idx.device))
             for block in self.blocks:
                 x = block(x)
             logits = self.head(self.ln(x))
@@ -474,14 +474,15 @@ DEMO_MODES = (("numpy eager", ["--backend", "numpy"], {}),
                {"XLA_FLAGS": "--xla_force_host_platform_device_count=8"}))
 
 
-def demo_rows(epochs):
-    """``xtensor demo`` (MLP, defaults otherwise) in each mode, as a user runs it: the first epoch (data loading,
-    compilation) and the mean of the later ones, parsed from its last line; the threads are the machine's."""
+def demo_rows(epochs, modes=DEMO_MODES, platform="cpu"):
+    """``xtensor demo`` (MLP, defaults otherwise) in each of ``modes`` (name, flags[, environment]), as a user runs
+    it: the first epoch (data loading, compilation) and the mean of the later ones, parsed from its last line; the
+    threads are the machine's; jax on ``platform`` (None: jax's default, a GPU where there is one)."""
     rows = []
-    for name, flags, env in DEMO_MODES:
+    for name, flags, *env in modes:
         environment = {k: v for k, v in os.environ.items()
                        if k not in ("XLA_FLAGS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
-        environment.update(env, JAX_PLATFORMS="cpu")
+        environment.update(*env, **({"JAX_PLATFORMS": platform} if platform else {}))
         out = subprocess.run([sys.executable, "-m", "xtensor", "demo", "--epochs", str(epochs), "--save", "",
                               "--plot", "", *flags], env=environment, capture_output=True, text=True,
                              check=True).stdout

@@ -55,3 +55,16 @@ def test_bench_paired_times_both_sides_of_a_case():
     for clock in bench_paired.CLOCKS.values():
         ((ours, theirs, ratio),) = bench_paired.measure(["add+grad"], rounds=1, target=1e-4, clock=clock).values()
         assert ours > 0 and theirs > 0 and ratio == ours / theirs
+
+
+def test_bench_gpu_environment_names_the_devices_and_the_float32_product_error():
+    """The GPU check's first section: what jax and xtensor's ``torch.cuda`` see, and the float32 product's error,
+    which must be full float32's (~1e-6; TF32 would be ~1e-3) on whatever device jax has."""
+    pytest.importorskip("jax")
+    from benchmarks import bench_gpu
+
+    info = bench_gpu.environment()
+    on_gpu = info["jax default backend"] == "gpu"
+    assert info["jax devices"] and info["xtensor[jax] torch.cuda.is_available()"] == on_gpu
+    assert info["xtensor[jax] float32 matmul, max relative error"] < 1e-5
+    assert "| jax devices |" in bench_gpu.markdown({"env": info})

@@ -42,6 +42,22 @@ def test_sequential_batches_are_pytorchs(backend, batch_size, drop_last):
     assert batches[0][0].backend == backend
 
 
+def test_batches_of_tensors_taking_gradients_record_pytorchs_stack():
+    ours = data.TensorDataset(xt.tensor(FEATURES, requires_grad=True))
+    theirs = tdata.TensorDataset(torch.tensor(FEATURES, requires_grad=True))
+    (batch,), (reference,) = next(iter(data.DataLoader(ours, batch_size=4))), next(iter(tdata.DataLoader(theirs,
+                                                                                                      batch_size=4)))
+    assert type(batch.grad_fn).__name__ == type(reference.grad_fn).__name__ == "StackBackward0"
+
+
+def test_a_tensor_dataset_subclass_is_read_sample_by_sample():
+    class Doubled(data.TensorDataset):
+        def __getitem__(self, index):
+            return tuple(2 * t[index] for t in self.tensors)
+    (batch,) = next(iter(data.DataLoader(Doubled(xt.tensor(FEATURES)), batch_size=4)))
+    assert batch.tolist() == (2 * FEATURES[:4]).tolist()
+
+
 def test_shuffle_with_a_generator_is_a_reproducible_permutation_per_epoch(backend):
     ours, _ = _datasets()
 

@@ -127,6 +127,21 @@ def test_allow_tf32_and_matmul_precision_move_together_as_torchs(kind, value, ex
         xtensor.set_float32_matmul_precision("highest")
 
 
+def test_jax_products_follow_the_float32_matmul_precision():
+    """XLA's default float32 product on a GPU is TF32 (~3e-4 off on an H100, where PyTorch's is ~1e-6): the jax
+    backend computes at PyTorch's precision, "highest" unless set otherwise."""
+    jax = pytest.importorskip("jax")
+    with xtensor.use_backend("jax"):
+        xtensor.ones(2) @ xtensor.ones(2)
+    assert jax.config.jax_default_matmul_precision == "float32"
+    try:
+        xtensor.set_float32_matmul_precision("high")
+        assert jax.config.jax_default_matmul_precision == "tensorfloat32"
+    finally:
+        xtensor.set_float32_matmul_precision("highest")
+    assert jax.config.jax_default_matmul_precision == "float32"
+
+
 def test_unknown_matmul_precision_warns_and_changes_nothing():
     with pytest.warns(UserWarning, match="is not one of 'highest', 'high', or 'medium'"):
         xtensor.set_float32_matmul_precision("bad")

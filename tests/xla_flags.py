@@ -6,8 +6,24 @@ XLA:CPU's defaults, most of the suite's time): XLA's older elemental emitters an
 them in ~7 ms with the same IEEE results.
 """
 import os
+import subprocess
+import sys
 
-FAST_COMPILE = "--xla_cpu_use_fusion_emitters=false --xla_backend_optimization_level=0"
+_WANTED = "--xla_cpu_use_fusion_emitters=false --xla_backend_optimization_level=0"
+_PROBED = "XTENSOR_TESTS_XLA_FLAGS"  # the probe's answer, passed on to pytest-xdist's workers
+
+
+def _accepted(flags):
+    """``flags`` if the installed XLA starts with them, else none: XLA aborts the process on a flag it does not know
+    (jaxlib 0.11 dropped the older emitters' switch), so a child process tries them, once per test run."""
+    if _PROBED not in os.environ:
+        probe = subprocess.run([sys.executable, "-c", "import jax.numpy; jax.numpy.zeros(1).block_until_ready()"],
+                               env=dict(os.environ, XLA_FLAGS=flags, JAX_PLATFORMS="cpu"), capture_output=True)
+        os.environ[_PROBED] = flags if probe.returncode == 0 else ""
+    return os.environ[_PROBED]
+
+
+FAST_COMPILE = _accepted(_WANTED)
 
 
 def with_devices(count):

@@ -99,11 +99,17 @@ def set_float32_matmul_precision(precision):
         return
     _Settings.matmul_precision = precision
     if "jax" in sys.modules:
-        sys.modules["jax"].config.update("jax_default_matmul_precision", _JAX_PRECISIONS[precision])
+        sys.modules["jax"].config.update("jax_default_matmul_precision", jax_matmul_precision())
 
 
 def get_float32_matmul_precision():
     return _Settings.matmul_precision
+
+
+def jax_matmul_precision():
+    """jax's name for the current precision; the jax adapter sets it when it loads, because XLA's own default on
+    GPUs is TF32 (a float32 product ~3e-4 off where PyTorch's, "highest" by default, is ~1e-6 off on an H100)."""
+    return _JAX_PRECISIONS[_Settings.matmul_precision]
 
 
 # ------------------------------------------------------------------ threads
