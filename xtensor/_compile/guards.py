@@ -142,7 +142,8 @@ class _Fast:
             grads.append((owner, grad))
             grad_storages.append(owners[slot] - k)
         written = [i - k for i in program.written]
-        if sharers([st.array for st in storages[:k] + state_storages]) != program.shared or any(f < k for f in program.shared[k:]):
+        if sharers([st.array for st in storages[:k] + state_storages]) != program.shared \
+                or any(f < k for f in program.shared[k:]):
             return None  # the storages share arrays otherwise than when traced, or share an argument's
         fast = cls()
         fast.program, fast.guard, fast.template, fast.keywords = program, guard, template, tuple(kwargs)
