@@ -189,20 +189,20 @@ class _ProgramOnly:
 
     def __init__(self):
         self.step, _, self.tensors = _xtensor_step("jax", compiled=True)
-        self.program = self.storages = None
+        self.fast = self.arguments = None
 
     def __call__(self, x, y):
-        program, storages = self.program, self.storages
-        if program is None:
+        fast = self.fast
+        if fast is None:
             loss = self.step(x, y)
-            fast = self.step._fast  # the reused walk, once the steady program runs
-            if fast is not None:
-                self.program, self.storages = fast.program, fast.holds((x, y), {})[0]
+            self.fast = self.step._fast  # the reused walk, once the steady program runs
+            self.arguments = [t._storage.array for t in (x, y)]
             return loss._value
-        outs = program.executable([storages[i].array for i in program.written],
-                                  [storages[i].array for i in program.kept], [])
-        for i, out in zip(program.written, outs):
-            storages[i].array = out
+        arguments = self.arguments
+        outs = fast.program.executable([st.array for st in fast.donated],
+                                       [*(arguments[i] for i in fast.args_read), *(st.array for st in fast.kept)], [])
+        for st, out in zip(fast.written, outs):
+            st.array = out
         return outs[-1]  # the loss: the step returns one tensor, the program's last output
 
 

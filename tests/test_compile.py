@@ -462,3 +462,55 @@ def test_a_python_value_the_step_changes_is_seen_on_the_next_call(on_jax):
     for call in range(4):
         assert step(x).item() == pytest.approx(eager(x).item()), call
     assert step.compilations == 4
+
+
+def test_a_grad_kept_by_the_caller_keeps_its_values_and_the_next_call_makes_a_new_one(on_jax):
+    """A warm step refills the ``.grad`` tensors it made last call when nothing else holds them; a ``.grad`` the
+    caller kept (or a view of it) must keep the values it had, as eager code's fresh ``.grad`` leaves the old one."""
+    twins = []
+    for _ in range(2):
+        t.manual_seed(0)
+        model = Shifted()
+        optimizer = t.optim.SGD(model.parameters(), lr=0.1)
+        twins.append((model, _step(model, optimizer)))
+    (eager_model, eager), (model, step) = twins[0], (twins[1][0], t.compile(twins[1][1]))
+    x, y = t.tensor(X), t.tensor(Y)
+    for call in range(7):
+        if call == 3:
+            kept = _weight(model).grad
+        if call == 5:
+            kept = _weight(model).grad.view(-1)
+        if call in (3, 5):
+            values = kept.tolist()
+        expected, got = eager(x, y), step(x, y)
+        assert got.item() == pytest.approx(expected.item(), rel=1e-5), call
+        np.testing.assert_allclose(_weight(model).grad.numpy(), _weight(eager_model).grad.numpy(), rtol=1e-5)
+        if call in (3, 5):
+            assert kept.tolist() == values and _weight(model).grad is not kept, call
+        if call == 2:  # two warm calls in a row: the first refilled the .grad tensors it had made
+            assert step._fast is not None
+
+
+def test_adam_step_counters_count_together_and_each_stays_its_own(on_jax):
+    """Adam's per-parameter ``step`` counters, made and counted together, are one input and one count of the compiled
+    program (they hold one array); each stays its own tensor: one changed in place between calls counts on its own,
+    as in the eager step, and the state dict keeps a ``step`` per parameter."""
+    twins = []
+    for _ in range(2):
+        t.manual_seed(0)
+        model = Shifted()
+        optimizer = t.optim.Adam(model.parameters(), lr=0.1)
+        twins.append((model, optimizer, _step(model, optimizer)))
+    (eager_model, eager_opt, eager), (model, optimizer, step) = twins
+    step = t.compile(step)
+    x, y = t.tensor(X), t.tensor(Y)
+    for call in range(6):
+        if call == 3:
+            assert len(step._fast.program.donated) < len(step._fast.written)  # the counters: one donated input
+            for opt, m in ((eager_opt, eager_model), (optimizer, model)):
+                opt.state[_weight(m)]["step"].fill_(10.0)
+        expected, got = eager(x, y), step(x, y)
+        assert got.item() == pytest.approx(expected.item(), rel=1e-5), call
+    assert [s["step"].item() for s in optimizer.state_dict()["state"].values()] == [13.0, 6.0]
+    for p, q in zip(model.parameters(), eager_model.parameters()):
+        np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-5)

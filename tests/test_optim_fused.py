@@ -186,3 +186,30 @@ def test_parameters_alternately_with_and_without_a_gradient_compile_both_structu
         per_op, _ = train(False)
     assert _programs(optimizer) == 2
     _assert_same(params, per_op)
+
+
+def test_step_counters_count_together_and_each_stays_its_own():
+    """The parameters' ``step`` counters, made and counted together, hold one array: one input and one count of the
+    program (its outputs repeat it); each stays its own tensor, so one changed in place counts on its own."""
+    with xt.use_backend("jax"):
+        runs = []
+        for fused in (True, False):
+            params = _params(xt, "float32")
+            optimizer = xt.optim.Adam(params, lr=0.05)
+            if not fused:
+                optimizer._fusable = False
+            for call in range(6):
+                if call == 3:
+                    optimizer.state[params[0]]["step"].fill_(10.0)
+                optimizer.zero_grad()
+                _loss(*params).backward()
+                optimizer.step()
+                counters = [optimizer.state[p]["step"] for p in params]
+                if call in (2, 5):
+                    assert (counters[0]._value is counters[1]._value) == (call == 2)
+            runs.append((params, optimizer))
+    (params, optimizer), (per_op, reference) = runs
+    assert [s["step"].item() for s in optimizer.state_dict()["state"].values()] == [13.0, 6.0]
+    assert any(program.repeats for program in optimizer._fused_update().programs.values())  # the shared count
+    _assert_same(params, per_op)
+    _assert_same(_states(optimizer), _states(reference))

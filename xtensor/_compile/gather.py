@@ -227,7 +227,26 @@ class _Gathered:
                     f"(grad_fn=<{type(t._grad_fn).__name__}>, shape {list(t.shape)}), which a compiled step "
                     "cannot extend: pass or keep .detach() of it, or run the step eagerly")
         avals = tuple((st.array.shape, st.array.dtype) for st in storages)
-        return (avals, tensors, tuple(self.statics), *_environment())
+        return (avals, tuple(sharers([st.array for st in storages])), tensors, tuple(self.statics), *_environment())
+
+
+def sharers(arrays):
+    """Per array, the index of the first of ``arrays`` that is the same object (its own index when none is): storages
+    over one array (an optimizer's step counters, made and counted together) are one input of a program, and what
+    the step computes from them is computed once."""
+    first = {}
+    return [first.setdefault(id(a), i) for i, a in enumerate(arrays)]
+
+
+def repeated_outputs(outputs):
+    """``(the position of the first of each distinct output, per output the index of its distinct one)`` for a traced
+    program's ``outputs`` (one value written into several tensors: computed and returned once), or None when none
+    repeats another."""
+    index = {}
+    expand = [index.setdefault(id(v), len(index)) for v in outputs]
+    if len(index) == len(outputs):
+        return None
+    return [expand.index(j) for j in range(len(index))], expand
 
 
 def unique_storages(tensors):

@@ -3,9 +3,11 @@ one flat list and compared with the record."""
 import itertools
 import operator
 import sys
+import weakref
 
 from .._tensor import Tensor
-from .gather import _MISSING, _SCALARS, _contents, _environment
+from .gather import _MISSING, _SCALARS, _contents, _environment, sharers
+from .state import _root
 
 _chain = itertools.chain.from_iterable
 _is = operator.is_
@@ -94,17 +96,20 @@ class _Fast:
     """A call's gathered tensors and program, reused by the next call while nothing it depends on changed.
 
     The step's state (what its closure and globals reach) is re-read by its guard into one flat list -- the
-    containers' lengths and items, each tensor's fields and storage array -- and compared with the list
-    recorded after the last call: by identity where ``==`` could mistake a different object for the same
-    (tensors, arrays, numbers: ``_identity_equal``), by one list ``==`` for the rest (a C loop that stops at
-    identity). The arguments must be as simple as they were (tensors -- root ones, without ``.grad``, not part
-    of the state -- and Python scalars) and have the same shapes, dtypes and scalar values. Anything else (the
-    first call that changed something) takes the full walk, which builds a new one. ``.grad`` tensors the
-    program makes replace the old ones in place."""
+    containers' lengths and items, each tensor's fields, the arrays of the storages the program does not write --
+    and compared with the list recorded after the last call: by identity where ``==`` could mistake a different
+    object for the same (tensors, arrays, numbers: ``_identity_equal``), by one list ``==`` for the rest (a C loop
+    that stops at identity). The storages the program writes and the ``.grad`` tensors it makes change every call:
+    their arrays are compared with the ones the last call left, and the ``.grad`` tensors themselves are reused,
+    their storages taking the new arrays, while nothing else holds them (a ``.grad`` someone kept stays as it was:
+    that call makes a new one, as eager code does, and the next call takes the full walk). The arguments must be as
+    simple as they were (tensors -- root ones, without ``.grad``, not part of the state -- and Python scalars) and
+    have the same shapes, dtypes and scalar values. Anything else (the first call that changed something) takes
+    the full walk, which builds a new one."""
 
     __slots__ = ("program", "guard", "environment", "template", "keywords", "arg_meta", "state_tensors",
-                 "state_storages", "storage_ids", "recorded", "unsafe", "unsafe_recorded", "written",
-                 "grad_slots", "patches", "tracer")
+                 "storage_ids", "recorded", "unsafe", "unsafe_recorded", "tracer", "args_read", "kept", "written",
+                 "donated", "written_arrays", "refreshed", "grads", "grad_arrays", "grad_refs", "constant")
 
     @classmethod
     def build(cls, gathered, guard, program, args, kwargs):
@@ -124,70 +129,85 @@ class _Fast:
                 or any(slot < k for slot in gathered.grad_slot.values()):
             return None  # arguments with a grad, a view, repeated, or shared with the state (a .grad there)
         reached = {x[1] for x in gathered.statics[s:] if type(x) is tuple and len(x) == 2 and x[0] == "t"}
-        grad_slots = []
+        state_tensors, state_storages = tensors[k:], storages[k:]
+        grads, grad_storages = [], []
         for i, _ in program.grads:
             slot = gathered.grad_slot.get(i)
             if slot is None or slot in reached or list(gathered.grad_slot.values()).count(slot) != 1 \
-                    or owners.count(owners[slot]) != 1:
+                    or owners.count(owners[slot]) != 1 or owners[slot] in program.written:
                 return None  # a .grad that was absent, or also reached another way: the structure changes
-            grad_slots.append((i - k, slot - k, owners[slot] - k))
+            owner, grad = tensors[i], tensors[i]._grad  # (the .grad the call just made: the one reused)
+            state_tensors[slot - k] = grad
+            state_storages[owners[slot] - k] = grad._storage
+            grads.append((owner, grad))
+            grad_storages.append(owners[slot] - k)
+        written = [i - k for i in program.written]
+        if sharers([st.array for st in storages[:k] + state_storages]) != program.shared \
+                or any(f < k for f in program.shared[k:]):
+            return None  # the storages share arrays otherwise than when traced, or share an argument's
         fast = cls()
         fast.program, fast.guard, fast.template, fast.keywords = program, guard, template, tuple(kwargs)
         fast.environment = _environment()
         fast.arg_meta = [(type(t), t._dtype, t._requires_grad, t._backend, tuple(storages[i].array.shape),
                           storages[i].array.dtype) for i, t in enumerate(arg_tensors)]
-        fast.state_tensors, fast.state_storages = tensors[k:], storages[k:]
-        fast.storage_ids = set(map(id, fast.state_storages))
-        fast.grad_slots = grad_slots
+        fast.state_tensors = state_tensors
+        fast.storage_ids = set(map(id, state_storages))
         fast.tracer = sys.modules["jax"].core.Tracer
-        for owner, slot, storage in grad_slots:  # the grads made by this call: the structure the next walk finds
-            fast._take_grad(owner, slot, storage)
-        recorded = fast.recorded = [*guard.recorded, *_chain(map(_TENSOR_FIELDS, fast.state_tensors)),
-                                    *map(_ARRAY_OF, fast.state_storages)]
-        arrays = len(recorded) - len(fast.state_storages)
-        fields = arrays - _FIELD_COUNT * len(fast.state_tensors)
+        fast.args_read = [i for i in program.kept if i < k]
+        fast.kept = [state_storages[i - k] for i in program.kept if i >= k]
+        fast.donated = [state_storages[i - k] for i in program.donated]
+        fast.written = [state_storages[i] for i in written]
+        fast.written_arrays = [st.array for st in fast.written]
+        fast.refreshed = [tensors[i] for i in program.refreshed]
+        fast.grads = grads
+        fast.grad_arrays = [state_storages[i].array for i in grad_storages]
+        varying = set(written).union(grad_storages)
+        constant = [st for i, st in enumerate(state_storages) if i not in varying]
+        recorded = fast.recorded = [*guard.recorded, *_chain(map(_TENSOR_FIELDS, state_tensors)),
+                                    *map(_ARRAY_OF, constant)]
+        fast.constant = constant
+        arrays = len(recorded) - len(constant)
+        fields = arrays - _FIELD_COUNT * len(state_tensors)
         # requires_grad is always a bool (True == True is identity): of the fields, only a .grad tensor needs `is`
         unsafe = [i for i in range(guard.lengths(), len(recorded))
                   if not (_identity_equal(type(recorded[i])) or fields <= i < arrays and type(recorded[i]) is bool)]
         fast.unsafe, fast.unsafe_recorded = _picker(unsafe), [recorded[i] for i in unsafe]
-        # where after_run writes what the next call must find: a program-made .grad (a root tensor without
-        # history or grad, whose fields are all compared by ==), the arrays the program wrote
-        at, width = {i: j for j, i in enumerate(unsafe)}.get, _FIELD_COUNT
-        fast.patches = [(fields + width * owner + width - 1, at(fields + width * owner + width - 1),
-                         fields + width * slot, arrays + storage, at(arrays + storage))
-                        for owner, slot, storage in grad_slots]
-        fast.written = [(i - k, arrays + i - k, at(arrays + i - k)) for i in program.written]
-        if None in _chain(fast.patches) or any(u is None for _, _, u in fast.written):
-            return None  # a place after_run writes is compared by == (not a tensor or an array): never reuse
+        fast.grad_refs = [_references(grad, fast) for _, grad in grads]
         return fast
 
-    def _take_grad(self, owner, slot, storage):
-        """Put the ``.grad`` the program just made for state tensor ``owner`` in the place of the old one."""
-        tensors, storages = self.state_tensors, self.state_storages
-        grad = tensors[owner]._grad
-        tensors[slot] = grad
-        st = grad._storage
-        self.storage_ids.discard(id(storages[storage]))
-        self.storage_ids.add(id(st))
-        storages[storage] = st
-        return grad
-
-    def after_run(self):
-        """Take the ``.grad`` tensors the program made into the reused structure and record them and the arrays it
-        wrote (a donated buffer also read is copied by ``run``: no check needed here), in place: re-reading the
-        whole record would touch every object again (cache misses after the program ran cost more than reading)."""
-        storages, recorded, unsafe, width = self.state_storages, self.recorded, self.unsafe_recorded, _FIELD_COUNT
-        for (owner, slot, storage), (grad_at, grad_u, fields, array_at, array_u) in zip(self.grad_slots,
-                                                                                    self.patches):
-            grad = self._take_grad(owner, slot, storage)
-            recorded[grad_at] = unsafe[grad_u] = grad
-            recorded[fields:fields + width] = _TENSOR_FIELDS(grad)
-            recorded[array_at] = unsafe[array_u] = storages[storage].array
-        for i, at, u in self.written:
-            recorded[at] = unsafe[u] = storages[i].array
+    def run(self, arg_storages, arg_tensors):
+        """Run the program on the state the guards just checked and write its results into the same objects:
+        (the step's result, whether this entry still describes the state -- not when a ``.grad`` was replaced)."""
+        program, backend = self.program, self.program.backend
+        arg_arrays = [st.array for st in arg_storages]
+        donated = [*map(_ARRAY_OF, self.donated)]
+        if arg_arrays and not set(map(id, donated)).isdisjoint(map(id, arg_arrays)):
+            donated = [a.copy() for a in donated]  # an argument over a written state array (rare): kept intact
+        outs = program.executable(donated, [*(arg_arrays[i] for i in self.args_read), *map(_ARRAY_OF, self.kept)],
+                                  [])
+        written = len(self.written)
+        self.written_arrays = new = outs[:written]
+        for st, array in zip(self.written, new):
+            st.array = array
+            st.version += 1
+            if st.aliases:
+                for alias in st.live_aliases():
+                    alias._arr = None
+        for t in self.refreshed:
+            t._arr = None
+        self.grad_arrays = made = outs[written:written + len(self.grads)]
+        reused = True
+        for (owner, grad), array, refs in zip(self.grads, made, self.grad_refs):
+            if sys.getrefcount(grad) == refs and grad._storage.aliases is None and not weakref.getweakrefcount(grad):
+                grad._storage.array = grad._arr = array  # nothing else holds it: it takes the new values
+            else:  # someone kept the last .grad: a new one, as eager code makes
+                owner._grad = _root(array, backend, grad._dtype)
+                reused = False
+        tensors = None if program.outputs[0] is None else arg_tensors + self.state_tensors
+        return program.result(iter(outs[written + len(self.grads):]), tensors), reused
 
     def holds(self, args, kwargs):
-        """(storages, tensors, arrays) for the program when a full walk would find what the last one did."""
+        """(the arguments' storages, the argument tensors) when a full walk would find what the last one did."""
         if kwargs:
             if tuple(kwargs) != self.keywords:
                 return None
@@ -220,13 +240,22 @@ class _Fast:
         if len(arg_tensors) > 1 and (len(set(map(id, arg_tensors))) < len(arg_tensors)
                                      or len(set(map(id, arg_storages))) < len(arg_storages)):
             return None
-        current, recorded = self.guard.read(self.state_tensors, self.state_storages), self.recorded
-        if len(current) != len(recorded) or not _all_same(self.unsafe(current), self.unsafe_recorded):
+        current, recorded = self.guard.read(self.state_tensors, self.constant), self.recorded
+        if len(current) != len(recorded) or not _all_same(self.unsafe(current), self.unsafe_recorded) \
+                or not _all_same(map(_ARRAY_OF, self.written), self.written_arrays) \
+                or not _all_same((grad._storage.array for _, grad in self.grads), self.grad_arrays):
             return None
         try:
             if not current == recorded:
                 return None
         except Exception:  # a value's own __eq__ refused the comparison (a tensor where a module was): changed
             return None
-        # no argument arrays: [] as after a full walk, so that jax.jit keeps one entry (a tuple would retrace)
-        return arg_storages + self.state_storages, arg_tensors + self.state_tensors, []
+        return arg_storages, arg_tensors
+
+
+def _references(obj, fast):
+    """How many references ``obj`` has in ``_Fast.run``'s check when only the owner's ``.grad`` and ``fast``'s own
+    lists hold it: the owner's attribute, each entry of ``fast``'s lists, the loop's tuple and name, the call's
+    argument."""
+    held = sum(x is obj for lst in (fast.state_tensors, fast.recorded, fast.unsafe_recorded) for x in lst)
+    return held + 4

@@ -16,7 +16,9 @@ Functionalization at the boundary, not a tracer of our own:
 3. Jit the traced program (``jax.jit`` of the jaxpr, so the user's Python never runs twice for one
    call), donating the storages the step overwrites, run it, and write the results into the same
    Tensor objects: storages the step wrote, ``.grad`` it created or cleared, tensors it rebound
-   with ``.data =``. Later calls with the same signature only gather, run and write back.
+   with ``.data =``. Later calls with the same signature only gather, run and write back. Storages
+   holding one array (an optimizer's step counters, made and counted together) are one input, and a
+   value written into several storages is one output: the program counts once for every parameter.
 4. A call reuses the last call's walk (its tensors, storages and signature) while cheap guards hold, as
    torch.compile's do: every container the walk read has the same length and the same items, every walked
    object its class and attribute dict, every walked function its code, closure and globals (all as the walk
@@ -25,7 +27,8 @@ Functionalization at the boundary, not a tracer of our own:
    tensors of the same shapes and dtypes and the same Python scalars. All of it is read into one flat list
    and compared with the recorded one: by identity where ``==`` compares values (tensors, arrays, numbers,
    containers), by one list ``==`` for the rest. Anything else takes the full walk. Storages the step never
-   reads (a ``.grad`` it clears first) are not inputs of the program.
+   reads (a ``.grad`` it clears first) are not inputs of the program. A ``.grad`` the last call made is
+   refilled in place when nothing else holds it (one kept by the caller stays as it was: a new one is made).
 
 Limits (each an error or documented behaviour, never a silent wrong result):
 * A host read under compilation (``.item()``, ``bool(t)``, ``float(t)``, a boolean mask, a
@@ -54,7 +57,7 @@ import numpy as np
 
 from .._dispatch import wrap
 from .._tensor import Tensor
-from .gather import _Gathered, _is_jax_array
+from .gather import _Gathered, _is_jax_array, repeated_outputs, sharers
 from .guards import _Fast, _Guard
 from .state import _host_read_error, _invalidate, _restore, _root, _snapshot
 
@@ -82,9 +85,9 @@ class CompiledStep:
         if fast is not None:
             found = fast.holds(args, kwargs)
             if found is not None:
-                result = fast.program.run(*found)
-                fast.after_run()
-                self._fast = fast
+                result, still = fast.run(*found)
+                if still:
+                    self._fast = fast
                 return result
         gathered = _Gathered()
         guard = _Guard()
@@ -117,8 +120,10 @@ class _Program:
         self.backend = backend
         self.executable = None
         self.reusable = True
-        self.written = []  # storage indices the step overwrites: donated, then written back
-        self.kept = []  # the other storage indices: read only
+        self.written = []  # storage indices the step overwrites: written back
+        self.shared = []  # per storage, the first storage holding the same array: one input of the program
+        self.donated = []  # those first storages whose every sharer the step overwrites: their arrays are donated
+        self.kept = []  # the other first storages the step reads
         self.rebound = []  # tensor indices the step rebound to new memory (``.data =``)
         self.grads = []  # (tensor index, dtype or None): a ``.grad`` the step made (fresh each call) or cleared
         self.refreshed = []  # tensor indices over the written storages: their cached values are dropped
@@ -134,13 +139,14 @@ class _Program:
         program = cls(backend)
         storages, owners = gathered.storages()
         tensors = gathered.tensors
+        shared = program.shared = sharers([st.array for st in storages])
         before = _snapshot(storages, tensors)
         rng_state = default_generator.get_state()
         array_positions = {id(a): i for i, a in enumerate(gathered.arrays)}
 
         def step(storage_values, array_values):
-            for st, value in zip(storages, storage_values):
-                st.array = value
+            for st, first in zip(storages, shared):  # storages over one array share its traced value
+                st.array = storage_values[first]
             _invalidate(storages, tensors)
             call_args, call_kwargs = _substitute((args, kwargs), array_positions, array_values)
             result = fn(*call_args, **call_kwargs)
@@ -165,22 +171,25 @@ class _Program:
         run = backend.program_function(closed)
         written = set(program.written)
         read = backend.read_inputs(closed)
-        program.kept = [i for i in range(len(storages)) if i not in written and i in read]  # others: never read
+        firsts = sorted(set(shared))
+        program.donated = [f for f in firsts if all(i in written for i, g in enumerate(shared) if g == f)]
+        program.kept = [f for f in firsts if f in read and f not in program.donated]  # others: never read
         program.refreshed = [index for index, owner in enumerate(owners) if owner in written]
         avals = closed.in_avals
+        repeats = repeated_outputs(closed.jaxpr.outvars)
 
         def ordered(donated, others, array_values):
-            values = [None] * len(storages)
-            for i, v in zip(program.written, donated):
-                values[i] = v
-            for i, v in zip(program.kept, others):
-                values[i] = v
+            given = {**dict(zip(program.donated, donated)), **dict(zip(program.kept, others))}
+            values = [given.get(first) for first in shared]
             for i, v in enumerate(values):
                 if v is None:  # a storage the step never reads (a .grad it clears first): not an input
                     values[i] = backend.xp.zeros(avals[i].shape, dtype=avals[i].dtype)
-            return run(*values, *array_values)
+            outs = run(*values, *array_values)
+            return outs if repeats is None else [outs[i] for i in repeats[0]]
 
         program.executable = backend.jit(ordered, donate_argnums=0)
+        if repeats is not None:
+            program.executable = _expanded(program.executable, repeats[1])
         return program
 
     def _read_back(self, result, roots, storages, owners, installed, before, gathered):
@@ -188,7 +197,7 @@ class _Program:
         each entry is written back (recorded on ``self``)."""
         tensors = gathered.tensors
         outs = []
-        self.written = [i for i, st in enumerate(storages) if st.array is not installed[i]]
+        self.written = [i for i, st in enumerate(storages) if st.array is not installed[self.shared[i]]]
         outs += [storages[i].array for i in self.written]
         for index, (t, owner) in enumerate(zip(tensors, owners)):
             if t._storage is not storages[owner]:
@@ -234,7 +243,7 @@ class _Program:
         """Run the compiled step on the current state (the gathered storages and tensors, the argument arrays)
         and write the results into the Tensor objects."""
         backend = self.backend
-        donated = [storages[i].array for i in self.written]
+        donated = [storages[i].array for i in self.donated]
         others = [storages[i].array for i in self.kept]
         if arrays:
             arrays = [backend.from_numpy(a) if isinstance(a, np.ndarray) else a for a in arrays]
@@ -258,6 +267,12 @@ class _Program:
         for st, owners in self.created:
             st.array = next(outs)
             _invalidate([st], owners)
+        return self.result(outs, tensors)
+
+    def result(self, outs, tensors):
+        """The step's return value from the rest of the program's outputs ``outs`` (an iterator); ``tensors``: the
+        gathered ones, the step may return one of them (None when it returns none)."""
+        backend = self.backend
         treedef, plan = self.outputs
         if treedef is None:  # the step returned one tensor (a loss): the common case
             return _output(next(outs), backend, *plan)
@@ -291,6 +306,15 @@ def _substitute(obj, positions, values):
         return {k: _substitute(v, positions, values) for k, v in obj.items()}
     index = positions.get(id(obj))
     return obj if index is None else values[index]
+
+
+def _expanded(executable, expand):
+    """``executable`` returning its outputs at the positions ``expand`` gives (one array written into several
+    storages is computed and returned once)."""
+    def run(*args):
+        outs = executable(*args)
+        return [outs[j] for j in expand]
+    return run
 
 
 def _unshared(donated, others):

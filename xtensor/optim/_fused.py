@@ -29,6 +29,7 @@ take the eager path.
 import sys
 import warnings
 
+from .._compile.gather import repeated_outputs, sharers
 from .._tensor import Tensor
 
 _MAX_PROGRAMS = 8  # programs per optimizer before it stays eager (torch.compile's cache_size_limit)
@@ -126,7 +127,7 @@ def _gather(optimizer, groups):
     tracer = backend.tracer_type
     if any(isinstance(a, tracer) for a in (*arrays, *lrs)):
         return None
-    key = (tuple(structure), tuple((a.shape, a.dtype) for a in arrays),
+    key = (tuple(structure), tuple((a.shape, a.dtype) for a in arrays), tuple(sharers(arrays)),
            tuple((lr.shape, lr.dtype) for lr in lrs if not isinstance(lr, float)))
     return key, tensors, arrays, lrs
 
@@ -138,16 +139,18 @@ class _Program:
     """One signature's program: which tensors it overwrites (written back; donated where nothing else holds their
     arrays) and its jitted function, one per donation pattern."""
 
-    def __init__(self, written, kept, run, backend):
+    def __init__(self, written, kept, run, backend, repeats):
         self.written, self.kept, self.run_traced, self.backend = written, kept, run, backend
+        self.repeats = repeats  # ``_compile.gather.repeated_outputs``: one count written into every step counter
         self.executables = {}
 
     @classmethod
     def trace(cls, optimizer, groups, tensors, arrays, lrs):
         backend = tensors[0]._backend
-        written = []
+        written, shared = [], sharers(arrays)
 
         def update(values, lr_values):
+            values = [values[first] for first in shared]  # tensors over one array (step counters): one input
             table = {id(t): v for t, v in zip(tensors, values)}
             ops = _Staged(table, backend)
             for (group, params), lr in zip(groups, lr_values):
@@ -156,9 +159,10 @@ class _Program:
             written[:] = [i for i, (t, v) in enumerate(zip(tensors, values)) if table[id(t)] is not v]
             return [_stored(table[id(tensors[i])], tensors[i], backend) for i in written]
 
-        run = backend.program_function(backend.trace(update, arrays, lrs))
+        traced = backend.trace(update, arrays, lrs)
         done = set(written)
-        return cls(written, [i for i in range(len(tensors)) if i not in done], run, backend)
+        return cls(written, [i for i in range(len(tensors)) if i not in done], backend.program_function(traced),
+                   backend, repeated_outputs(traced.jaxpr.outvars))
 
     def executable(self, donation):
         """The jitted program whose first argument, the written arrays marked True in ``donation``, is donated."""
@@ -166,7 +170,7 @@ class _Program:
         if function is None:
             donated = [i for i, free in zip(self.written, donation) if free]
             held = [i for i, free in zip(self.written, donation) if not free] + self.kept
-            run, size = self.run_traced, len(self.written) + len(self.kept)
+            run, size, repeats = self.run_traced, len(self.written) + len(self.kept), self.repeats
 
             def ordered(donated_values, held_values, lr_values):
                 values = [None] * size
@@ -174,7 +178,8 @@ class _Program:
                     values[i] = v
                 for i, v in zip(held, held_values):
                     values[i] = v
-                return run(*values, *lr_values)
+                outs = run(*values, *lr_values)
+                return outs if repeats is None else [outs[i] for i in repeats[0]]
             function = self.executables[donation] = self.backend.jit(ordered, donate_argnums=0)
         return function
 
@@ -182,7 +187,10 @@ class _Program:
         donation = tuple(_only_ours(tensors[i], arrays, i) for i in self.written)
         donated = [arrays[i] for i, free in zip(self.written, donation) if free]
         held = [arrays[i] for i, free in zip(self.written, donation) if not free] + [arrays[i] for i in self.kept]
-        for i, value in zip(self.written, self.executable(donation)(donated, held, lrs)):
+        outs = self.executable(donation)(donated, held, lrs)
+        if self.repeats is not None:
+            outs = [outs[j] for j in self.repeats[1]]
+        for i, value in zip(self.written, outs):
             _replace(tensors[i], value)
 
 

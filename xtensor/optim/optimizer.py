@@ -20,6 +20,7 @@ from weakref import WeakKeyDictionary
 
 from .. import _dtypes
 from .._compile import _is_tracer
+from .._dispatch import wrap
 from .._tensor import Tensor
 from ..autograd import grad_mode
 from ._fused import FusedUpdate
@@ -65,8 +66,8 @@ class _Arrays:
     def scalar(x):
         """A hyperparameter or a 0-d state tensor as a number (a traced array under ``xtensor.compile``)."""
         if isinstance(x, Tensor):
-            value = x._value
-            return value if _is_tracer(value) else x.item()
+            value = x._value  # (traced: read as the Python number .item() gives would act, as the fused step reads it)
+            return x._backend.python_scalar(value) if _is_tracer(value) else x.item()
         return x
 
 
@@ -100,9 +101,32 @@ def _lerp(start, end, weight):
     return end - (end - start) * (1 - weight)
 
 
+# On an immutable backend, the step counters of one step share their arrays: the counters made together hold one zero,
+# and counting a counter that holds the array the last one counted held gives the array the last one got (both the
+# same value: the arrays cannot change). Each parameter keeps its own ``step`` tensor, as PyTorch's; a compiled program
+# reading them then has one input and one count for them all instead of one per parameter (``_compile/gather.sharers``).
+_last_made = None  # (backend, device, dtype, the zero it holds): the last counter made
+_last_count = (None, None)  # (the array a counter held, the one it got): the last counter counted
+
+
 def _new_step(param):
     """A fresh step counter: a 0-d tensor of PyTorch's scalar dtype, on the parameter's backend."""
-    return param.new_zeros((), dtype=_scalar_dtype())
+    global _last_made
+    dtype, backend = _scalar_dtype(), param._backend
+    if backend.mutable:
+        return param.new_zeros((), dtype=dtype)
+    last, device = _last_made, param.device
+    if last is not None and last[0] is backend and last[1] == device and last[2] is dtype:
+        return wrap(last[3], backend, dtype)
+    step = param.new_zeros((), dtype=dtype)
+    _last_made = (backend, device, dtype, step._value)
+    return step
+
+
+def _forget_counters():
+    """Drop the arrays (or traced values) the last step's counters were made or counted with."""
+    global _last_made, _last_count
+    _last_made, _last_count = None, (None, None)
 
 
 def _scalar_dtype():
@@ -122,8 +146,16 @@ def _gradient(param, group, ops, coupled_decay=True):
 
 def _count_step(state, ops):
     """``state['step'] += 1``; the new count, as a number (a traced array under ``xtensor.compile``)."""
+    global _last_count
     step = state["step"]
-    ops.write(step, ops.read(step) + 1)
+    value, last = ops.read(step), _last_count
+    if value is last[0]:  # (an immutable array: the same count)
+        counted = last[1]
+    else:
+        counted = value + 1
+        if not step._backend.mutable:
+            _last_count = (value, counted)
+    ops.write(step, counted)
     return ops.scalar(step)
 
 
@@ -185,6 +217,7 @@ class Optimizer:
                 self._update_groups(groups, _TENSORS)
             elif groups and not (self._fusable and self._fused_update().run(self, groups)):
                 self._update_groups(groups)
+        _forget_counters()
         return loss
 
     def _update_groups(self, groups, ops=_ARRAYS):
