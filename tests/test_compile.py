@@ -329,6 +329,21 @@ CHANGES = {
                                  lambda m, o: _weight(m).requires_grad_(False)),
     "a submodule replaced": (lambda m: (m.parameters(), {}), True,
                              lambda m, o: (t.manual_seed(1), setattr(m, "linear", t.nn.Linear(2, 2)))),
+    # changes that bypass Module.__setattr__ and the optimizer's methods (a counter bumped there would miss them)
+    "a tensor attribute written into a module's __dict__": (
+        lambda m: (m.parameters(), {}), True, lambda m, o: m.__dict__.__setitem__("shift", t.full((2,), 0.5))),
+    "a parameter put into _parameters directly": (
+        lambda m: ([_weight(m), m.linear.bias], {}), True,
+        lambda m, o: m.linear._parameters.__setitem__("weight", t.nn.Parameter(t.full((2, 2), 0.25)))),
+    "a module's __dict__ replaced": (
+        lambda m: (m.parameters(), {}), True,
+        lambda m, o: setattr(m, "__dict__", {**m.__dict__, "shift": t.full((2,), 0.5)})),
+    "a hyperparameter written with dict.update": (lambda m: (m.parameters(), {}), True,
+                                                  lambda m, o: o.param_groups[0].update(lr=0.01)),
+    "the optimizer state cleared": (lambda m: (m.parameters(), {"momentum": 0.9}), True,
+                                    lambda m, o: o.state.clear()),
+    "a param group's params list changed in place": (
+        lambda m: (m.parameters(), {}), True, lambda m, o: o.param_groups[0]["params"].pop()),
 }
 
 
