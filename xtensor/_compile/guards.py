@@ -91,8 +91,10 @@ def _picker(positions):
 
 class _Guard:
     """What the walk of a step's state read, recorded to tell cheaply whether a new walk would find the same
-    objects in the same places (torch.compile's guards): every container's length and items by identity,
-    each walked object's class and attribute dict, each walked function's code, closure cells and globals."""
+    objects in the same places (torch.compile's guards): every container's length and items by identity (a dict's
+    CPython version tag instead where it has one: any write moves it; an ordered mapping's items are read too, its
+    order is not in the tag), each walked object's class and attribute dict, each walked function's code, closure
+    cells and globals."""
 
     def __init__(self):
         self.sequences = []  # lists (not tuples: they cannot change)
@@ -147,8 +149,9 @@ class _Guard:
 class _Fast:
     """A call's gathered tensors and program, reused by the next call while nothing it depends on changed.
 
-    The step's state (what its closure and globals reach) is re-read by its guard into one flat list -- the
-    containers' lengths and items, each tensor's fields, the arrays of the storages the program does not write --
+    The step's state (what its closure and globals reach) is re-read by its guard into one flat list -- each dict's
+    version tag (its length and items where the interpreter has none), the lists' lengths and items, each tensor's
+    fields (one tuple per tensor), the arrays of the storages the program does not write --
     and compared with the list recorded after the last call: by identity where ``==`` could mistake a different
     object for the same (tensors, arrays, numbers: ``_identity_equal``), by one list ``==`` for the rest (a C loop
     that stops at identity). The storages the program writes and the ``.grad`` tensors it makes change every call:
