@@ -167,7 +167,7 @@ masked_select = defop("_masked_select", _getitem_fwd, (_getitem_vjp,), saves=(0,
 
 
 def _index_put_fwd(xp, x, v, index, backend, accumulate=False, indices=()):
-    positions = index_positions(xp, tuple(x.shape), index)
+    positions = index_positions(xp, tuple(x.shape), index, backend)
     flat = xp.reshape(x, (-1,))
     values = xp.reshape(xp.broadcast_to(xp.astype(v, x.dtype), tuple(positions.shape)), (-1,))
     return xp.reshape(backend.scatter_reduce_flat(flat, positions.reshape(-1), values,
@@ -202,12 +202,12 @@ def positions_of(shape):
     return positions
 
 
-def index_positions(xp, shape, index):
+def index_positions(xp, shape, index, backend):
     """Flat positions of ``x[index]`` in a C-ordered ``x`` of ``shape``: host numpy for a host index,
     computed on the device (traceable) when the index holds device arrays."""
     if all(not hasattr(i, "shape") or isinstance(i, np.ndarray) for i in index):
         return positions_of(tuple(shape))[index]
-    return xp.reshape(xp.arange(math.prod(shape), dtype=xp.int64), tuple(shape))[index]
+    return _read(xp, xp.reshape(xp.arange(math.prod(shape), dtype=xp.int64), tuple(shape)), index, backend)
 
 
 def gather_positions(xp, x, positions):
