@@ -6,6 +6,7 @@ libraries run the same code, interleaved round by round; best round, µs per pha
     python -m benchmarks.bench_phases            # ~1-2 min
     python -m benchmarks.bench_phases --quick    # smoke run
     python -m benchmarks.bench_phases --cases tiny_graph --clock cpu  # one case, on this thread's CPU time
+    python -m benchmarks.bench_phases --cases lstm_lm_step_layers --clock cpu  # the LSTM forward cut at each module
 """
 import argparse
 import os
@@ -45,13 +46,40 @@ def mlp_phases(lib):
     return _training_phases(lib, model, lib.tensor(x), lib.tensor(y), lib.optim.SGD(model.parameters(), lr=0.01))
 
 
-def lstm_phases(lib, layer="LSTM"):
+def _lstm_setup(lib, layer):
+    """The language model of ``bench_overhead``'s step, its input tokens, next-token targets and SGD."""
     size = bo.LSTM_SIZES
     model = bo._lstm_model(lib, layer)
     model.load_state_dict({k: lib.tensor(v) for k, v in bo._lstm_weights(layer).items()})
     tokens = lib.tensor(np.random.default_rng(5).integers(0, size["vocab"], (size["batch"], size["steps"] + 1)))
-    return _training_phases(lib, model, tokens[:, :-1], tokens[:, 1:].reshape(-1),
-                            lib.optim.SGD(model.parameters(), lr=0.1), flatten=size["vocab"])
+    return model, tokens[:, :-1], tokens[:, 1:].reshape(-1), lib.optim.SGD(model.parameters(), lr=0.1)
+
+
+def lstm_phases(lib, layer="LSTM"):
+    return _training_phases(lib, *_lstm_setup(lib, layer), flatten=bo.LSTM_SIZES["vocab"])
+
+
+def lstm_layer_phases(lib, layer="LSTM"):
+    """The LSTM step with its forward cut at each module (the model's own ``forward`` calls them in this order), so
+    the recurrent layer's share and the rest's (embedding, decoder ``nn.Linear``, loss, SGD) read apart."""
+    model, x, y, optimizer = _lstm_setup(lib, layer)
+    state = {}
+
+    def embed():
+        optimizer.zero_grad()
+        state["out"] = model.embed(x)
+
+    def recurrent():
+        state["out"], _ = model.lstm(state["out"])
+
+    def head():
+        state["out"] = model.head(state["out"])
+
+    def loss():
+        state["loss"] = lib.nn.functional.cross_entropy(state["out"].reshape(-1, bo.LSTM_SIZES["vocab"]), y)
+    return [("zero_grad + embedding", embed), (f"nn.{layer} layer", recurrent), ("decoder nn.Linear", head),
+            ("cross_entropy", loss), ("backward", lambda: state["loss"].backward()),
+            ("optimizer step", optimizer.step)]
 
 
 def tiny_graph_phases(lib):
@@ -65,6 +93,7 @@ def tiny_graph_phases(lib):
 
 
 CASES = {"mlp_step": (mlp_phases, 30), "tiny_graph": (tiny_graph_phases, 200), "lstm_lm_step": (lstm_phases, 3),
+         "lstm_lm_step_layers": (lstm_layer_phases, 3),
          "gru_lm_step": (lambda lib: lstm_phases(lib, "GRU"), 3),
          "rnn_lm_step": (lambda lib: lstm_phases(lib, "RNN"), 3)}
 

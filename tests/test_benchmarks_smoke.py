@@ -48,6 +48,16 @@ def test_bench_phases_times_every_phase_of_each_case():
     assert all(ours > 0 and theirs > 0 for _, ours, theirs in rows)
 
 
+def test_bench_phases_cuts_the_lstm_forward_at_each_module():
+    pytest.importorskip("torch")
+    from benchmarks import bench_phases
+
+    (rows,) = bench_phases.measure(["lstm_lm_step_layers"], rounds=1, scale=3).values()
+    assert [label for label, *_ in rows] == ["zero_grad + embedding", "nn.LSTM layer", "decoder nn.Linear",
+                                             "cross_entropy", "backward", "optimizer step"]
+    assert all(ours > 0 and theirs > 0 for _, ours, theirs in rows)
+
+
 def test_bench_paired_times_both_sides_of_a_case():
     pytest.importorskip("torch")
     from benchmarks import bench_paired

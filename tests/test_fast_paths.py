@@ -163,3 +163,57 @@ def test_numpy_product_with_a_transposed_right_operand_is_numpys(m, k, n):
     got = xp.matmul(a, w.T)
     assert got.dtype == np.float32 and got.flags.c_contiguous
     np.testing.assert_allclose(got, np.matmul(a, w.T), rtol=1e-5, atol=1e-5)
+
+
+def _logits_with_extremes(shape):
+    """float32 logits with a -inf entry, a row of -inf (its softmax is NaN) and a +inf entry, where the shape has them."""
+    logits = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+    if logits.ndim == 2 and logits.shape[0] > 3:
+        logits[0, 1], logits[1], logits[2, 0] = -np.inf, -np.inf, np.inf
+    return logits
+
+
+def _on_backend(name, fn, logits):
+    """``fn``'s result and its gradient at ``logits`` (its result's sum backpropagated), as numpy arrays."""
+    with xtensor.use_backend(name):
+        x = xtensor.tensor(logits, requires_grad=True)
+        out = fn(x)
+        out.backward(xtensor.ones_like(out))
+        return np.asarray(out.detach().numpy()), np.asarray(x.grad.numpy())
+
+
+@pytest.mark.parametrize("shape, dim", [((40, 50), 1), ((6, 200), 1), ((6, 5), 0), ((2, 3, 4), 1), ((7,), 0)],
+                         ids=["rows", "long-rows", "columns", "3d", "vector"])
+@pytest.mark.parametrize("fn", ["softmax", "log_softmax", "cross_entropy"])
+def test_numpy_softmaxes_in_place_give_the_generic_codes_bits(shape, dim, fn):
+    """numpy's softmax, log_softmax and fused cross_entropy (row maxima down a transposed copy, the exponentials,
+    logarithm and gradient scale written in place) give, bit for bit, array_api_strict's values and gradients: the
+    standard's generic code over numpy's same kernels."""
+    logits = _logits_with_extremes(shape)
+    if fn == "cross_entropy":
+        classes = min(len(shape) - 1, 1)  # (cross_entropy's class dim)
+        target = np.arange(math.prod(shape) // shape[classes]).reshape(shape[:classes] + shape[classes + 1:]) % \
+            shape[classes]
+        call = (lambda x: xtensor.nn.functional.cross_entropy(x, xtensor.tensor(target), reduction="none"))
+    else:
+        call = (lambda x: getattr(x, fn)(dim))
+    with np.errstate(all="ignore"):
+        got, want = _on_backend("numpy", call, logits), _on_backend("array_api_strict", call, logits)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+
+
+def test_numpy_addmm_adds_the_bias_into_the_product_with_the_generic_codes_bits():
+    """A linear layer's ``addmm`` on numpy adds its bias row into the fresh product in place: array_api_strict's
+    values and gradients, bit for bit."""
+    rng = np.random.default_rng(2)
+    inputs, weight, bias = (rng.standard_normal(s).astype(np.float32) for s in ((12, 16), (10, 16), (10,)))
+    results = []
+    for name in ("numpy", "array_api_strict"):
+        with xtensor.use_backend(name):
+            leaves = [xtensor.tensor(a, requires_grad=True) for a in (inputs, weight, bias)]
+            out = xtensor.nn.functional.linear(*leaves)
+            (out * out).sum().backward()
+            results.append([out.detach().numpy(), *(leaf.grad.numpy() for leaf in leaves)])
+    for got, want in zip(*results):
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))

@@ -41,20 +41,40 @@ def _shifted(xp, x, dim):
     if not math.prod(x.shape):
         return x
     if type(x) is np.ndarray and dim is not None:  # numpy: the ufunc's reduce, -inf maxima zeroed in place (~3 us less)
-        top = np.maximum.reduce(x, dim, keepdims=True)
+        top = _row_maxima(x) if x.ndim == 2 and dim == 1 and x.shape[1] <= 128 else \
+            np.maximum.reduce(x, dim, keepdims=True)
         top[top == -math.inf] = 0
         return x - top
     top = xp.max(x, axis=dim, keepdims=True)
     return x - xp.where(top == -math.inf, xp.zeros_like(top), top)
 
 
+def _row_maxima(x):
+    """Each row's maximum of a matrix of at most 128 columns, as a column: reduced down the columns of its transposed
+    copy, where numpy's reduction runs along rows of the batch's length (320x50: ~10 us against ~16 along each short
+    row; the same values: a maximum does not depend on the order)."""
+    return np.maximum.reduce(np.ascontiguousarray(x.T), 0)[:, None]
+
+
+def _own_numpy(z, x, dim):
+    """Whether ``z``, the shifted ``x``, is a fresh numpy array to finish a softmax in (in place: no temporaries)."""
+    return type(z) is np.ndarray and z is not x and dim is not None
+
+
 def _softmax_fwd(xp, x, dim):
-    e = xp.exp(_shifted(xp, x, dim))
+    z = _shifted(xp, x, dim)
+    if _own_numpy(z, x, dim):
+        np.exp(z, out=z)
+        return np.divide(z, np.add.reduce(z, dim, keepdims=True), out=z)
+    e = xp.exp(z)
     return e / xp.sum(e, axis=dim, keepdims=True)
 
 
 def _log_softmax_fwd(xp, x, dim):
     z = _shifted(xp, x, dim)
+    if _own_numpy(z, x, dim):
+        total = np.add.reduce(np.exp(z), dim, keepdims=True)
+        return np.subtract(z, np.log(total, out=total), out=z)
     return z - xp.log(xp.sum(xp.exp(z), axis=dim, keepdims=True))
 
 
@@ -141,7 +161,9 @@ def _cross_entropy_vjp(ns, grads, ans, x, target, weight, ignore_index, reductio
         return g_logp - softmax * _along(ns, g_logp, axis)
     kept, safe = _classes(ns, target, ignore_index)
     scale = _nll_scale(ns, g, logp, kept, safe, weight, reduction)
-    if g_logp is None:
+    if g_logp is None and type(softmax) is np.ndarray and scale.dtype == softmax.dtype:  # numpy: in place, same bits
+        rest = np.multiply(softmax, -ns.unsqueeze(scale, axis), out=softmax)
+    elif g_logp is None:
         rest = -(softmax * ns.unsqueeze(scale, axis))
     else:
         rest = g_logp - softmax * ns.unsqueeze(scale + ns.sum(g_logp, (axis,)), axis)

@@ -1,4 +1,5 @@
 """Linear functions: ``linear`` and ``bilinear``."""
+import math
 
 from ..._autocast import state as _autocast_state
 from ..._dispatch import apply
@@ -10,7 +11,7 @@ from ..parameter import Parameter
 
 __all__ = ["linear", "bilinear"]
 
-_ADDMM, _T = TABLE["addmm"].op, TABLE["t"].op
+_ADDMM, _T, _VIEW = TABLE["addmm"].op, TABLE["t"].op, TABLE["view"].op
 _DENSE = (Tensor, Parameter)  # (not a sparse tensor, not an array-API tensor: their own rules apply)
 
 
@@ -33,12 +34,22 @@ def _transposed(weight):
     return apply(_T, (weight,), ((1, 0),)) if type(weight) in _DENSE and weight._names is None else weight.t()
 
 
+def _viewed(t, shape):
+    """``t.view(shape)`` of a plain contiguous tensor and a resolved ``shape`` of its size (PyTorch's
+    ``ViewBackward0``), without the method's shape resolution and stride checks (~4 us each way of a linear layer
+    over a batch of sequences); ``t.reshape(shape)`` otherwise."""
+    if type(t) in _DENSE and t._names is None and t.is_contiguous():
+        return apply(_VIEW, (t,), (shape,))
+    return t.reshape(shape)
+
+
 def linear(input, weight, bias=None):
     if input.ndim and weight.ndim == 2 and bias is not None and bias.ndim <= 1:  # PyTorch's: one addmm (one node)
         if input.ndim == 2:
             return addmm(bias, input, _transposed(weight))
-        out = addmm(bias, input.reshape(-1, input.shape[-1]), _transposed(weight))
-        return out.view(*input.shape[:-1], out.shape[-1])
+        shape = tuple(input.shape)
+        out = addmm(bias, _viewed(input, (math.prod(shape[:-1]), shape[-1])), _transposed(weight))
+        return _viewed(out, (*shape[:-1], out.shape[-1]))
     out = input.matmul(weight.t()) if weight.ndim == 2 else input.matmul(weight)
     return out if bias is None else out + bias
 

@@ -186,10 +186,12 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     ndim = input.ndim
-    class_dim = 0 if ndim == 1 else 1
-    classes = input.shape[class_dim]
+    if not ndim:
+        _refuse_scalar_logits(target)
     if label_smoothing == 0.0 and target.dtype.kind != "f" and input.dtype.kind == "f":
         return _class_loss(CROSS_ENTROPY, input, target, weight, ignore_index, reduction)  # one node (ops/nn.py)
+    class_dim = 0 if ndim == 1 else 1
+    classes = input.shape[class_dim]
     logp = input.log_softmax(class_dim)
     weight_shape = (classes,) + (1,) * (ndim - 1 - class_dim)
     if target.dtype.kind == "f":
@@ -210,6 +212,17 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     elif reduction == "sum":
         spread = spread.sum()
     return (1 - label_smoothing) * loss + spread * (label_smoothing / classes)
+
+
+def _refuse_scalar_logits(target):
+    """PyTorch's errors for 0-d logits: a 0-d target of classes is read as probabilities (of the input's shape), any
+    other target meets the missing class dim."""
+    if target.ndim:
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+    if target.dtype.kind != "f":
+        raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
+                           f"{target.dtype.scalar_name}")
+    raise IndexError("Dimension specified as 1 but tensor has no dimensions")
 
 
 def _cross_entropy_probabilities(input, logp, target, weight, reduction, label_smoothing, class_dim, weight_shape):

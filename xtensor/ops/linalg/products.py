@@ -2,6 +2,8 @@
 import collections
 import math
 
+import numpy as np
+
 from ... import _dtypes
 from ..._dispatch import apply
 from ..._table import TABLE, defcomposite, defop, dims_of
@@ -127,6 +129,9 @@ defop("vdot", _vdot_fwd, (lambda ns, g, ans, x, y: ns.conj(g) * y, lambda ns, g,
 # (NaNs in it do not propagate), as in PyTorch.
 def _scaled_sum(xp, c, p, beta, alpha):
     p = p if alpha == 1 else alpha * p
+    if beta == 1 and type(p) is np.ndarray and type(c) is np.ndarray and c.dtype == p.dtype and \
+            c.ndim <= p.ndim and c.shape == p.shape[p.ndim - c.ndim:]:  # numpy: into the fresh product (a bias row)
+        return np.add(c, p, out=p)
     return p if beta == 0 else (c + p if beta == 1 else beta * c + p)
 
 
