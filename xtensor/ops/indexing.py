@@ -44,6 +44,8 @@ def _read(xp, x, index, backend):
         parts = _structure(index, x.shape, backend.kernel_array_type)
         if parts is not None:
             structure, arguments = parts
+            if len(getitem_copy._kernels) >= _MAX_STRUCTURES:  # (slice spans among them: bounded, as jax's caches)
+                getitem_copy._kernels.clear()
             return kernel_forward(getitem_copy, backend, x, None, (structure, backend, None), (x.dtype, structure),
                                   arguments)[0]
     return x[index]
@@ -58,6 +60,7 @@ class _Structure(tuple):
 
 
 _WHOLE, _AT, _ARRAY = "whole", "at", "array"
+_MAX_STRUCTURES = 1024  # indexing programs kept (per dtype and structure; jit keeps one per shape under each)
 
 
 def _structure(index, shape, array_type):
