@@ -303,8 +303,8 @@ class JaxAdapter(ArrayAPIAdapter):
         return jax.lax.dynamic_update_slice(array, values, starts)
 
     def read_box(self, array, starts, sizes):
-        """The box of ``sizes`` at ``starts`` (traced values too) of ``array``: a basic index's read in a cached indexing
-        program, its starts arguments of the program (``ops/indexing.py``), as one ``lax.dynamic_slice``."""
+        """The box of ``sizes`` at ``starts`` (traced values too) of ``array``: a basic index's read in a cached
+        indexing program, its starts arguments of the program (``ops/indexing.py``), as one ``lax.dynamic_slice``."""
         return jax.lax.dynamic_slice(array, starts, sizes)
 
     def scatter_reduce_flat(self, flat, positions, values, reduce):
