@@ -4,6 +4,9 @@ jax, its writes landing in the same Tensor objects; eager on backends that canno
 Modules and optimizers here are duck-typed stand-ins (``parameters()``, ``param_groups``/``state``), as
 compile only relies on those. Each compilation costs a fraction of a second: shapes are tiny.
 """
+import sys
+import sysconfig
+
 import numpy as np
 import pytest
 
@@ -11,6 +14,7 @@ jax = pytest.importorskip("jax")
 import jax.numpy as jnp  # noqa: E402
 
 import xtensor as t  # noqa: E402
+from xtensor._compile import guards  # noqa: E402
 
 X = [[1.0, 2.0], [3.0, -1.0], [0.5, 0.5]]
 Y = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
@@ -329,13 +333,32 @@ CHANGES = {
                                  lambda m, o: _weight(m).requires_grad_(False)),
     "a submodule replaced": (lambda m: (m.parameters(), {}), True,
                              lambda m, o: (t.manual_seed(1), setattr(m, "linear", t.nn.Linear(2, 2)))),
+    # changes that bypass Module.__setattr__ and the optimizer's methods (a counter bumped there would miss them)
+    "a tensor attribute written into a module's __dict__": (
+        lambda m: (m.parameters(), {}), True, lambda m, o: m.__dict__.__setitem__("shift", t.full((2,), 0.5))),
+    "a parameter put into _parameters directly": (
+        lambda m: ([_weight(m), m.linear.bias], {}), True,
+        lambda m, o: m.linear._parameters.__setitem__("weight", t.nn.Parameter(t.full((2, 2), 0.25)))),
+    "a module's __dict__ replaced": (
+        lambda m: (m.parameters(), {}), True,
+        lambda m, o: setattr(m, "__dict__", {**m.__dict__, "shift": t.full((2,), 0.5)})),
+    "a hyperparameter written with dict.update": (lambda m: (m.parameters(), {}), True,
+                                                  lambda m, o: o.param_groups[0].update(lr=0.01)),
+    "the optimizer state cleared": (lambda m: (m.parameters(), {"momentum": 0.9}), True,
+                                    lambda m, o: o.state.clear()),
+    "a param group's params list changed in place": (
+        lambda m: (m.parameters(), {}), True, lambda m, o: o.param_groups[0]["params"].pop()),
 }
 
 
+@pytest.mark.parametrize("detection", ["this interpreter's", "items read"])
 @pytest.mark.parametrize("change", list(CHANGES))
-def test_a_change_to_the_state_between_calls_gives_the_eager_result(on_jax, change):
+def test_a_change_to_the_state_between_calls_gives_the_eager_result(on_jax, change, detection, monkeypatch):
     """The compiled step reuses its last walk of the state while nothing changed (checked cheaply each call);
-    every kind of change must be seen: after it the step computes what eager PyTorch-style code computes."""
+    every kind of change must be seen: after it the step computes what eager PyTorch-style code computes. Dicts
+    are checked by CPython's version tags where the interpreter has them, else by reading their items: both."""
+    if detection == "items read":
+        monkeypatch.setattr(guards, "_dict_versions", lambda: False)
     make_params, zero_grad, mutate = CHANGES[change]
     twins = []
     for _ in range(2):
@@ -357,6 +380,39 @@ def test_a_change_to_the_state_between_calls_gives_the_eager_result(on_jax, chan
     for p, q in zip(model.parameters(), eager_model.parameters()):
         np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-5)
         assert (p.grad is None) == (q.grad is None)
+
+
+@pytest.mark.skipif(sys.implementation.name != "cpython" or not (3, 11) <= sys.version_info[:2] <= (3, 13)
+                    or bool(sysconfig.get_config_var("Py_GIL_DISABLED")), reason="dict version tags: CPython 3.11-3.13")
+def test_the_warm_guard_reads_dicts_version_tags_on_cpython(on_jax):
+    """Where CPython keeps a version tag per dict (PEP 509) and every write moves it, the guard reads one number
+    per dict instead of its items (the cheap path this interpreter is timed with)."""
+    model = Shifted()
+    optimizer = t.optim.SGD(model.parameters(), lr=0.1)
+    step = t.compile(_step(model, optimizer))
+    for _ in range(2):
+        step(t.tensor(X), t.tensor(Y))
+    guard = step._fast.guard
+    assert guards._dict_versions() and len(guard.versions) == len(guard.dicts) + len(guard.mappings) > 0
+
+
+def test_forward_hooks_reordered_between_calls_run_in_the_new_order(on_jax):
+    """Reordering an OrderedDict (``move_to_end``) moves no version tag: the guard still reads the items of the
+    ordered mappings that hold any (here the hooks, which then run in their new order)."""
+    twins = []
+    for _ in range(2):
+        t.manual_seed(0)
+        model = t.nn.Linear(2, 2)
+        model.register_forward_hook(lambda module, inputs, out: out * 2)
+        handle = model.register_forward_hook(lambda module, inputs, out: out + 1)
+        twins.append((model, handle, lambda x, model=model: model(x).sum()))
+    (eager_model, eager_handle, eager), (model, handle, step) = twins[0], (*twins[1][:2], t.compile(twins[1][2]))
+    x = t.tensor(X)
+    for call in range(5):
+        if call == 2:
+            eager_model._forward_hooks.move_to_end(eager_handle.id, last=False)
+            model._forward_hooks.move_to_end(handle.id, last=False)
+        assert step(x).item() == pytest.approx(eager(x).item(), rel=1e-6), call
 
 
 def test_new_batches_each_call_and_a_smaller_last_batch_give_the_eager_result(on_jax):

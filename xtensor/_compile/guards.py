@@ -1,8 +1,12 @@
 """Reusing the last call's walk while cheap guards hold (torch.compile's guards): what the walk read, re-read into
 one flat list and compared with the record."""
+import collections
+import ctypes
+import functools
 import itertools
 import operator
 import sys
+import sysconfig
 import weakref
 
 from .._tensor import Tensor
@@ -17,9 +21,49 @@ _CODE_OF = operator.attrgetter("__code__")
 _DEFAULTS_OF = operator.attrgetter("__defaults__", "__kwdefaults__")
 _ARRAY_OF = operator.attrgetter("array")
 # what the walk and the signature read from a tensor
-_TENSOR_FIELDS = operator.attrgetter("_storage", "_view", "_dtype", "_requires_grad", "_grad_fn", "_backend", "_grad")
-_FIELD_COUNT = 7
+_FIELD_NAMES = ("_storage", "_view", "_dtype", "_requires_grad", "_grad_fn", "_backend", "_grad")
+_TENSOR_FIELDS = operator.attrgetter(*_FIELD_NAMES)  # one tuple per tensor, compared as one entry
 _IDENTITY_EQUAL = {}  # type -> whether ``==`` against its instances means identity (see ``_identity_equal``)
+_VALUE = operator.attrgetter("value")
+# where CPython keeps a dict's version tag (PEP 509): after the object header and ``ma_used``
+_VERSION_OFFSET = object.__basicsize__ + ctypes.sizeof(ctypes.c_ssize_t)
+
+
+def _version_tag(d):
+    """A view of CPython's version tag of dict ``d`` (``.value``: a number that changes whenever ``d`` does). Valid
+    while ``d`` lives: the guard holding the view holds ``d``."""
+    return ctypes.c_uint64.from_address(id(d) + _VERSION_OFFSET)
+
+
+@functools.cache
+def _dict_versions():
+    """Whether dicts' version tags can stand for their contents here: CPython 3.11-3.13 with the GIL (PEP 509's tag,
+    deprecated by PEP 699 but still kept for dict watchers; the free-threaded build lays dicts out otherwise), and
+    every kind of write this guard relies on moves the tag -- checked on this interpreter, not assumed. Elsewhere
+    the guard reads the dicts' items."""
+    if sys.implementation.name != "cpython" or not (3, 11) <= sys.version_info[:2] <= (3, 13) \
+            or sysconfig.get_config_var("Py_GIL_DISABLED"):
+        return False
+
+    class Probe:
+        pass
+    probe = Probe()
+    probe.a = 1
+    attributes = vars(probe)  # an attribute dict, as the walk reads it (vars() materialises it)
+    plain, ordered = {"a": 1}, collections.OrderedDict(a=1)
+    writes = [(attributes, lambda: setattr(probe, "a", 2)), (attributes, lambda: setattr(probe, "b", 1)),
+              (attributes, lambda: delattr(probe, "b")), (attributes, lambda: object.__setattr__(probe, "a", 3)),
+              (attributes, lambda: attributes.__setitem__("a", 4)), (plain, lambda: plain.__setitem__("a", 2)),
+              (plain, lambda: plain.update(b=1)), (plain, lambda: plain.pop("b")),
+              (plain, lambda: plain.setdefault("c", 1)), (plain, lambda: plain.__delitem__("c")),
+              (plain, plain.clear), (ordered, lambda: ordered.__setitem__("b", 1)), (ordered, ordered.popitem)]
+    for d, write in writes:
+        tag = _version_tag(d)
+        before = tag.value
+        write()
+        if tag.value == before:
+            return False
+    return True
 
 
 def _all_same(objects, recorded):
@@ -47,8 +91,10 @@ def _picker(positions):
 
 class _Guard:
     """What the walk of a step's state read, recorded to tell cheaply whether a new walk would find the same
-    objects in the same places (torch.compile's guards): every container's length and items by identity,
-    each walked object's class and attribute dict, each walked function's code, closure cells and globals."""
+    objects in the same places (torch.compile's guards): every container's length and items by identity (a dict's
+    CPython version tag instead where it has one: any write moves it; an ordered mapping's items are read too, its
+    order is not in the tag), each walked object's class and attribute dict, each walked function's code, closure
+    cells and globals."""
 
     def __init__(self):
         self.sequences = []  # lists (not tuples: they cannot change)
@@ -59,13 +105,19 @@ class _Guard:
         self.functions, self.cells = [], []
         self.namespaces, self.names = [], []
         self.filled_dicts = self.filled_mappings = None  # those not empty when recorded: only their items are read
+        self.versions = self.counted = None  # dicts' version tags, or the dicts whose lengths are read instead
         self.recorded = None  # ``read`` right after the walk: what the state looked like to it
 
     def freeze(self):
         """Record the state as the walk found it, before the step runs (a step that changes a Python value on the
         way, an int counter, is then seen as changed on the next call, as a new walk would see it)."""
-        self.filled_dicts = [d for d in self.dicts if d]  # an empty one that fills changes its length, read too
         self.filled_mappings = [m for m in self.mappings if m]  # (modules' hook dicts: mostly empty)
+        if _dict_versions():  # any write moves a dict's tag: one number per dict instead of its length and items
+            self.versions = [*map(_version_tag, self.dicts), *map(_version_tag, self.mappings)]  # (dicts held above)
+            self.counted, self.filled_dicts = [], []  # (mappings' own order and methods: still read when filled)
+        else:
+            self.versions, self.counted = [], self.dicts + self.mappings
+            self.filled_dicts = [d for d in self.dicts if d]  # an empty one that fills changes its length, read too
         self.recorded = self.read((), ())
 
     def add_mapping(self, obj):
@@ -76,27 +128,30 @@ class _Guard:
             self.mappings.append(obj)
 
     def lengths(self):
-        """How many entries of ``read`` are container lengths (compared by value; the rest by identity)."""
-        return len(self.dicts) + len(self.sequences) + len(self.mappings)
+        """How many entries of ``read`` are version tags and container lengths (compared by value; the rest by
+        identity)."""
+        return len(self.versions) + len(self.counted) + len(self.sequences)
 
     def read(self, tensors, storages):
         """Everything the walk read, as it is now, in one list -- with the fields of the gathered ``tensors`` and
-        the arrays of their ``storages`` -- so that one list comparison tells whether anything changed."""
-        return [*map(len, self.dicts), *map(len, self.sequences), *map(len, self.mappings),
+        the arrays of their ``storages`` -- so that one list comparison tells whether anything changed (a tensor's
+        fields are one tuple: ``==`` compares tuples item by item, stopping at identity)."""
+        return [*map(_VALUE, self.versions), *map(len, self.counted), *map(len, self.sequences),
                 *map(type, self.objects), *map(_DICT_OF, self.objects),
                 *_chain(self.filled_dicts), *_chain(map(dict.values, self.filled_dicts)),
                 *_chain(self.filled_mappings), *_chain(map(_VALUES, self.filled_mappings)), *_chain(self.sequences),
                 *map(_CODE_OF, self.functions), *_chain(map(_DEFAULTS_OF, self.functions)),
                 *map(_contents, self.cells), *map(dict.get, self.namespaces, self.names, itertools.repeat(_MISSING)),
                 *map(hasattr, self.plain, itertools.repeat("param_groups")),
-                *_chain(map(_TENSOR_FIELDS, tensors)), *map(_ARRAY_OF, storages)]
+                *map(_TENSOR_FIELDS, tensors), *map(_ARRAY_OF, storages)]
 
 
 class _Fast:
     """A call's gathered tensors and program, reused by the next call while nothing it depends on changed.
 
-    The step's state (what its closure and globals reach) is re-read by its guard into one flat list -- the
-    containers' lengths and items, each tensor's fields, the arrays of the storages the program does not write --
+    The step's state (what its closure and globals reach) is re-read by its guard into one flat list -- each dict's
+    version tag (its length and items where the interpreter has none), the lists' lengths and items, each tensor's
+    fields (one tuple per tensor), the arrays of the storages the program does not write --
     and compared with the list recorded after the last call: by identity where ``==`` could mistake a different
     object for the same (tensors, arrays, numbers: ``_identity_equal``), by one list ``==`` for the rest (a C loop
     that stops at identity). The storages the program writes and the ``.grad`` tensors it makes change every call:
@@ -108,8 +163,8 @@ class _Fast:
     the full walk, which builds a new one."""
 
     __slots__ = ("program", "guard", "environment", "template", "keywords", "arg_meta", "state_tensors",
-                 "storage_ids", "recorded", "unsafe", "unsafe_recorded", "tracer", "args_read", "kept", "written",
-                 "donated", "written_arrays", "refreshed", "grads", "grad_arrays", "grad_refs", "constant")
+                 "storage_ids", "recorded", "unsafe", "unsafe_recorded", "unsafe_fields", "tracer", "args_read", "kept",
+                 "written", "donated", "written_arrays", "refreshed", "grads", "grad_arrays", "grad_refs", "constant")
 
     @classmethod
     def build(cls, gathered, guard, program, args, kwargs):
@@ -163,15 +218,21 @@ class _Fast:
         fast.grad_arrays = [state_storages[i].array for i in grad_storages]
         varying = set(written).union(grad_storages)
         constant = [st for i, st in enumerate(state_storages) if i not in varying]
-        recorded = fast.recorded = [*guard.recorded, *_chain(map(_TENSOR_FIELDS, state_tensors)),
-                                    *map(_ARRAY_OF, constant)]
         fast.constant = constant
-        arrays = len(recorded) - len(constant)
-        fields = arrays - _FIELD_COUNT * len(state_tensors)
-        # requires_grad is always a bool (True == True is identity): of the fields, only a .grad tensor needs `is`
+        recorded = fast.recorded = [*guard.recorded, *map(_TENSOR_FIELDS, state_tensors), *map(_ARRAY_OF, constant)]
+        fields_at = len(guard.recorded)
+        arrays_at = fields_at + len(state_tensors)
         unsafe = [i for i in range(guard.lengths(), len(recorded))
-                  if not (_identity_equal(type(recorded[i])) or fields <= i < arrays and type(recorded[i]) is bool)]
+                  if not (fields_at <= i < arrays_at or _identity_equal(type(recorded[i])))]
         fast.unsafe, fast.unsafe_recorded = _picker(unsafe), [recorded[i] for i in unsafe]
+        # per field, the tensors whose value there compares by value (a .grad tensor): read again, checked by identity
+        # (requires_grad is always a bool: True == True is identity)
+        fast.unsafe_fields = []
+        for j, name in enumerate(_FIELD_NAMES):
+            which = [t for t, fields in zip(state_tensors, recorded[fields_at:arrays_at])
+                     if not (_identity_equal(type(fields[j])) or type(fields[j]) is bool)]
+            if which:
+                fast.unsafe_fields.append((operator.attrgetter(name), which, [getattr(t, name) for t in which]))
         fast.grad_refs = [_references(grad, fast) for _, grad in grads]
         return fast
 
@@ -242,6 +303,7 @@ class _Fast:
             return None
         current, recorded = self.guard.read(self.state_tensors, self.constant), self.recorded
         if len(current) != len(recorded) or not _all_same(self.unsafe(current), self.unsafe_recorded) \
+                or not all(_all_same(map(field, which), values) for field, which, values in self.unsafe_fields) \
                 or not _all_same(map(_ARRAY_OF, self.written), self.written_arrays) \
                 or not _all_same((grad._storage.array for _, grad in self.grads), self.grad_arrays):
             return None
@@ -257,5 +319,9 @@ def _references(obj, fast):
     """How many references ``obj`` has in ``_Fast.run``'s check when only the owner's ``.grad`` and ``fast``'s own
     lists hold it: the owner's attribute, each entry of ``fast``'s lists, the loop's tuple and name, the call's
     argument."""
-    held = sum(x is obj for lst in (fast.state_tensors, fast.recorded, fast.unsafe_recorded) for x in lst)
+    fields_at = len(fast.guard.recorded)  # the state tensors' field tuples follow the guard's own record
+    lists = [fast.state_tensors, fast.recorded, fast.unsafe_recorded,
+             *fast.recorded[fields_at:fields_at + len(fast.state_tensors)],
+             *(lst for _, which, values in fast.unsafe_fields for lst in (which, values))]
+    held = sum(x is obj for lst in lists for x in lst)
     return held + 4

@@ -22,7 +22,8 @@ Functionalization at the boundary, not a tracer of our own:
 4. A call reuses the last call's walk (its tensors, storages and signature) while cheap guards hold, as
    torch.compile's do: every container the walk read has the same length and the same items, every walked
    object its class and attribute dict, every walked function its code, closure and globals (all as the walk
-   found them, before the step ran), every gathered tensor its storage, view, dtype, ``requires_grad``,
+   found them, before the step ran; a dict is checked by CPython's version tag, which every write moves, where the
+   interpreter has one), every gathered tensor its storage, view, dtype, ``requires_grad``,
    ``grad_fn``, backend and ``.grad``, every storage the array the last call left; the arguments are root
    tensors of the same shapes and dtypes and the same Python scalars. All of it is read into one flat list
    and compared with the recorded one: by identity where ``==`` compares values (tensors, arrays, numbers,
