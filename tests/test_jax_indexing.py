@@ -124,3 +124,11 @@ def test_writes_at_host_indices_are_jax_numpys(on_jax):
     np.testing.assert_array_equal(x.numpy(), np.asarray(jnp.asarray(_VALUES).at[rows].set(values)))
     y = t.tensor(_VALUES).index_put_((t.tensor([1, 1, 3]),), t.tensor(values), accumulate=True)
     np.testing.assert_array_equal(y.numpy(), np.asarray(jnp.asarray(_VALUES).at[np.array([1, 1, 3])].add(values)))
+
+
+def test_bench_jax_indexing_times_both_sides_of_every_case():
+    from benchmarks import bench_jax_indexing
+
+    results = bench_jax_indexing.measure(rounds=1, clock=bench_jax_indexing.CLOCKS["wall"])
+    assert set(results) == {"gather 32 rows", "x[3]", "x[2:5]", "bool mask", "write 32 rows", "DataLoader epoch"}
+    assert all(ours > 0 and theirs > 0 and ratio > 0 for ours, theirs, ratio in results.values())
