@@ -806,33 +806,35 @@ def apply(op, tensors, params=()):
     return result
 
 
-def kernel_forward(op, backend, a, dtype, params, key):
+def kernel_forward(op, backend, a, dtype, params, key, arguments=()):
     """``(out, result dtype)``: ``op``'s forward on ``a``, an array of the backend's ``kernel_array_type`` (jax's
     concrete arrays, not tracers: a traced program keeps the primitives) in the xtensor ``dtype`` it computes in, with
     ``params``, through the kernel cached in ``op._kernels[key]`` and made on first use by ``backend.op_kernel``: on jax
     the whole forward as one ``jax.jit`` program, one ~4.3 µs dispatch where the forward's Python and each of its
     primitives' eager dispatches cost more. ``key``: the dtype, or ``(dtype, what fixes params)``; the kernel's result
     dtype is cached with it. A forward that does not compile (it reads values on the host), or a kernel that fails
-    where the plain forward runs, leaves the plain forward in the cache."""
+    where the plain forward runs, leaves the plain forward in the cache. ``arguments``: values the kernel takes after
+    ``a`` and the forward after ``params``, which vary between calls of one key (a host index's arrays and starts:
+    in ``params`` they would be constants of the program, one program per value)."""
     hit = op._kernels.get(key)
     if hit is not None:
         try:
-            return hit[0](a), hit[1]
+            return hit[0](a, *arguments), hit[1]
         except Exception:  # remade below: the plain forward's own error, or the plain forward from now on
             pass
     fwd = op.bool_fwd if op.bool_fwd is not None and dtype is _dtypes.bool else op.fwd
     xp = backend.xp
 
-    def forward(array):
-        return fwd(xp, array, *params)
+    def forward(array, *values):
+        return fwd(xp, array, *params, *values)
     kernel = backend.op_kernel(forward) if hit is None else None
     if kernel is not None:
         try:
-            out = kernel(a)
+            out = kernel(a, *arguments)
         except Exception:
             kernel = None
     if kernel is None:
-        kernel, out = forward, forward(a)
+        kernel, out = forward, forward(a, *arguments)
     result_dtype = backend.dtypes[out.dtype]
     op._kernels[key] = (kernel, result_dtype)
     return out, result_dtype

@@ -15,6 +15,8 @@ A read is one op (a view, or an advanced-index copy); a write goes where PyTorch
 into the indexed view, or ``index_put_`` -- so autograd sees what PyTorch's does. ``install`` puts the methods
 on ``Tensor``.
 """
+import warnings
+
 import numpy as np
 
 from . import _creation, _dtypes
@@ -59,7 +61,8 @@ def normalize_index(index, shape, backend=None, reverse=False):
         if isinstance(item, Tensor):
             if item.dtype.kind not in "biu":
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-            if on_device and item.dtype.kind != "b" and item._backend is backend:
+            bytes_mask = item.dtype is _dtypes.uint8 and not reverse
+            if on_device and item.dtype.kind != "b" and not bytes_mask and item._backend is backend:
                 out.append(backend.xp.astype(item._value, backend.xp.int64))
                 basic = False
                 continue
@@ -70,12 +73,18 @@ def normalize_index(index, shape, backend=None, reverse=False):
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             if arr.size == 0:
                 arr = arr.astype(np.int64)
+        if arr.dtype == np.uint8 and not reverse:  # PyTorch's (deprecated) reading of bytes: a mask
+            warnings.warn(_BYTE_MASK, UserWarning, stacklevel=3)
+            arr = arr.astype(bool)
         out.append(arr if arr.dtype.kind == "b" else arr.astype(np.int64, copy=False))
         basic = False
     out = _checked(out, shape)
     if not any(i is Ellipsis for i in out):  # the standard requires every dimension to be indexed
         out.append(Ellipsis)
     return tuple(out), basic
+
+
+_BYTE_MASK = "indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead."
 
 
 def _as_int(v):

@@ -17,17 +17,129 @@ import math
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import _broadcast_mismatch, _native, _unify
+from .._dispatch import _broadcast_mismatch, _native, _unify, kernel_forward
 from .._backend import check_index_range, is_traced
 from .._table import defcomposite, defop, dims_of, native_dtype, via_uint8
 from .._tensor import Tensor, basic_meta, check_dim, contiguous_strides
 
 
 # ------------------------------------------------------------------ indexing
-def _getitem_fwd(xp, x, index, backend, mask=None):
+def _getitem_fwd(xp, x, index, backend, mask=None, *arguments):
+    """``arguments``: inside a cached indexing program, the values of the index that ``index`` (a ``_Structure``)
+    stands for (see ``_read``)."""
+    if type(index) is _Structure:
+        return _structured_read(x, index, backend, arguments)
     if backend.native_indexing and not (backend.mutable and _reverses(index)):  # numpy: a reversal is a view
-        return x[index]
+        return _read(xp, x, index, backend)
     return gather_positions(xp, x, positions_of(tuple(x.shape))[index])
+
+
+def _read(xp, x, index, backend):
+    """``x[index]`` for a host-normalized index on a backend that indexes natively. A concrete jax array is read by one
+    cached ``jax.jit`` program per index structure, the index's values its arguments (``_structure``), through
+    ``kernel_forward``: jnp's eager indexing binds 2-6 primitives (a gather with 32 host indices ~6: ~300 µs on this
+    2-core machine, ~180 µs each on an H100); a tracer (or a tracer in the index) is indexed plainly, so a traced
+    program holds jnp's own primitives."""
+    if type(x) is backend.kernel_array_type:
+        parts = _structure(index, x.shape, backend.kernel_array_type)
+        if parts is not None:
+            structure, arguments = parts
+            if len(getitem_copy._kernels) >= _MAX_STRUCTURES:  # (slice spans among them: bounded, as jax's caches)
+                getitem_copy._kernels.clear()
+            return kernel_forward(getitem_copy, backend, x, None, (structure, backend, None), (x.dtype, structure),
+                                  arguments)[0]
+    return x[index]
+
+
+class _Structure(tuple):
+    """A host index with its values taken out: what fixes a cached indexing program (jit adds the shapes and dtypes
+    of the array and the arguments), so that ``x[i]``, ``x[i:i + n]`` and ``x[rows]`` in a loop reuse one program.
+    Entries: None and Ellipsis; ``_WHOLE`` (a slice of a whole dim); ``_AT`` (an int) and ``(span, step)`` (a slice
+    reading ``span`` elements, every ``step``-th kept), whose starts are the first argument; ``_ARRAY`` (an index array,
+    the next argument)."""
+
+
+_WHOLE, _AT, _ARRAY = "whole", "at", "array"
+_MAX_STRUCTURES = 1024  # indexing programs kept (per dtype and structure; jit keeps one per shape under each)
+
+
+def _structure(index, shape, array_type):
+    """``(_Structure, arguments)`` of a host-normalized index into an array of ``shape``: the box starts of its ints
+    (negative ones counted from the end) and slices as one int64 host array when it has any, then its index arrays (a
+    mask as the positions of its Trues, one array per dim it covers, as NumPy reads it); None for an index that a
+    program cannot take as arguments (a tracer, a reversing slice, a 0-d mask)."""
+    consumed = 0
+    for item in index:
+        if item is not None and item is not Ellipsis:
+            consumed += item.ndim if type(item) is np.ndarray and item.dtype.kind == "b" else 1
+    entries, starts, arrays, dim = [], [], [], 0
+    for item in index:
+        kind = type(item)
+        if item is None:
+            entries.append(None)
+            continue
+        if item is Ellipsis:
+            entries.append(Ellipsis)
+            dim += len(shape) - consumed
+            continue
+        if kind is int:
+            entries.append(_AT)
+            starts.append(item % shape[dim])
+        elif kind is slice:
+            start, stop, step = item.indices(shape[dim])
+            if step < 0:
+                return None
+            length = len(range(start, stop, step))
+            if start == 0 and step == 1 and length == shape[dim]:
+                entries.append(_WHOLE)
+            else:
+                entries.append(((length - 1) * step + 1 if length else 0, step))
+                starts.append(start)
+        elif kind is np.ndarray and item.dtype.kind == "b":
+            if not item.ndim:
+                return None
+            entries += [_ARRAY] * item.ndim
+            arrays += item.nonzero()
+            dim += item.ndim
+            continue
+        elif kind is np.ndarray or kind is array_type:
+            entries.append(_ARRAY)
+            arrays.append(item)
+        else:
+            return None
+        dim += 1
+    return _Structure(entries), (np.array(starts, dtype=np.int64), *arrays) if starts else tuple(arrays)
+
+
+def _structured_read(x, structure, backend, arguments):
+    """``x[index]`` inside the cached program, for the index that ``structure`` stands for and ``arguments`` holds the
+    values of: the box its ints and slices address read at the starts (``backend.read_box``), then that box indexed
+    with static steps, zeros for the ints, and the index arrays."""
+    shape = x.shape
+    addressed = sum(1 for entry in structure if entry is not None and entry is not Ellipsis)
+    boxed = any(entry is _AT or type(entry) is tuple for entry in structure)
+    values = iter(arguments[1:] if boxed else arguments)
+    index, box_starts, sizes, k = [], [], [], 0
+    for entry in structure:
+        if entry is None or entry is Ellipsis:
+            index.append(entry)
+            if entry is Ellipsis:
+                whole = range(len(sizes), len(sizes) + len(shape) - addressed)
+                box_starts += [0] * len(whole)
+                sizes += [shape[d] for d in whole]
+        elif entry is _AT or type(entry) is tuple:
+            box_starts.append(arguments[0][k])
+            k += 1
+            sizes.append(1 if entry is _AT else entry[0])
+            index.append(0 if entry is _AT else slice(None, None, entry[1]))
+        else:
+            box_starts.append(0)
+            sizes.append(shape[len(sizes)])
+            index.append(slice(None) if entry is _WHOLE else next(values))
+    if boxed:
+        box_starts += [0] * (len(shape) - len(sizes))
+        x = backend.read_box(x, box_starts, sizes + list(shape[len(sizes):]))
+    return x[tuple(index)]
 
 
 def _reverses(index):
@@ -47,7 +159,7 @@ def _getitem_meta(shape, stride, offset, index, backend):
     return basic_meta(shape, stride, offset, index)
 
 
-getitem_view = defop("getitem_view", lambda xp, x, index, backend: x[index], (_view_vjp,), view=_getitem_meta,
+getitem_view = defop("getitem_view", _read, (_view_vjp,), view=_getitem_meta,
                      saves=("meta0",),
                      function=False, method=False, node="SliceBackward0")
 getitem_copy = defop("getitem_copy", _getitem_fwd, (_getitem_vjp,), saves=(1, "meta0"), function=False, method=False,
@@ -58,7 +170,7 @@ masked_select = defop("_masked_select", _getitem_fwd, (_getitem_vjp,), saves=(0,
 
 
 def _index_put_fwd(xp, x, v, index, backend, accumulate=False, indices=()):
-    positions = index_positions(xp, tuple(x.shape), index)
+    positions = index_positions(xp, tuple(x.shape), index, backend)
     flat = xp.reshape(x, (-1,))
     values = xp.reshape(xp.broadcast_to(xp.astype(v, x.dtype), tuple(positions.shape)), (-1,))
     return xp.reshape(backend.scatter_reduce_flat(flat, positions.reshape(-1), values,
@@ -93,12 +205,12 @@ def positions_of(shape):
     return positions
 
 
-def index_positions(xp, shape, index):
+def index_positions(xp, shape, index, backend):
     """Flat positions of ``x[index]`` in a C-ordered ``x`` of ``shape``: host numpy for a host index,
     computed on the device (traceable) when the index holds device arrays."""
     if all(not hasattr(i, "shape") or isinstance(i, np.ndarray) for i in index):
         return positions_of(tuple(shape))[index]
-    return xp.reshape(xp.arange(math.prod(shape), dtype=xp.int64), tuple(shape))[index]
+    return _read(xp, xp.reshape(xp.arange(math.prod(shape), dtype=xp.int64), tuple(shape)), index, backend)
 
 
 def gather_positions(xp, x, positions):
