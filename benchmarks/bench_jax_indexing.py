@@ -9,7 +9,6 @@ call) and the median of the rounds' ratios.
 """
 import argparse
 import os
-import statistics
 import sys
 import time
 
@@ -17,6 +16,8 @@ if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import numpy as np  # noqa: E402
+
+from benchmarks.bench_paired import paired_rounds  # noqa: E402
 
 CLOCKS = {"wall": time.perf_counter, "process": time.process_time}
 
@@ -60,17 +61,7 @@ def measure(rounds, clock):
     for name, (ours, theirs, n) in cases().items():
         for fn in (ours, theirs):  # compile and warm up
             fn(), fn()
-        best, ratios = [float("inf")] * 2, []
-        for _ in range(rounds):
-            spent = []
-            for i, fn in enumerate((ours, theirs)):
-                t0 = clock()
-                for _ in range(n):
-                    fn()
-                spent.append((clock() - t0) / n * 1e6)
-                best[i] = min(best[i], spent[-1])
-            ratios.append(spent[0] / spent[1])
-        results[name] = (*best, statistics.median(ratios))
+        results[name] = paired_rounds((ours, theirs), (n, n), rounds, clock)
     return results
 
 

@@ -57,18 +57,24 @@ def measure(names, rounds, target, clock=time.perf_counter):
             for _ in range(3):
                 fn()
         counts = [_calls_per_round(fn, target, clock) for fn in fns]
-        best, ratios = [float("inf")] * 2, []
-        for _ in range(rounds):
-            spent = []
-            for i, (fn, n) in enumerate(zip(fns, counts)):
-                t0 = clock()
-                for _ in range(n):
-                    fn()
-                spent.append((clock() - t0) / n * 1e6)
-                best[i] = min(best[i], spent[-1])
-            ratios.append(spent[0] / spent[1])
-        results[name] = (*best, statistics.median(ratios))
+        results[name] = paired_rounds(fns, counts, rounds, clock)
     return results
+
+
+def paired_rounds(fns, counts, rounds, clock):
+    """(our best µs per call, their best, the median of the rounds' ratios): each round times ``counts[0]`` calls of
+    ``fns[0]`` and then ``counts[1]`` of ``fns[1]``."""
+    best, ratios = [float("inf")] * 2, []
+    for _ in range(rounds):
+        spent = []
+        for i, (fn, n) in enumerate(zip(fns, counts)):
+            t0 = clock()
+            for _ in range(n):
+                fn()
+            spent.append((clock() - t0) / n * 1e6)
+            best[i] = min(best[i], spent[-1])
+        ratios.append(spent[0] / spent[1])
+    return (*best, statistics.median(ratios))
 
 
 def main(argv=None):
