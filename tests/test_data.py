@@ -50,6 +50,16 @@ def test_batches_of_tensors_taking_gradients_record_pytorchs_stack():
     assert type(batch.grad_fn).__name__ == type(reference.grad_fn).__name__ == "StackBackward0"
 
 
+def test_byte_positions_from_a_batch_sampler_address_rows_as_each_sample_read_does():
+    """A uint8 index array is PyTorch's mask, but a batch sampler's uint8 positions name samples, as ``dataset[i]``
+    reads each."""
+    ours, _ = _datasets()
+    batches = [np.array([3, 0, 3], dtype=np.uint8), np.array([9, 1], dtype=np.uint8)]
+    loaded = list(data.DataLoader(ours, batch_sampler=batches))
+    assert [x.tolist() for x, _ in loaded] == [FEATURES[b.astype(int)].tolist() for b in batches]
+    assert [y.tolist() for _, y in loaded] == [LABELS[b.astype(int)].tolist() for b in batches]
+
+
 def test_a_tensor_dataset_subclass_is_read_sample_by_sample():
     class Doubled(data.TensorDataset):
         def __getitem__(self, index):

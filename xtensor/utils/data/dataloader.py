@@ -198,6 +198,7 @@ class DataLoader:
         for indices in self.batch_sampler:
             positions = np.asarray(indices) if gathering else None
             if positions is not None and positions.ndim == 1 and positions.dtype.kind in "iu":
+                positions = positions.astype(np.int64, copy=False)  # (uint8 positions index as a mask: rows here)
                 yield [t[positions] for t in self.dataset.tensors]
                 continue
             samples = fetch_many(indices) if callable(fetch_many) else [self.dataset[i] for i in indices]
