@@ -3,7 +3,10 @@
 ``import xtensor as torch`` gives the PyTorch-style namespace; ``xtensor.array_api`` is the
 array-API standard namespace over the same Tensor.
 """
-import math as _math
+from . import _compiled_core
+_compiled_core.install()  # first: the compiled core modules load through its finder (or their .py)
+from ._compiled_core import compiled_core  # noqa: E402  (which modules run compiled, and why not)
+import math as _math  # noqa: E402
 from . import _dtypes
 from ._backend import available_backends, get_backend, get_default_backend, set_default_backend, use_backend
 from ._dtypes import (bfloat16, bool, can_cast, complex64, complex128, finfo, float16, float32, float64,

@@ -1,0 +1,75 @@
+"""Compiles xtensor's optional core (``xtensor/_compiled_core.py`` names the modules) with Cython from the unchanged
+``.py`` files; everything else is in pyproject.toml.
+
+Each module is optional: without Cython, a C compiler or the Python headers, or with ``XTENSOR_PURE_PYTHON=1`` set,
+the install goes on and those modules run as Python. The generated C goes to ``build/``; the extension modules go
+next to the ``.py`` files (in the source tree under ``pip install -e``) with ``_compiled_core.json``, the hashes of
+the sources they were compiled from, which the import checks.
+"""
+import importlib.util
+import json
+import os
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+
+def _load_core():
+    """``xtensor/_compiled_core.py`` loaded by path: importing the package would need its dependencies."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "xtensor", "_compiled_core.py")
+    spec = importlib.util.spec_from_file_location("_xtensor_compiled_core", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+core = _load_core()
+
+
+def _extensions():
+    """The core modules as optional Cython extensions, each with the hash of the source it is compiled from."""
+    if core.pure_python_requested():
+        return [], {}
+    try:
+        from Cython.Build import cythonize
+    except ImportError:
+        print("xtensor: Cython is not installed; the core runs as pure Python")
+        return [], {}
+    sources = {name: core.source_path(name, "xtensor") for name in core.MODULES}
+    hashes = {name: core.source_hash(path) for name, path in sources.items()}
+    extensions = [Extension(name, [path], optional=True) for name, path in sources.items()]
+    compiled = cythonize(extensions, build_dir="build/cython", quiet=True,
+                         compiler_directives={"language_level": 3, "binding": True})
+    return compiled, hashes
+
+
+class build_optional_ext(build_ext):
+    """build_ext on every core, recording the hashes of the modules that were built."""
+
+    def finalize_options(self):
+        super().finalize_options()
+        if self.parallel is None:
+            self.parallel = os.cpu_count() or 1
+
+    def run(self):
+        super().run()
+        built = {ext.name: HASHES[ext.name] for ext in self.extensions
+                 if os.path.exists(self._output_path(ext.name))}
+        manifest = self.get_outputs()[-1]
+        os.makedirs(os.path.dirname(manifest), exist_ok=True)
+        with open(manifest, "w") as f:
+            json.dump(built, f, indent=1, sort_keys=True)
+
+    def _output_path(self, name):
+        """Where ``name``'s extension module lands: the source tree when built in place (``pip install -e``)."""
+        if self.inplace:  # set by build_ext under editable_mode
+            return os.path.abspath(self.get_ext_fullpath(name))
+        return os.path.join(self.build_lib, self.get_ext_filename(name))
+
+    def get_outputs(self):
+        manifest = os.path.join(os.path.dirname(self._output_path(core.MODULES[0])), core.MANIFEST)
+        return super().get_outputs() + [manifest]
+
+
+EXTENSIONS, HASHES = _extensions()
+setup(ext_modules=EXTENSIONS, cmdclass={"build_ext": build_optional_ext})
