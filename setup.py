@@ -9,6 +9,7 @@ the sources they were compiled from, which the import checks.
 import importlib.util
 import json
 import os
+import sys
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
@@ -26,6 +27,11 @@ def _load_core():
 core = _load_core()
 
 
+def _extension_name(module, source):
+    """A package's ``__init__`` compiles as ``package.__init__``: its extension module lands in the package's folder."""
+    return module + ".__init__" if os.path.basename(source) == "__init__.py" else module
+
+
 def _extensions():
     """The core modules as optional Cython extensions, each with the hash of the source it is compiled from."""
     if core.pure_python_requested():
@@ -37,7 +43,10 @@ def _extensions():
         return [], {}
     sources = {name: core.source_path(name, "xtensor") for name in core.MODULES}
     hashes = {name: core.source_hash(path) for name, path in sources.items()}
-    extensions = [Extension(name, [path], optional=True) for name, path in sources.items()]
+    # -O2 without debug information: a third of the default -O3 -g's compile time, the same speed measured
+    flags = [] if sys.platform == "win32" else ["-O2", "-g0"]
+    extensions = [Extension(_extension_name(name, path), [path], optional=True, extra_compile_args=flags)
+                  for name, path in sources.items()]
     compiled = cythonize(extensions, build_dir="build/cython", quiet=True,
                          compiler_directives={"language_level": 3, "binding": True})
     return compiled, hashes
@@ -53,15 +62,15 @@ class build_optional_ext(build_ext):
 
     def run(self):
         super().run()
-        built = {ext.name: HASHES[ext.name] for ext in self.extensions
-                 if os.path.exists(self._output_path(ext.name))}
+        built = {module: HASHES[module] for module in HASHES if os.path.exists(self._output_path(module))}
         manifest = self.get_outputs()[-1]
         os.makedirs(os.path.dirname(manifest), exist_ok=True)
         with open(manifest, "w") as f:
             json.dump(built, f, indent=1, sort_keys=True)
 
-    def _output_path(self, name):
-        """Where ``name``'s extension module lands: the source tree when built in place (``pip install -e``)."""
+    def _output_path(self, module):
+        """Where ``module``'s extension module lands: the source tree when built in place (``pip install -e``)."""
+        name = _extension_name(module, core.source_path(module, "xtensor"))
         if self.inplace:  # set by build_ext under editable_mode
             return os.path.abspath(self.get_ext_fullpath(name))
         return os.path.join(self.build_lib, self.get_ext_filename(name))

@@ -18,13 +18,10 @@ import warnings
 
 #: The modules compiled: the per-op path (dispatch, recording, the op entries) and the engine.
 MODULES = ("xtensor._dispatch", "xtensor._autograd", "xtensor.autograd", "xtensor._variants", "xtensor._ns",
-           "xtensor.ops.elementwise", "xtensor.ops.reductions")
+           "xtensor.ops.elementwise")
 PURE_PYTHON_VARIABLE = "XTENSOR_PURE_PYTHON"
 MANIFEST = "_compiled_core.json"  # in the package directory: {module: SHA-256 of the source it was compiled from}
 PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
-
-_state = {}  # module -> how it runs, filled as the modules are imported
-
 
 def pure_python_requested():
     """Whether ``XTENSOR_PURE_PYTHON`` asks for the pure-Python modules (set to anything but "", "0")."""
@@ -52,44 +49,54 @@ def _extension_path(source):
     return None
 
 
-class _CoreFinder:
-    """Finds the core modules: the extension module when it was built from the current source, else the ``.py``."""
+class CoreFinder:
+    """Finds ``modules`` under ``package_dir``: each one's extension module when it was built from the current
+    source (``manifest``: {module: SHA-256}), else its ``.py``; ``state`` says which ran and why."""
 
-    def __init__(self, manifest):
-        self.manifest = manifest
+    def __init__(self, manifest, package_dir=PACKAGE_DIR, modules=MODULES):
+        self.manifest, self.package_dir, self.modules = manifest, package_dir, modules
+        self.state = {}
 
     def find_spec(self, fullname, path=None, target=None):
-        if fullname not in MODULES:
+        if fullname not in self.modules:
             return None
-        source = source_path(fullname)
+        source = source_path(fullname, self.package_dir)
         extension = _extension_path(source)
         if pure_python_requested():
-            _state[fullname] = f"python ({PURE_PYTHON_VARIABLE} is set)"
+            self.state[fullname] = f"python ({PURE_PYTHON_VARIABLE} is set)"
         elif extension is None:
-            _state[fullname] = "python (not compiled)"
+            self.state[fullname] = "python (not compiled)"
         elif self.manifest.get(fullname) != source_hash(source):
-            _state[fullname] = "python (stale build: the .py changed since it was compiled)"
+            self.state[fullname] = "python (stale build: the .py changed since it was compiled)"
             warnings.warn(f"xtensor: {os.path.basename(extension)} was compiled from an older {source}; running the "
                           f".py instead (`pip install -e .` recompiles it)", RuntimeWarning, stacklevel=2)
         else:
-            _state[fullname] = "compiled"
+            self.state[fullname] = "compiled"
             return importlib.util.spec_from_file_location(
                 fullname, extension, loader=importlib.machinery.ExtensionFileLoader(fullname, extension))
         return importlib.util.spec_from_file_location(fullname, source)
 
 
+def read_manifest(package_dir=PACKAGE_DIR):
+    """{module: SHA-256 of the source its extension module was compiled from}; {} when nothing was compiled."""
+    try:
+        with open(os.path.join(package_dir, MANIFEST)) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {}
+
+
+def _installed_finder():
+    return next((finder for finder in sys.meta_path if isinstance(finder, CoreFinder)), None)
+
+
 def install():
     """Puts the core's finder first on ``sys.meta_path`` (once); called by ``xtensor/__init__.py`` before any import."""
-    if any(isinstance(finder, _CoreFinder) for finder in sys.meta_path):
-        return
-    try:
-        with open(os.path.join(PACKAGE_DIR, MANIFEST)) as f:
-            manifest = json.load(f)
-    except (OSError, ValueError):
-        manifest = {}
-    sys.meta_path.insert(0, _CoreFinder(manifest))
+    if _installed_finder() is None:
+        sys.meta_path.insert(0, CoreFinder(read_manifest()))
 
 
 def compiled_core():
     """{module: how it runs}: "compiled", or "python (why)" -- not compiled, stale, or ``XTENSOR_PURE_PYTHON``."""
-    return {name: _state.get(name, "not imported yet") for name in MODULES}
+    state = _installed_finder().state
+    return {name: state.get(name, "not imported yet") for name in MODULES}
