@@ -60,6 +60,12 @@ class build_optional_ext(build_ext):
         if self.parallel is None:
             self.parallel = os.cpu_count() or 1
 
+    def build_extension(self, ext):
+        try:
+            super().build_extension(ext)
+        except Exception as error:  # no compiler or headers, a compile error: distutils' own filter misses some
+            self.warn(f"xtensor: {ext.name} is not compiled ({error}); it runs as Python")
+
     def run(self):
         super().run()
         built = {module: HASHES[module] for module in HASHES if os.path.exists(self._output_path(module))}
