@@ -27,8 +27,9 @@ def _load_core():
 core = _load_core()
 
 
-def _extension_name(module, source):
+def _extension_name(module):
     """A package's ``__init__`` compiles as ``package.__init__``: its extension module lands in the package's folder."""
+    source = core.source_path(module, "xtensor")
     return module + ".__init__" if os.path.basename(source) == "__init__.py" else module
 
 
@@ -45,7 +46,7 @@ def _extensions():
     hashes = {name: core.source_hash(path) for name, path in sources.items()}
     # -O2 without debug information: a third of the default -O3 -g's compile time, the same speed measured
     flags = [] if sys.platform == "win32" else ["-O2", "-g0"]
-    extensions = [Extension(_extension_name(name, path), [path], optional=True, extra_compile_args=flags)
+    extensions = [Extension(_extension_name(name), [path], optional=True, extra_compile_args=flags)
                   for name, path in sources.items()]
     compiled = cythonize(extensions, build_dir="build/cython", quiet=True,
                          compiler_directives={"language_level": 3, "binding": True})
@@ -65,18 +66,26 @@ class build_optional_ext(build_ext):
             super().build_extension(ext)
         except Exception as error:  # no compiler or headers, a compile error: distutils' own filter misses some
             self.warn(f"xtensor: {ext.name} is not compiled ({error}); it runs as Python")
+            self.failed.append(ext.name)
+
+    def build_extensions(self):
+        """Builds each extension; those that failed are dropped, so nothing copies or lists them afterwards."""
+        self.failed = []
+        super().build_extensions()
+        self.extensions = [ext for ext in self.extensions if ext.name not in self.failed]
 
     def run(self):
         super().run()
-        built = {module: HASHES[module] for module in HASHES if os.path.exists(self._output_path(module))}
+        built = {ext.name for ext in self.extensions}
         manifest = self.get_outputs()[-1]
         os.makedirs(os.path.dirname(manifest), exist_ok=True)
         with open(manifest, "w") as f:
-            json.dump(built, f, indent=1, sort_keys=True)
+            json.dump({module: HASHES[module] for module in HASHES if _extension_name(module) in built}, f,
+                      indent=1, sort_keys=True)
 
     def _output_path(self, module):
         """Where ``module``'s extension module lands: the source tree when built in place (``pip install -e``)."""
-        name = _extension_name(module, core.source_path(module, "xtensor"))
+        name = _extension_name(module)
         if self.inplace:  # set by build_ext under editable_mode
             return os.path.abspath(self.get_ext_fullpath(name))
         return os.path.join(self.build_lib, self.get_ext_filename(name))
