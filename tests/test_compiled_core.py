@@ -119,3 +119,15 @@ def test_pure_python_variable_skips_a_current_extension(fake_package, monkeypatc
 
 def test_modules_outside_the_core_are_left_to_the_other_finders(fake_package):
     assert _finder(fake_package, built_from="VALUE = 1\n").find_spec("pkg.other") is None
+
+
+def test_saves_declarations_are_checked_against_the_py_vjps_when_compiled(default_run):
+    """Compiled VJPs have no bytecode, so test_saved_tensors.py skips them: its check runs here on the .py files."""
+    if "compiled" not in default_run["state"].values():
+        pytest.skip("no compiled core in this checkout: test_saved_tensors.py reads every VJP itself")
+    env = dict(os.environ, **{_compiled_core.PURE_PYTHON_VARIABLE: "1"})
+    done = subprocess.run([sys.executable, "-m", "pytest", "tests/test_saved_tensors.py", "-q", "-n", "0",
+                           "-p", "no:cacheprovider", "-k", "test_saves_declare_every_input"],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert " skipped" not in done.stdout.splitlines()[-1], done.stdout.splitlines()[-1]
