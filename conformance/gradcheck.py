@@ -41,7 +41,8 @@ class Target:
 def _module_functions(module):
     names = getattr(module, "__all__", None) or [n for n in dir(module) if not n.startswith("_")]
     return {n: getattr(module, n) for n in names
-            if inspect.isfunction(getattr(module, n, None)) or type(getattr(module, n, None)).__name__ == "function"}
+            if inspect.isfunction(getattr(module, n, None))
+            or type(getattr(module, n, None)).__name__ in ("function", "cython_function_or_method")}  # compiled core
 
 
 def targets():
