@@ -179,9 +179,6 @@ class _RNNBase(Module):
         else:
             seq, hx, unbatched = self._prepare(input, hx)
             batch_sizes = [seq.shape[1]] * seq.shape[0]
-        starts = [0]
-        for size in batch_sizes[:-1]:
-            starts.append(starts[-1] + size)
         directions = 2 if self.bidirectional else 1
         finals = [[] for _ in range(self.states)]
         for layer in range(self.num_layers):
