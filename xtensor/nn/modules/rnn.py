@@ -546,6 +546,16 @@ def _numpy_kernel(x):
     return type(x) is np.ndarray and x.dtype in _NUMPY_FLOATS
 
 
+def _product(dtype):
+    """The recurrent product's function: ``np.dot`` where BLAS computes it (float32, float64), the same ``gemm`` call
+    as ``np.matmul``'s with ~0.7 µs less of dispatch per step; ``np.matmul`` elsewhere (numpy's own float16 loops
+    differ between the two)."""
+    return np.dot if dtype in _BLAS_FLOATS else np.matmul
+
+
+_BLAS_FLOATS = frozenset(np.dtype(t) for t in (np.float32, np.float64))
+
+
 def _lstm_numpy_fwd(x, w_ih, w_hh, b_ih, b_hh, h, c, reverse):
     steps, batch, hidden = x.shape[0], x.shape[1], c.shape[1]
     dtype = x.dtype
@@ -560,7 +570,7 @@ def _lstm_numpy_fwd(x, w_ih, w_hh, b_ih, b_hh, h, c, reverse):
     pre_by_gate = pre.reshape(batch, 4, hidden).transpose(1, 0, 2)
     pre_g, scratch = pre_by_gate[2], np.empty((batch, hidden), dtype)
     one = np.ones((), dtype)  # (a Python 1 costs each call ~0.4 µs of conversion: same value, same bits)
-    matmul, add, multiply, divide, exp, tanh = np.matmul, np.add, np.multiply, np.divide, np.exp, np.tanh
+    matmul, add, multiply, divide, exp, tanh = _product(dtype), np.add, np.multiply, np.divide, np.exp, np.tanh
     for t in _time(steps, reverse):
         act = gates[t]
         matmul(h, w_hh_t, pre)
@@ -601,7 +611,7 @@ def _lstm_numpy_vjp(ns, g_out, g_h, g_c, ans, x, w_ih, w_hh, b_ih, h0, c0, rever
     g_pre = np.empty((steps, batch, 4 * hidden), dtype)
     g_pre_by_gate = g_pre.reshape(steps, batch, 4, hidden).transpose(0, 2, 1, 3)
     step_c, step_h, factors_c, factors_h = step_g_pre[:3], step_g_pre[3], factors[:, :3], factors[:, 3]
-    matmul, add, multiply, copyto = np.matmul, np.add, np.multiply, np.copyto
+    matmul, add, multiply, copyto = _product(dtype), np.add, np.multiply, np.copyto
     for t in _time(steps, not reverse):
         if g_out is not None:
             add(g_h, g_out[t], g_h)
