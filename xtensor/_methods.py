@@ -314,7 +314,6 @@ def to(self, *args, **kwargs):
     if dev is not None:
         out = _creation.to_device(out, dev)
     if dtype is not None and dtype is not out.dtype:
-        out._backend.native_dtype(dtype)  # a dtype the backend lacks: the factories' TypeError, not the namespace's
         out = apply(_op["to_dtype"], (out,), (dtype,))
     if copy and out is self:
         out = self.clone()

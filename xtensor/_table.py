@@ -20,6 +20,7 @@ function written with other xtensor ops (``split``, ``std``, ``lerp``...): it ne
 own, and gets the same generated spellings as a primitive op.
 """
 from . import _dtypes
+from ._backend import adapter_of
 from ._dispatch import Op, node_class
 from ._registry import ENTRIES as _ENTRIES, TABLE
 from ._tensor import check_dim
@@ -169,6 +170,13 @@ def dims_of(dim, ndim):
 
 
 def native_dtype(xp, dtype):
-    """``xp``'s dtype for ``dtype``; bfloat16 on numpy, which lacks it, is ml_dtypes'."""
+    """``xp``'s dtype for ``dtype`` (an op's forward has only the namespace). Where the namespace lacks the name, the
+    adapter computing with it answers: numpy's holds ml_dtypes' bfloat16; one without the dtype raises the factories'
+    TypeError naming the dtype and the backend (array_api_strict's ``float16``), not the namespace's own error."""
     nd = getattr(xp, dtype.name, None)
-    return nd if nd is not None else _dtypes.numpy_dtype(dtype)
+    if nd is not None:
+        return nd
+    adapter = adapter_of(xp)
+    if adapter is None:
+        raise TypeError(f"dtype {dtype} is not supported by the array namespace {getattr(xp, '__name__', xp)!r}")
+    return adapter.native_dtype(dtype)
