@@ -39,11 +39,15 @@ class Op:
 
     def __init__(self, name, fwd, vjps=None, *, vjp_all=None, cast=None, view=None, node=None,
                  differentiable=True, nout=1, saves=None, names=None, scalar_edges=True, bool_fwd=None,
-                 raw_any_dtype=(), host_whole=None):
+                 raw_any_dtype=(), whole=None, host_whole=None):
         self.name = name
         self.fwd = fwd
-        # a whole-tensor reduction's forward on a numpy array of 4 or 8-byte floats, ``host_whole(array, dims)``: one
-        # C call (``np.add.reduce``) where ``fwd``'s Python frames cost as much as numpy's reduction (``apply_whole``)
+        # a reduction ``(x, dims, *params)``: the params after the dims of its reduction over every element (sum's
+        # ``(keepdim=False, dtype=None)``), which its spellings' call with the tensor alone runs through ``apply_whole``
+        self.whole = whole
+        # that reduction's forward on a numpy array of 4 or 8-byte floats, ``host_whole(array, dims)``: one C call
+        # (``np.add.reduce``) where ``fwd``'s Python frames cost as much as numpy's reduction, with ``fwd``'s bits and
+        # the input's dtype
         self.host_whole = host_whole
         self.bool_fwd = bool_fwd  # the forward when computing in bool (the array API lacks bool + bool)
         self.vjps = tuple(vjps or ())
@@ -843,38 +847,51 @@ def kernel_forward(op, backend, a, dtype, params, key, arguments=()):
 _ALL_DIMS = {}  # ndim -> (0, ..., ndim - 1): a whole-tensor reduction's dims, made once per rank
 
 
-def apply_whole(op, x):
-    """``op`` (a reduction ``(x, dims, keepdim, dtype)``: ``_sum``, ``_mean``) over every element of ``x``, the common
-    ``x.sum()``: for a plain float tensor its forward runs straight on the array (on numpy through ``op.host_whole``
-    where it has one), with no signature, dims or dtype to work out; anything else takes ``apply``."""
+def apply_whole(op, x, otherwise):
+    """``op`` (a reduction declaring ``whole=``) over every element of ``x``, the common ``x.sum()``: for a plain float
+    tensor its forward runs straight on the array (on numpy through ``op.host_whole`` where it has one), with no
+    signature, dims or dtype to work out; anything else -- another type, dtype kind or layout, autocast, an input the
+    forward refuses (an empty ``amax``) -- is ``otherwise(x)``, the generic spelling, which answers as it always does."""
+    if type(x) is not Tensor:
+        return otherwise(x)
     a = x._arr
-    if a is None or type(x) is not Tensor or x._dtype.kind not in "fc" or _autocast_state.active:
-        return apply(op, (x,), (_all_dims(x.ndim), False, None))  # (a sparse tensor: its layout reduces it)
-    dims = _all_dims(a.ndim)
+    if a is None or x._dtype.kind != "f" or _autocast_state.active:
+        return otherwise(x)
+    dims = _ALL_DIMS.get(a.ndim)
+    if dims is None:
+        dims = _all_dims(a.ndim)
     backend = x._backend
-    if type(a) is backend.kernel_array_type:  # (quiet() is numpy's)
-        key = (x._dtype, dims)
-        hit = op._kernels.get(key)
-        try:
-            out, dtype = hit[0](a), hit[1]
-        except Exception:  # (no kernel yet: None is not subscriptable)
-            out, dtype = kernel_forward(op, backend, a, x._dtype, (dims, False, None), key)
-    else:
-        whole = op.host_whole
-        errors = quiet()
-        try:
-            out = whole(a, dims) if whole is not None and type(a) is np.ndarray and a.dtype.itemsize > 2 else \
-                op.fwd(backend.xp, a, dims, False, None)
-        finally:
-            restore(errors)
-        if out.__class__ in _NUMPY_SCALARS:
-            out = np.asarray(out)
-        dtype = backend.dtypes[out.dtype]
+    try:
+        if type(a) is backend.kernel_array_type:  # (quiet() is numpy's)
+            key = (x._dtype, dims)
+            hit = op._kernels.get(key)
+            try:
+                out, dtype = hit[0](a), hit[1]
+            except Exception:  # (no kernel yet: None is not subscriptable)
+                out, dtype = kernel_forward(op, backend, a, x._dtype, (dims, *op.whole), key)
+        else:
+            whole = op.host_whole
+            dtype = x._dtype
+            errors = quiet()
+            try:
+                if whole is not None and type(a) is np.ndarray and dtype.itemsize > 2:
+                    out = whole(a, dims)  # (a float32 or float64 reduction is of its input's dtype)
+                else:
+                    out = op.fwd(backend.xp, a, dims, *op.whole)
+                    dtype = None
+            finally:
+                restore(errors)
+            if out.__class__ in _NUMPY_SCALARS:
+                out = np.asarray(out)
+            if dtype is None:
+                dtype = backend.dtypes[out.dtype]
+    except (TypeError, ValueError, IndexError, RuntimeError):
+        return otherwise(x)
     result = _new(Tensor)
     result._arr, result._backend, result._dtype, result._requires_grad, result._grad_fn = \
         out, backend, dtype, False, None
     if x._requires_grad and _grad_state.enabled:
-        args = (x, dims, False, None)
+        args = (x, dims, *op.whole)
         cls = _WHOLE_NODES.get(op)
         if cls is None:  # (the op's ``names`` rule reads the dims' overload: a plain tuple's, the same every call)
             cls = _WHOLE_NODES[op] = op.node_cls if op.names is None else node_class(op.names(*args))

@@ -13,7 +13,7 @@ from numpy import asarray as _np_asarray
 from . import _autocast, _dtypes
 from ._autocast import state as _autocast_state
 from ._quiet import quiet, restore
-from ._dispatch import _backend_error, _record, apply, history_alias
+from ._dispatch import _backend_error, _record, apply, apply_whole, history_alias
 from ._inplace import assign_inplace, assign_out, check_inplace, refuse_overlap
 from ._ns import RAW_NS
 from ._modes import grad_state as _grad_state
@@ -250,6 +250,19 @@ def _make_method(entry, function):
     return method
 
 
+def _whole_first(fn, op):
+    """``fn`` (the generated method or function of a reduction) whose call with the tensor alone is ``op`` over every
+    element through ``apply_whole`` (the common ``x.sum()``: the signature's Python frames cost as much as numpy's
+    reduction), which hands anything it does not take back to ``fn``."""
+    def reduce(*args, **kwargs):
+        if len(args) == 1 and not kwargs:
+            return apply_whole(op, args[0], fn)
+        return fn(*args, **kwargs)
+    reduce.__name__ = reduce.__qualname__ = fn.__name__
+    reduce.__doc__ = fn.__doc__
+    return reduce
+
+
 def _make_inplace(method, name, overlaps=None):
     """``name_``; ``overlaps``: the kinds of ``overlap`` of ``self`` with a tensor argument PyTorch refuses."""
     def inplace(self, *args, **kwargs):
@@ -311,13 +324,15 @@ for _name, _entry in TABLE.items():
     if _entry.tensors_only and _fn is not None:
         _fn = _tensors_only(_fn, _name, False)
     if _entry.function:
-        torch_functions[_name] = _fn
+        torch_functions[_name] = _fn if _entry.whole is None else _whole_first(_fn, _entry.whole)
     if _entry.api:
         api_functions[_entry.api] = _make_api_function(_entry)
     if _entry.method and _fn is not None:
         _m = _make_method(_entry, _fn)
         if _entry.tensors_only:
             _m = _tensors_only(_m, _name, True)
+        if _entry.whole is not None:
+            _m = _whole_first(_m, _entry.whole)
         _methods[_name] = _m
         _ip = _make_inplace(_m, _name, OVERLAP_KINDS[_entry.overlap]) if _entry.inplace else None
         if _ip is not None:
