@@ -475,25 +475,28 @@ def _saved_versions(op, args, tensors, positions, uses_out):
     # whether the node keeps any tensor: a parameter read (an index) is one, a Python-scalar operand only where
     # PyTorch wraps it into a tensor
     held = uses_out
-    for i, p in enumerate(positions):
+    i = 0  # (a counter, not enumerate: this runs for every node that saves an input)
+    for p in positions:
         t = args[p]
         if isinstance(t, Tensor):
             held = True
             d = t.__dict__
-            if d:  # a fresh result (empty __dict__) has neither to check
-                if d.get("_inference"):  # (set in the instance only when true)
+            # a fresh result (empty __dict__), or a leaf never aliased nor written, has neither to check
+            if d and ("_storage" in d or "_inference" in d):
+                if "_inference" in d:  # (set in the instance only when true)
                     raise RuntimeError(_INFERENCE_SAVED)
-                st = d.get("_storage")
-                if st is not None and st.version:
+                version = d["_storage"].version
+                if version:
                     if versions is None:
                         versions = [0] * len(positions)
-                    versions[i] = st.version
-            continue
-        held = held or p >= len(tensors) or _wraps_scalars(op, tensors)
-        if type(t) is tuple and t and isinstance(t[0], Tensor):  # a list of tensors (index_put's indices)
-            if versions is None:
-                versions = [0] * len(positions)
-            versions[i] = _list_versions(t)
+                    versions[i] = version
+        else:
+            held = held or p >= len(tensors) or _wraps_scalars(op, tensors)
+            if type(t) is tuple and t and isinstance(t[0], Tensor):  # a list of tensors (index_put's indices)
+                if versions is None:
+                    versions = [0] * len(positions)
+                versions[i] = _list_versions(t)
+        i += 1
     if not held:
         return None
     return versions if versions is not None else _ZEROS[len(positions)] if len(positions) < 4 else \
@@ -864,10 +867,10 @@ def apply_whole(op, x, otherwise):
     try:
         if type(a) is backend.kernel_array_type:  # (quiet() is numpy's)
             key = (x._dtype, dims)
-            hit = op._kernels.get(key)
             try:
-                out, dtype = hit[0](a), hit[1]
-            except Exception:  # (no kernel yet: None is not subscriptable)
+                kernel, dtype = op._kernels[key]
+                out = kernel(a)
+            except Exception:  # no kernel yet (a KeyError), or it failed: kernel_forward sorts it out
                 out, dtype = kernel_forward(op, backend, a, x._dtype, (dims, *op.whole), key)
         else:
             whole = op.host_whole

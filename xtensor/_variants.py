@@ -52,10 +52,10 @@ def _fast_unary(op):
         a = self._arr
         backend = self._backend
         if type(a) is backend.kernel_array_type:  # jax: the forward compiled (``_dispatch.kernel_forward``)
-            hit = kernels.get(self._dtype)  # (made by apply for a dtype the op computes in as it is)
-            try:
-                out, dtype = hit[0](a), hit[1]
-            except Exception:  # no kernel yet (None is not subscriptable), or it failed: apply sorts it out
+            try:  # (made by apply for a dtype the op computes in as it is)
+                kernel, dtype = kernels[self._dtype]
+                out = kernel(a)
+            except Exception:  # no kernel yet (a KeyError), or it failed: apply sorts it out
                 return apply(op, (self,))
         else:
             if a is None or (floats_only and self._dtype.kind not in "fc") or (own_bools and self._dtype.kind == "b"):
