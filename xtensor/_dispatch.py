@@ -801,8 +801,8 @@ def apply(op, tensors, params=()):
         if out.__class__ in _NUMPY_SCALARS:
             out = np.asarray(out)
         result = _new(Tensor)
-        result._arr, result._backend, result._dtype, result._requires_grad, result._grad_fn = \
-            out, backend, backend.dtypes[out.dtype], False, None
+        result._arr, result._backend, result._dtype = out, backend, backend.dtypes[out.dtype]
+        result._requires_grad, result._grad_fn = False, None
     if op.differentiable and _grad_state.enabled:
         for t in tensors:
             if isinstance(t, Tensor) and t._requires_grad:
@@ -891,8 +891,8 @@ def apply_whole(op, x, otherwise):
     except (TypeError, ValueError, IndexError, RuntimeError):
         return otherwise(x)
     result = _new(Tensor)
-    result._arr, result._backend, result._dtype, result._requires_grad, result._grad_fn = \
-        out, backend, dtype, False, None
+    result._arr, result._backend, result._dtype = out, backend, dtype
+    result._requires_grad, result._grad_fn = False, None
     if x._requires_grad and _grad_state.enabled:
         args = (x, dims, *op.whole)
         cls = _WHOLE_NODES.get(op)

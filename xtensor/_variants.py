@@ -69,7 +69,8 @@ def _fast_unary(op):
                 out = _np_asarray(out)
             dtype = backend.dtypes[out.dtype]
         r = _new(Tensor)
-        r._arr, r._backend, r._dtype, r._requires_grad, r._grad_fn = out, backend, dtype, False, None
+        r._arr, r._backend, r._dtype = out, backend, dtype  # (two stores of at most three: no tuple is built)
+        r._requires_grad, r._grad_fn = False, None
         if self._requires_grad and differentiable and _grad_state.enabled:
             return _record(op, r, (self,), (self,), RAW_NS[backend] if dtype is self._dtype else None)
         if _grad_state.inference:
@@ -115,8 +116,8 @@ def _fast_binary(op, reflected=False, check=None):
         if out.__class__ in _NUMPY_SCALARS:
             out = _np_asarray(out)
         r = _new(Tensor)
-        r._arr, r._backend, r._dtype, r._requires_grad, r._grad_fn = out, backend, backend.dtypes[out.dtype], \
-            False, None
+        r._arr, r._backend, r._dtype = out, backend, backend.dtypes[out.dtype]
+        r._requires_grad, r._grad_fn = False, None
         if differentiable and (self._requires_grad or (other_type is Tensor and other._requires_grad)) and \
                 _grad_state.enabled:
             args = (other, self) if reflected else (self, other)
