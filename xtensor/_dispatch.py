@@ -23,8 +23,8 @@ from ._modes import grad_state as _grad_state
 from ._autocast import state as _autocast_state
 from ._quiet import quiet, restore
 
-__all__ = ["Op", "apply", "apply_whole", "wrap", "make_view", "detached", "history_alias", "unbroadcast", "Dims", "Dims2",
-           "overload_name", "edge_of", "view_grad_fn"]
+__all__ = ["Op", "apply", "whole_reduction", "wrap", "make_view", "detached", "history_alias", "unbroadcast", "Dims",
+           "Dims2", "overload_name", "edge_of", "view_grad_fn"]
 
 _new = object.__new__
 _NUMPY_SCALARS = _dtypes.NUMPY_SCALARS  # a result never holds one (``_dtypes.NUMPY_SCALARS``): a 0-d array instead
@@ -43,7 +43,7 @@ class Op:
         self.name = name
         self.fwd = fwd
         # a reduction ``(x, dims, *params)``: the params after the dims of its reduction over every element (sum's
-        # ``(keepdim=False, dtype=None)``), which its spellings' call with the tensor alone runs through ``apply_whole``
+        # ``(keepdim=False, dtype=None)``), which its spellings' call with the tensor alone runs through ``whole_reduction``
         self.whole = whole
         # that reduction's forward on a numpy array of 4 or 8-byte floats, ``host_whole(array, dims)``: one C call
         # (``np.add.reduce``) where ``fwd``'s Python frames cost as much as numpy's reduction, with ``fwd``'s bits and
@@ -850,61 +850,65 @@ def kernel_forward(op, backend, a, dtype, params, key, arguments=()):
 _ALL_DIMS = {}  # ndim -> (0, ..., ndim - 1): a whole-tensor reduction's dims, made once per rank
 
 
-def apply_whole(op, x, otherwise):
-    """``op`` (a reduction declaring ``whole=``) over every element of ``x``, the common ``x.sum()``: for a plain float
-    tensor its forward runs straight on the array (on numpy through ``op.host_whole`` where it has one), with no
-    signature, dims or dtype to work out; anything else -- another type, dtype kind or layout, autocast, an input the
-    forward refuses (an empty ``amax``) -- is ``otherwise(x)``, the generic spelling, which answers as it always does."""
-    if type(x) is not Tensor:
-        return otherwise(x)
-    a = x._arr
-    if a is None or x._dtype.kind != "f" or _autocast_state.active:
-        return otherwise(x)
-    dims = _ALL_DIMS.get(a.ndim)
-    if dims is None:
-        dims = _all_dims(a.ndim)
-    backend = x._backend
-    try:
-        if type(a) is backend.kernel_array_type:  # (quiet() is numpy's)
-            key = (x._dtype, dims)
-            try:
-                kernel, dtype = op._kernels[key]
-                out = kernel(a)
-            except Exception:  # no kernel yet (a KeyError), or it failed: kernel_forward sorts it out
-                out, dtype = kernel_forward(op, backend, a, x._dtype, (dims, *op.whole), key)
-        else:
-            whole = op.host_whole
-            dtype = x._dtype
-            errors = quiet()
-            try:
-                if whole is not None and type(a) is np.ndarray and dtype.itemsize > 2:
-                    out = whole(a, dims)  # (a float32 or float64 reduction is of its input's dtype)
-                else:
-                    out = op.fwd(backend.xp, a, dims, *op.whole)
-                    dtype = None
-            finally:
-                restore(errors)
-            if out.__class__ in _NUMPY_SCALARS:
-                out = np.asarray(out)
-            if dtype is None:
-                dtype = backend.dtypes[out.dtype]
-    except (TypeError, ValueError, IndexError, RuntimeError):
-        return otherwise(x)
-    result = _new(Tensor)
-    result._arr, result._backend, result._dtype = out, backend, dtype
-    result._requires_grad, result._grad_fn = False, None
-    if x._requires_grad and _grad_state.enabled:
-        args = (x, dims, *op.whole)
-        cls = _WHOLE_NODES.get(op)
-        if cls is None:  # (the op's ``names`` rule reads the dims' overload: a plain tuple's, the same every call)
-            cls = _WHOLE_NODES[op] = op.node_cls if op.names is None else node_class(op.names(*args))
-        return _record(op, result, args, (x,), RAW_NS[backend], cls)
-    if _grad_state.inference:
-        result._inference = True
-    return result
+def whole_reduction(op, otherwise):
+    """The spelling of ``op`` (a reduction declaring ``whole=``) whose call with a tensor alone reduces every element,
+    the common ``x.sum()``: for a plain float tensor the forward runs straight on the array (on numpy through
+    ``op.host_whole`` where it has one), with no signature, dims or dtype to work out; any other call -- arguments,
+    another type, dtype kind or layout, autocast, an input the forward refuses (an empty ``amax``) -- is
+    ``otherwise``'s, the generic spelling, which answers as it always does. (One frame: this runs as the method.)"""
+    whole, host_whole, kernels = op.whole, op.host_whole, op._kernels
+    node_cls = []  # the node's class, worked out on the first recorded call (``names`` reads a plain tuple's overload)
 
-
-_WHOLE_NODES = {}  # op -> the node class of ``apply_whole``'s calls
+    def reduce(*args, **kwargs):
+        if kwargs or len(args) != 1:
+            return otherwise(*args, **kwargs)
+        x = args[0]
+        if type(x) is not Tensor:
+            return otherwise(x)
+        a = x._arr
+        if a is None or x._dtype.kind != "f" or _autocast_state.active:
+            return otherwise(x)
+        dims = _ALL_DIMS.get(a.ndim)
+        if dims is None:
+            dims = _all_dims(a.ndim)
+        backend = x._backend
+        try:
+            if type(a) is backend.kernel_array_type:  # (quiet() is numpy's)
+                key = (x._dtype, dims)
+                try:
+                    kernel, dtype = kernels[key]
+                    out = kernel(a)
+                except Exception:  # no kernel yet (a KeyError), or it failed: kernel_forward sorts it out
+                    out, dtype = kernel_forward(op, backend, a, x._dtype, (dims, *whole), key)
+            else:
+                dtype = x._dtype
+                errors = quiet()
+                try:
+                    if host_whole is not None and type(a) is np.ndarray and dtype.itemsize > 2:
+                        out = host_whole(a, dims)  # (a float32 or float64 reduction is of its input's dtype)
+                    else:
+                        out = op.fwd(backend.xp, a, dims, *whole)
+                        dtype = None
+                finally:
+                    restore(errors)
+                if out.__class__ in _NUMPY_SCALARS:
+                    out = np.asarray(out)
+                if dtype is None:
+                    dtype = backend.dtypes[out.dtype]
+        except (TypeError, ValueError, IndexError, RuntimeError):
+            return otherwise(x)
+        result = _new(Tensor)
+        result._arr, result._backend, result._dtype = out, backend, dtype
+        result._requires_grad, result._grad_fn = False, None
+        if x._requires_grad and _grad_state.enabled:
+            params = (x, dims) + whole
+            if not node_cls:
+                node_cls.append(op.node_cls if op.names is None else node_class(op.names(*params)))
+            return _record(op, result, params, (x,), RAW_NS[backend], node_cls[0])
+        if _grad_state.inference:
+            result._inference = True
+        return result
+    return reduce
 
 
 def _all_dims(ndim):

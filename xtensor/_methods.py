@@ -18,7 +18,7 @@ import numpy as np
 from . import _dtypes, _creation, _index
 from ._autograd import _RemovableHandle
 from ._backend import available_backends, get_backend
-from ._dispatch import apply, apply_whole, detached, unbroadcast, view_grad_fn, wrap
+from ._dispatch import apply, detached, unbroadcast, view_grad_fn, whole_reduction, wrap
 from ._layout import strided
 from ._modes import grad_state as _grad_state
 from ._table import TABLE, renamed
@@ -44,9 +44,8 @@ def _extreme(kind):
     reduce_all, elementwise, by_dim, result = (
         ("amax", "maximum", "max_dim", max_result) if kind == "max" else ("amin", "minimum", "min_dim", min_result))
     reduce_all = _op[reduce_all]
-
-    def every_element(input):
-        return apply(reduce_all, (input,), (tuple(range(input.ndim)), False))
+    every_element = whole_reduction(  # (the generic path for what the fast one does not take)
+        reduce_all, lambda input: apply(reduce_all, (input,), (tuple(range(input.ndim)), False)))
 
     def extreme(input, dim=None, keepdim=False, *, out=None, other=None):
         """``max(input)``, ``max(input, dim, keepdim)`` -> (values, indices), ``max(input, other)``."""
@@ -56,7 +55,7 @@ def _extreme(kind):
             if input.numel() == 0:
                 raise RuntimeError(f"{kind}(): Expected reduction dim to be specified for input.numel() == 0. "
                                    "Specify the reduction dim with the 'dim' argument.")
-            return renamed(apply_whole(reduce_all, input, every_element), f"{kind.capitalize()}Backward1")
+            return renamed(every_element(input), f"{kind.capitalize()}Backward1")
         d = check_dim(dim, input.ndim)
         if input.ndim and input.shape[d] == 0:
             raise IndexError(f"{kind}(): Expected reduction dim {d} to have non-zero size.")

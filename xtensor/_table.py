@@ -82,7 +82,7 @@ def defop(name, fwd, vjps=None, *, kind="custom", sig=None, api=None, api_sig=No
     - ``torch_inplace``: the ``_`` in-place form is also a torch function (``torch.relu_(x)``);
     - ``node``: PyTorch's name for its backward node, where it is not ``<Name>Backward0``;
     - ``whole``: a reduction's params after its dims when it reduces every element (``(False,)``: keepdim): the
-      method and function called with the tensor alone run that reduction through ``apply_whole``, and
+      method and function called with the tensor alone run that reduction through ``whole_reduction``, and
       ``host_whole`` is its forward on numpy arrays (one C call with ``fwd``'s bits).
     """
     if refuses is not None:
@@ -101,7 +101,7 @@ def defop(name, fwd, vjps=None, *, kind="custom", sig=None, api=None, api_sig=No
 def defcomposite(name, impl, *, api=None, api_impl=None, method=True, inplace=False, out=False, function=True,
                  aliases=(), torch_inplace=False, overlap=None, whole=None):
     """Register a function written in xtensor ops; ``api=True`` means the array-API name equals ``name``; ``whole``:
-    the reduction op (declaring ``whole=``) that ``name(x)`` and ``x.name()`` are, run through ``apply_whole``; the
+    the reduction op (declaring ``whole=``) that ``name(x)`` and ``x.name()`` are, run through ``whole_reduction``; the
     other keywords as ``defop``'s."""
     _register((name, *aliases), Entry(None, "composite", impl, name if api is True else api, api_impl, method,
                                       inplace, out, (), function, torch_inplace=torch_inplace, overlap=overlap,

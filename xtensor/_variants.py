@@ -13,7 +13,7 @@ from numpy import asarray as _np_asarray
 from . import _autocast, _dtypes
 from ._autocast import state as _autocast_state
 from ._quiet import quiet, restore
-from ._dispatch import _backend_error, _record, apply, apply_whole, history_alias
+from ._dispatch import _backend_error, _record, apply, history_alias, whole_reduction
 from ._inplace import assign_inplace, assign_out, check_inplace, refuse_overlap
 from ._ns import RAW_NS
 from ._modes import grad_state as _grad_state
@@ -253,12 +253,8 @@ def _make_method(entry, function):
 
 def _whole_first(fn, op):
     """``fn`` (the generated method or function of a reduction) whose call with the tensor alone is ``op`` over every
-    element through ``apply_whole`` (the common ``x.sum()``: the signature's Python frames cost as much as numpy's
-    reduction), which hands anything it does not take back to ``fn``."""
-    def reduce(*args, **kwargs):
-        if len(args) == 1 and not kwargs:
-            return apply_whole(op, args[0], fn)
-        return fn(*args, **kwargs)
+    element (``whole_reduction``: the signature's Python frames cost as much as numpy's reduction)."""
+    reduce = whole_reduction(op, fn)
     reduce.__name__ = reduce.__qualname__ = fn.__name__
     reduce.__doc__ = fn.__doc__
     return reduce
