@@ -850,14 +850,16 @@ def kernel_forward(op, backend, a, dtype, params, key, arguments=()):
 _ALL_DIMS = {}  # ndim -> (0, ..., ndim - 1): a whole-tensor reduction's dims, made once per rank
 
 
-def whole_reduction(op, otherwise):
+def whole_reduction(op, otherwise, node=None):
     """The spelling of ``op`` (a reduction declaring ``whole=``) whose call with a tensor alone reduces every element,
     the common ``x.sum()``: for a plain float tensor the forward runs straight on the array (on numpy through
     ``op.host_whole`` where it has one), with no signature, dims or dtype to work out; any other call -- arguments,
     another type, dtype kind or layout, autocast, an input the forward refuses (an empty ``amax``) -- is
-    ``otherwise``'s, the generic spelling, which answers as it always does. (One frame: this runs as the method.)"""
+    ``otherwise``'s, the generic spelling, which answers as it always does. (One frame: this runs as the method.)
+    ``node``: the name of the node it records, where PyTorch names it apart from ``op``'s (``max()``: MaxBackward1)."""
     whole, host_whole, kernels = op.whole, op.host_whole, op._kernels
-    node_cls = []  # the node's class, worked out on the first recorded call (``names`` reads a plain tuple's overload)
+    # the node's class: ``node``'s, or worked out on the first recorded call (``names`` reads a plain tuple's overload)
+    node_cls = [] if node is None else [node_class(node)]
 
     def reduce(*args, **kwargs):
         if kwargs or len(args) != 1:

@@ -43,19 +43,21 @@ for _cls in (max_result, min_result):
 def _extreme(kind):
     reduce_all, elementwise, by_dim, result = (
         ("amax", "maximum", "max_dim", max_result) if kind == "max" else ("amin", "minimum", "min_dim", min_result))
-    reduce_all = _op[reduce_all]
-    every_element = whole_reduction(  # (the generic path for what the fast one does not take)
-        reduce_all, lambda input: apply(reduce_all, (input,), (tuple(range(input.ndim)), False)))
+    reduce_all, node = _op[reduce_all], f"{kind.capitalize()}Backward1"
+
+    def every_element_generic(input):
+        if input.numel() == 0:
+            raise RuntimeError(f"{kind}(): Expected reduction dim to be specified for input.numel() == 0. "
+                               "Specify the reduction dim with the 'dim' argument.")
+        return renamed(apply(reduce_all, (input,), (tuple(range(input.ndim)), False)), node)
+    every_element = whole_reduction(reduce_all, every_element_generic, node)
 
     def extreme(input, dim=None, keepdim=False, *, out=None, other=None):
         """``max(input)``, ``max(input, dim, keepdim)`` -> (values, indices), ``max(input, other)``."""
         if isinstance(dim, Tensor) or other is not None:
             return torch_functions[elementwise](input, other if other is not None else dim)
         if dim is None:
-            if input.numel() == 0:
-                raise RuntimeError(f"{kind}(): Expected reduction dim to be specified for input.numel() == 0. "
-                                   "Specify the reduction dim with the 'dim' argument.")
-            return renamed(every_element(input), f"{kind.capitalize()}Backward1")
+            return every_element(input)
         d = check_dim(dim, input.ndim)
         if input.ndim and input.shape[d] == 0:
             raise IndexError(f"{kind}(): Expected reduction dim {d} to have non-zero size.")
