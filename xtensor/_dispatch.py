@@ -43,7 +43,8 @@ class Op:
         self.name = name
         self.fwd = fwd
         # a reduction ``(x, dims, *params)``: the params after the dims of its reduction over every element (sum's
-        # ``(keepdim=False, dtype=None)``), which its spellings' call with the tensor alone runs through ``whole_reduction``
+        # ``(keepdim=False, dtype=None)``), which its spellings' call with the tensor alone runs through
+        # ``whole_reduction``
         self.whole = whole
         # that reduction's forward on a numpy array of 4 or 8-byte floats, ``host_whole(array, dims)``: one C call
         # (``np.add.reduce``) where ``fwd``'s Python frames cost as much as numpy's reduction, with ``fwd``'s bits and
