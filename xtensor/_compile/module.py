@@ -266,9 +266,14 @@ class _ModuleProgram:
             outs = run(*state, *inputs, *draw_values)
             return outs[:n_diff], outs[n_diff:]
 
-        self.forward, self.forward_vjp, self.backward = backend.differentiable_program(program)
+        self.forward, self.forward_vjp, self.backward, self.forward_grad = backend.differentiable_program(program)
+        self.scale = backend.jit(_scaled)
+        self.seed = self.asked = None  # see ``run``
         out_avals = traced.out_avals[:n_diff]
         self.cotangents = [(tuple(a.shape), a.dtype) for a in out_avals]
+        diff_dtypes = [info for kind, info in plan["kinds"] if kind == "diff"]
+        self.seeds = {i for i, ((shape, _), dtype) in enumerate(zip(self.cotangents, diff_dtypes))
+                      if shape == () and dtype.kind == "f"}  # real scalar outputs (a loss): what ``seed`` may be
         self.refreshed = [index for index, owner in enumerate(call.owners) if owner in set(plan["written"])]
 
     def run(self, call):
@@ -280,7 +285,18 @@ class _ModuleProgram:
         diff = [state[i] for i in self.diff_state] + [inputs[j] for j in self.diff_inputs]
         other = ([state[i] for i in self.other_state], [inputs[j] for j in self.other_inputs], draws)
         if self.records:
-            diff_outs, other_outs, residuals = self.forward_vjp(diff, other)
+            # While the last backward took the gradient of one real scalar output alone (``loss.backward()``, the
+            # other outputs unused), forward and backward run as one program now and the node keeps the gradients
+            # (a cotangent other than that scale is answered by running the forward again for its residuals).
+            if self.asked is not None and not self.asked[0]:
+                self.seed = None  # the last fused call's gradients were never asked for: a forward without backward
+            if self.seed is None:
+                diff_outs, other_outs, residuals = self.forward_vjp(diff, other)
+                fused = self.asked = None
+            else:
+                diff_outs, other_outs, gradients = self.forward_grad(diff, other, self.seed)
+                residuals, self.asked = None, [False]
+                fused = (self.seed, gradients, (diff, other), self.asked)
         else:
             diff_outs, other_outs = self.forward(diff, other)
         plan = self.plan
@@ -293,7 +309,7 @@ class _ModuleProgram:
             _invalidate([storages[i] for i in written], [call.tensors[i] for i in self.refreshed])
         node = None
         if self.records:
-            node = CompiledFunctionBackward(backend, self.backward, residuals, self.cotangents)
+            node = CompiledFunctionBackward(backend, self, residuals, fused)
             node._edges = tuple(edge_of(t) for t in self._differentiable(call))
         diff_outs, other_outs = iter(diff_outs), iter(other_outs)
         leaves, output_nr = [], 0
@@ -322,33 +338,49 @@ class _ModuleProgram:
         return [first[i] for i in self.diff_state] + [call.inputs[j] for j in self.diff_inputs]
 
 
+def _scaled(gradients, scale):
+    """The gradients for cotangent ``scale`` from those for cotangent one (a VJP is linear in its cotangent)."""
+    return [g * scale.astype(g.dtype) for g in gradients]
+
+
 class CompiledFunctionBackward(Node):
     """The node of one compiled module call: its backward is the program's VJP on the residuals the forward left on
-    the device; freed after a backward without ``retain_graph``."""
+    the device -- or, where the forward computed the gradients of one scalar output already (``fused``: (that
+    output's index, the gradients, the forward's inputs, a cell set once they were asked for)), those gradients
+    scaled by its cotangent; freed after a backward without ``retain_graph``."""
 
-    __slots__ = ("_backend", "_backward", "_residuals", "_cotangents", "_raw_ns", "n_outputs")
+    __slots__ = ("_backend", "_program", "_residuals", "_fused", "_raw_ns", "n_outputs")
 
-    def __init__(self, backend, backward, residuals, cotangents):
-        self._backend, self._backward, self._residuals, self._cotangents = backend, backward, residuals, cotangents
+    def __init__(self, backend, program, residuals, fused=None):
+        self._backend, self._program, self._residuals, self._fused = backend, program, residuals, fused
         self._raw_ns = raw_ns(backend)
-        self.n_outputs = len(cotangents)
+        self.n_outputs = len(program.cotangents)
 
     def _run_raw(self, grads):
+        program, fused = self._program, self._fused
+        given = [i for i, g in enumerate(grads) if g is not None]
+        if fused is not None:
+            seed, gradients, inputs, asked = fused
+            asked[0] = True
+            if given == [seed]:
+                return program.scale(gradients, self._cotangent(grads[seed], seed))
+            program.seed = None  # other cotangents than the fused program's: the split programs from now on
+            self._residuals, self._fused = program.forward_vjp(*inputs)[2], None  # (the forward again)
         residuals = self._residuals
         if residuals is None:
             raise freed_error()
-        xp = self._backend.xp
-        cotangents = []
-        for g, (shape, dtype) in zip(grads, self._cotangents):
-            if g is None:
-                g = xp.zeros(shape, dtype=dtype)
-            else:
-                if g.dtype != dtype:
-                    g = g.astype(dtype)
-                if g.shape != shape:
-                    g = xp.broadcast_to(g, shape)
-            cotangents.append(g)
-        return self._backward(residuals, cotangents)
+        if len(given) == 1 and given[0] in program.seeds:
+            program.seed = given[0]  # the gradient of one scalar output alone: the next call fuses its backward
+        return program.backward(residuals, [self._cotangent(g, i) for i, g in enumerate(grads)])
+
+    def _cotangent(self, g, index):
+        """The incoming gradient ``g`` of output ``index`` as the program's cotangent (zeros for None)."""
+        shape, dtype = self._program.cotangents[index]
+        if g is None:
+            return self._backend.xp.zeros(shape, dtype=dtype)
+        if g.dtype != dtype:
+            g = g.astype(dtype)
+        return g if g.shape == shape else self._backend.xp.broadcast_to(g, shape)
 
     def _run(self, grads):
         if grad_mode.state.enabled:
@@ -362,7 +394,7 @@ class CompiledFunctionBackward(Node):
         return self._run(grads)
 
     def release(self):
-        self._residuals = None
+        self._residuals = self._fused = None
 
 
 class _RecordingRng:
