@@ -338,6 +338,13 @@ class _ModuleProgram:
         return [first[i] for i in self.diff_state] + [call.inputs[j] for j in self.diff_inputs]
 
 
+def _is_one(value):
+    """Whether a scalar cotangent is one (``loss.backward()``'s), read only where its value is computed already: the
+    host never waits for the device here."""
+    ready = getattr(value, "is_ready", None)
+    return ready is not None and ready() and float(value) == 1.0
+
+
 def _scaled(gradients, scale):
     """The gradients for cotangent ``scale`` from those for cotangent one (a VJP is linear in its cotangent)."""
     return [g * scale.astype(g.dtype) for g in gradients]
@@ -363,7 +370,8 @@ class CompiledFunctionBackward(Node):
             seed, gradients, inputs, asked = fused
             asked[0] = True
             if given == [seed]:
-                return program.scale(gradients, self._cotangent(grads[seed], seed))
+                scale = self._cotangent(grads[seed], seed)
+                return list(gradients) if _is_one(scale) else program.scale(gradients, scale)
             program.seed = None  # other cotangents than the fused program's: the split programs from now on
             self._residuals, self._fused = program.forward_vjp(*inputs)[2], None  # (the forward again)
         residuals = self._residuals
