@@ -10,6 +10,11 @@ graph is freed). The eager code around the call -- ``loss.backward()``, ``optimi
 the compiled one -- sees an ordinary node, so an ordinary training loop runs the model at compiled speed and the tape
 stays the one source of gradients.
 
+* Forward and backward as one program: once a backward took the gradient of one real scalar output alone (the
+  loop's ``loss.backward()``, the other outputs unused), the next calls run jax's ``value_and_grad`` of the forward
+  as one program and the node keeps the gradients instead of the residuals (XLA fuses the two, and nothing is
+  written out for the backward); a backward with other cotangents runs the forward again for its residuals and ends
+  the fusion, as does a fused forward nobody backpropagates through (evaluation without ``no_grad``).
 * Buffers the forward writes in place (BatchNorm's running statistics, ``num_batches_tracked``) are outputs of the
   program and written back into the same storages after the call, their versions bumped as an eager write would.
 * Random numbers (dropout) are drawn on the host from xtensor's generators at each call, in the order and with the
