@@ -12,10 +12,12 @@ os.environ.setdefault("SCIPY_ARRAY_API", "1")
 # each library loads.
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 sys.path.insert(0, os.path.dirname(__file__))  # tests/opinfo.py is imported as ``opinfo``
-from xla_flags import FAST_COMPILE  # noqa: E402
+from xla_flags import FAST_COMPILE, joined  # noqa: E402
 
 # Fast XLA compilation of the many tiny kernels (read when jax's CPU backend starts, so set before any import).
-os.environ["XLA_FLAGS"] = " ".join([os.environ.get("XLA_FLAGS", ""), FAST_COMPILE])
+_flags = joined(os.environ.get("XLA_FLAGS", ""), FAST_COMPILE)
+if _flags:
+    os.environ["XLA_FLAGS"] = _flags
 # The xdist workers compile many of the same small kernels: jax's compilation cache, in a folder of this run that the
 # workers inherit, lets one read what the other compiled (test_ops on jax 8% less CPU, the views fuzzer 19% less).
 if "JAX_COMPILATION_CACHE_DIR" not in os.environ:

@@ -211,7 +211,9 @@ def _reads(vjp):
     code = vjp.__code__
     skip = 1 if code.co_argcount and code.co_varnames[0] == "ns" else 0
     params = code.co_varnames[skip:code.co_argcount]
-    used = {ins.argval for ins in dis.get_instructions(vjp) if ins.opname.startswith("LOAD_FAST")}
+    # a comprehension reads a parameter through a closure cell before Python 3.12 (PEP 709 inlines it)
+    used = {ins.argval for ins in dis.get_instructions(vjp)
+            if ins.opname.startswith("LOAD_FAST") or ins.opname in ("LOAD_CLOSURE", "LOAD_DEREF")}
     positions = {i - 2 for i, p in enumerate(params) if i >= 2 and p in used}
     if code.co_flags & 0x04 and code.co_varnames[code.co_argcount] in used:
         positions.add("*")

@@ -240,7 +240,7 @@ _AUTOCAST_CALLS = [
     ("add-kept", lambda m, a, b: a + 1), ("exp-kept", lambda m, a, b: a.exp()),
     ("float64-kept", lambda m, a, b: a.double() @ b.double()),
     ("prod-float32", lambda m, a, b: (a @ b).prod()), ("trace-float32", lambda m, a, b: m.trace(a @ b)),
-    ("nll_loss-float32", lambda m, a, b: m.nn.functional.nll_loss((a @ b).log_softmax(1), m.tensor([0, 1, 2]))),
+    ("nll_loss-float32", lambda m, a, b: m.nn.functional.nll_loss((a @ b).log_softmax(1), m.tensor([0, 1, 2], device=a.device))),
 ]
 
 
@@ -249,7 +249,8 @@ _AUTOCAST_CALLS = [
 def test_cpu_autocast_casts_the_ops_torch_casts(backend, name, call, dtype):
     results = []
     for lib in (torch, xtensor):
-        a, b = lib.tensor(_A, requires_grad=True), lib.tensor(_B)
+        # on the CPU device: jax's default device is a GPU where there is one, and CPU autocast leaves those alone
+        a, b = lib.tensor(_A, requires_grad=True, device="cpu"), lib.tensor(_B, device="cpu")
         with lib.autocast("cpu", dtype=getattr(lib, dtype)):
             out = call(lib, a, b)
         out.float().sum().backward()

@@ -290,7 +290,7 @@ defop("cat", lambda xp, *args: xp.concat(args[:-1], axis=args[-1]), vjp_all=_cat
 defop("stack", lambda xp, *args: xp.stack(args[:-1], axis=args[-1]),
       vjp_all=lambda ns, g, ans, *args: [ns.select(g, args[-1], i) for i in range(len(args) - 1)],
       sig=_stack_sig, method=False, api=True, out=True,
-      api_sig=lambda arrays, /, *, axis=0: _stack_sig(arrays, axis), saves=())
+      api_sig=lambda arrays, /, *, axis=0: _stack_sig(arrays, axis), saves=("meta*",))  # reads the count and axis
 
 
 # ------------------------------------------------------------------ strided views beyond slicing
