@@ -385,13 +385,24 @@ class JaxAdapter(ArrayAPIAdapter):
         return jax.jit(fn, donate_argnums=donate_argnums)
 
     def differentiable_program(self, fn):
-        """Three jitted functions over ``fn(diff, other) -> (diff_outs, other_outs)`` (lists of arrays): ``forward``
+        """Four jitted functions over ``fn(diff, other) -> (diff_outs, other_outs)`` (lists of arrays): ``forward``
         (no gradient), ``forward_vjp`` returning ``(diff_outs, other_outs, residuals)`` -- the residuals are jax's
-        VJP closure, a pytree of device arrays -- and ``backward(residuals, cotangents) -> gradients of diff``."""
+        VJP closure, a pytree of device arrays --, ``backward(residuals, cotangents) -> gradients of diff``, and
+        ``forward_grad(diff, other, seed) -> (diff_outs, other_outs, gradients of diff)``: forward and backward as
+        one program, the gradients those of the real scalar ``diff_outs[seed]`` (cotangent one; the other outputs'
+        zero), no residuals kept."""
         def forward_vjp(diff, other):
             outs, pullback, aux = jax.vjp(lambda d: fn(d, other), diff, has_aux=True)
             return outs, aux, pullback
-        return jax.jit(fn), jax.jit(forward_vjp), jax.jit(lambda pullback, cotangents: pullback(cotangents)[0])
+
+        def forward_grad(diff, other, seed):
+            def seeded(d):
+                outs, aux = fn(d, other)
+                return outs[seed], (outs, aux)
+            (_, (outs, aux)), grads = jax.value_and_grad(seeded, has_aux=True)(diff)
+            return outs, aux, grads
+        return (jax.jit(fn), jax.jit(forward_vjp), jax.jit(lambda pullback, cotangents: pullback(cotangents)[0]),
+                jax.jit(forward_grad, static_argnums=2))
 
     def tree_flatten(self, tree, leaf_type):
         """(leaves, structure) of nested containers, ``leaf_type`` instances kept whole."""
