@@ -166,7 +166,8 @@ def _binary_kernel(fn):
 
     def call(x, y):
         tx, ty = type(x), type(y)
-        if (tx is _ARRAY and (ty is _ARRAY or ty in _SCALARS)) or (ty is _ARRAY and tx in _SCALARS):
+        if (tx is _CONCRETE_ARRAY and (ty is _CONCRETE_ARRAY or ty in _SCALARS)) or \
+                (ty is _CONCRETE_ARRAY and tx in _SCALARS):
             return jitted(x, y)
         return fn(x, y)
     call.__name__ = fn.__name__
@@ -183,7 +184,7 @@ def _kernel_with_statics(fn, data):
     def call(*args, **options):
         arrays = args[:data]
         for a in arrays:
-            if type(a) is not _ARRAY and type(a) not in _SCALARS:
+            if type(a) is not _CONCRETE_ARRAY and type(a) not in _SCALARS:
                 return fn(*args, **options)
         statics = args[data:]
         key = (len(args), statics, tuple(options.items())) if options else (len(args), statics)
@@ -229,7 +230,7 @@ def _reduction_kernel(fn):
     whole = jax.jit(fn)
 
     def call(x, axis=None, keepdims=False, **kwargs):
-        if type(x) is _ARRAY:
+        if type(x) is _CONCRETE_ARRAY:
             if not kwargs and not keepdims and (axis is None or axis == _EVERY_AXIS[x.ndim]):
                 return whole(x)
             if (axis is None or isinstance(axis, (int, tuple))) and (not kwargs or kwargs.keys() == {"dtype"}):
@@ -265,7 +266,7 @@ class _KernelNamespace(types.ModuleType):
         return value
 
 
-_ARRAY = type(jnp.zeros(0))  # concrete arrays (jaxlib's ArrayImpl); tracers are other types
+_CONCRETE_ARRAY = type(jnp.zeros(0))  # concrete arrays (jaxlib's ArrayImpl); tracers are other types
 
 
 class JaxAdapter(ArrayAPIAdapter):
@@ -275,7 +276,7 @@ class JaxAdapter(ArrayAPIAdapter):
 
     def __init__(self):
         super().__init__(_KernelNamespace(), "jax")
-        self.kernel_array_type = _ARRAY  # concrete arrays: a tracer's ops stay primitives of the program traced
+        self.kernel_array_type = _CONCRETE_ARRAY  # a tracer's ops stay primitives of the program traced
         _register_pytree()
 
     def op_kernel(self, forward):
@@ -310,7 +311,8 @@ class JaxAdapter(ArrayAPIAdapter):
     def scatter_reduce_flat(self, flat, positions, values, reduce):
         """Concrete arrays (host or device positions) through a cached ``jax.jit`` per ``reduce``: jnp's eager
         ``.at[]`` update binds ~5 primitives (~1 ms for 32 rows here); tracers as jnp's own primitives."""
-        if type(flat) is _ARRAY and type(values) is _ARRAY and type(positions) in (np.ndarray, _ARRAY):
+        if type(flat) is _CONCRETE_ARRAY and type(values) is _CONCRETE_ARRAY and \
+                type(positions) in (np.ndarray, _CONCRETE_ARRAY):
             return _SCATTER_KERNELS[reduce](flat, positions, values)
         return _scatter_reduce(flat, positions, values, reduce)
 
@@ -383,13 +385,24 @@ class JaxAdapter(ArrayAPIAdapter):
         return jax.jit(fn, donate_argnums=donate_argnums)
 
     def differentiable_program(self, fn):
-        """Three jitted functions over ``fn(diff, other) -> (diff_outs, other_outs)`` (lists of arrays): ``forward``
+        """Four jitted functions over ``fn(diff, other) -> (diff_outs, other_outs)`` (lists of arrays): ``forward``
         (no gradient), ``forward_vjp`` returning ``(diff_outs, other_outs, residuals)`` -- the residuals are jax's
-        VJP closure, a pytree of device arrays -- and ``backward(residuals, cotangents) -> gradients of diff``."""
+        VJP closure, a pytree of device arrays --, ``backward(residuals, cotangents) -> gradients of diff``, and
+        ``forward_grad(diff, other, seed) -> (diff_outs, other_outs, gradients of diff)``: forward and backward as
+        one program, the gradients those of the real scalar ``diff_outs[seed]`` (cotangent one; the other outputs'
+        zero), no residuals kept."""
         def forward_vjp(diff, other):
             outs, pullback, aux = jax.vjp(lambda d: fn(d, other), diff, has_aux=True)
             return outs, aux, pullback
-        return jax.jit(fn), jax.jit(forward_vjp), jax.jit(lambda pullback, cotangents: pullback(cotangents)[0])
+
+        def forward_grad(diff, other, seed):
+            def seeded(d):
+                outs, aux = fn(d, other)
+                return outs[seed], (outs, aux)
+            (_, (outs, aux)), grads = jax.value_and_grad(seeded, has_aux=True)(diff)
+            return outs, aux, grads
+        return (jax.jit(fn), jax.jit(forward_vjp), jax.jit(lambda pullback, cotangents: pullback(cotangents)[0]),
+                jax.jit(forward_grad, static_argnums=2))
 
     def tree_flatten(self, tree, leaf_type):
         """(leaves, structure) of nested containers, ``leaf_type`` instances kept whole."""

@@ -63,9 +63,10 @@ import numpy as np  # noqa: E402
 if __package__ in (None, ""):  # run as a script: make `benchmarks` importable
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from benchmarks.bench_overhead import _loop, autorange, metadata  # noqa: E402
+from benchmarks.bench_overhead import metadata  # noqa: E402
 
 BATCHES = (32, 256)
+CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}  # cpu: the process's CPU time (XLA's threads too)
 PYTORCH_ADAM = "jax.jit, PyTorch's Adam"  # a column
 LR, BETAS, EPS = 3e-3, (0.9, 0.999), 1e-8
 DEVICE_COUNTS = (1, 2, 4, 8)
@@ -199,8 +200,9 @@ class _ProgramOnly:
             self.arguments = [t._storage.array for t in (x, y)]
             return loss._value
         arguments = self.arguments
-        outs = fast.program.executable([st.array for st in fast.donated],
+        outs = fast.program.executable([*fast.pick_donated(fast.written_arrays)],
                                        [*(arguments[i] for i in fast.args_read), *(st.array for st in fast.kept)], [])
+        fast.written_arrays = outs[:len(fast.written)]
         for st, out in zip(fast.written, outs):
             st.array = out
         return outs[-1]  # the loss: the step returns one tensor, the program's last output
@@ -256,39 +258,68 @@ def _columns(size):
     return fns, first
 
 
-def _time(fns, groups, repeat, target_time, warmup=5):
-    """(median, best round) µs per call of each callable; the callables of one group are interleaved round by
-    round. On a machine shared with other jobs the best round is the steadier figure of the two."""
+def _time(fns, groups, repeat, target_time, warmup=5, clock=time.perf_counter):
+    """(median, best round, per round) µs per call of each callable, timed on ``clock``; the callables of one group
+    are interleaved round by round (so the rounds of a group pair up). On a machine shared with other jobs the best
+    round is the steadier figure of the two, and the median of paired rounds' ratios the steadier ratio."""
     for fn in fns.values():
         for _ in range(warmup):  # compilation (xtensor.compile compiles its first two calls), caches
             fn()
     rounds = {c: [] for c in fns}
     for group in groups:
         members = [c for c in group if c in fns]
-        numbers = {c: autorange(fns[c], target_time)[0] for c in members}
+        numbers = {c: _calls_per_round(fns[c], target_time, clock) for c in members}
         for _ in range(repeat):
             for c in members:
-                rounds[c].append(_loop(fns[c], numbers[c]) / numbers[c])
-    return ({c: statistics.median(r) * 1e6 for c, r in rounds.items() if r},
-            {c: min(r) * 1e6 for c, r in rounds.items() if r})
+                rounds[c].append(_loop(fns[c], numbers[c], clock) / numbers[c] * 1e6)
+    return ({c: statistics.median(r) for c, r in rounds.items() if r},
+            {c: min(r) for c, r in rounds.items() if r}, rounds)
 
 
-def step_rows(repeat, target_time):
-    """One row per batch size: µs per training step in each column, and the ratios."""
+def _loop(fn, number, clock):
+    """Seconds on ``clock`` for ``number`` calls of ``fn`` (the garbage collector left on, as ``bench_overhead``)."""
+    t0 = clock()
+    for _ in range(number):
+        fn()
+    return clock() - t0
+
+
+def _calls_per_round(fn, target_time, clock):
+    """The number of calls (1, 2, 5, 10, 20...) whose round lasts at least ``target_time`` seconds on ``clock``."""
+    i = 1
+    while True:
+        for j in (1, 2, 5):
+            if _loop(fn, i * j, clock) >= target_time:
+                return i * j
+        i *= 10
+
+
+def _paired_ratio(rounds, ours, theirs):
+    """The median over interleaved rounds of each round's ratio ``ours / theirs``; None when either is missing."""
+    if not rounds.get(ours) or not rounds.get(theirs):
+        return None
+    return statistics.median(a / b for a, b in zip(rounds[ours], rounds[theirs]))
+
+
+def step_rows(repeat, target_time, batches=BATCHES, clock=time.perf_counter):
+    """One row per batch size: µs per training step in each column, and the ratios (``paired``: the median of the
+    interleaved rounds' own ratios)."""
     rows = []
-    for size in BATCHES:
+    for size in batches:
         fns, first = _columns(size)
         losses = list(first.values())
         if max(losses) - min(losses) > 1e-4 * abs(losses[0]):
             raise RuntimeError(f"the columns do not compute the same step: first losses {first}")
         jitted = ("xtensor.compile", "jax.jit", PYTORCH_ADAM, "xtensor program")
-        times, best = _time(fns, (jitted, ("torch",), ("xtensor[numpy]",)), repeat, target_time)
+        times, best, rounds = _time(fns, (jitted, ("torch",), ("xtensor[numpy]",)), repeat, target_time, clock=clock)
         ratios = {f"xtensor.compile/{c}": times["xtensor.compile"] / times[c]
                   for c in ("jax.jit", "torch", "xtensor[numpy]") if c in times and "xtensor.compile" in times}
         best_ratio = best["xtensor.compile"] / best["jax.jit"] if "jax.jit" in best else None
         program_ratio = best["xtensor program"] / best["jax.jit"] if "jax.jit" in best else None
         rows.append({"batch": size, "times_us": times, "min_us": best, "ratios": ratios,
                      "best_ratio_jax_jit": best_ratio, "best_ratio_program_jax_jit": program_ratio,
+                     "paired_ratio_jax_jit": _paired_ratio(rounds, "xtensor.compile", "jax.jit"),
+                     "paired_ratio_program_jax_jit": _paired_ratio(rounds, "xtensor program", "jax.jit"),
                      "first_loss": first})
     return rows
 
@@ -360,8 +391,9 @@ def _gpt_loop(lib, model, compile_optimizer=False, fused=True):
     return iteration
 
 
-def _gpt_columns():
-    """column -> a zero-argument callable running one loop iteration; and each column's first loss (same weights)."""
+def _gpt_columns(columns=GPT_COLUMNS):
+    """column -> a zero-argument callable running one loop iteration, for each of ``columns`` (and PyTorch's, which
+    the ratios need); and each column's first loss (same weights)."""
     import xtensor
 
     size = {k: v for k, v in GPT_SIZE.items() if k != "batch"}
@@ -405,6 +437,8 @@ def _gpt_columns():
     builds["xtensor[numpy]"] = xtensor_column("numpy", False)
     fns, first = {}, {}
     for column, build in builds.items():
+        if column not in columns and column != "torch":
+            continue
         iteration, x, y, block = build()
         first[column] = iteration(x, y).item()
 
@@ -415,15 +449,21 @@ def _gpt_columns():
     return fns, first
 
 
-def gpt_rows(repeat, target_time):
-    """µs per iteration of the GPT loop in each column, and the ratios to PyTorch eager."""
-    fns, first = _gpt_columns()
+def gpt_rows(repeat, target_time, clock=time.perf_counter, columns=None):
+    """µs per iteration of the GPT loop in each of ``columns`` (default all), and the ratios to PyTorch eager (best
+    rounds, and the median of the interleaved rounds' own ratios)."""
+    unknown = set(columns or ()).difference(GPT_COLUMNS)
+    if unknown:
+        raise ValueError(f"unknown GPT columns {sorted(unknown)}; the columns are {list(GPT_COLUMNS)}")
+    fns, first = _gpt_columns(columns or GPT_COLUMNS)
     losses = list(first.values())
     if max(losses) - min(losses) > 1e-4 * abs(losses[0]):
         raise RuntimeError(f"the GPT columns do not compute the same loss: {first}")
-    times, best = _time(fns, (GPT_COLUMNS,), repeat, target_time, warmup=3)  # interleaved: paired ratios
+    times, best, rounds = _time(fns, (GPT_COLUMNS,), repeat, target_time, warmup=3, clock=clock)  # interleaved
     ratios = {c: best[c] / best["torch"] for c in best if "torch" in best}
-    return {"size": GPT_SIZE, "times_us": times, "min_us": best, "best_ratio_torch": ratios, "first_loss": first}
+    paired = {c: _paired_ratio(rounds, c, "torch") for c in best if "torch" in best}
+    return {"size": GPT_SIZE, "times_us": times, "min_us": best, "best_ratio_torch": ratios,
+            "paired_ratio_torch": paired, "first_loss": first}
 
 
 # --------------------------------------------------------------------------- scaling (in a subprocess)
@@ -449,7 +489,7 @@ def _scaling_child(repeat, target_time):
             jx, jy = arrays(size)
             fns = {"data_parallel": _blocking(parallel, x, y, lambda loss: loss._value.block_until_ready()),
                    "jax.jit sharded": _blocking(jax_step, jx, jy, lambda loss: loss.block_until_ready())}
-            times, best = _time(fns, (tuple(fns),), repeat, target_time)
+            times, best, _ = _time(fns, (tuple(fns),), repeat, target_time)
             rows.append({"batch": size, "devices": n, "split": parallel.batch_split, "times_us": times,
                          "min_us": best})
     print(json.dumps({"jax_devices": len(jax.devices()), "xla_flags": os.environ.get("XLA_FLAGS", ""),
@@ -503,15 +543,16 @@ def _fmt(v):
 def markdown(steps, scaling, demo, gpt=None):
     lines = ["| batch | xtensor.compile µs | jax.jit µs | jax.jit, PyTorch's Adam µs | xtensor program µs | "
              "torch µs | xtensor[numpy] µs | compile/jax.jit (target <= 1.1) | same, best rounds | "
-             "program/jax.jit, best rounds | compile/torch |",
-             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "same, paired rounds | program/jax.jit, best rounds | same, paired rounds | compile/torch |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in steps:
         t, q = r["times_us"], r["ratios"]
         lines.append(f"| {r['batch']} | {_fmt(t.get('xtensor.compile'))} | {_fmt(t.get('jax.jit'))} | "
                      f"{_fmt(t.get(PYTORCH_ADAM))} | {_fmt(t.get('xtensor program'))} | "
                      f"{_fmt(t.get('torch'))} | {_fmt(t.get('xtensor[numpy]'))} | "
                      f"{q.get('xtensor.compile/jax.jit', 0):.2f}x | {r['best_ratio_jax_jit'] or 0:.2f}x | "
-                     f"{r['best_ratio_program_jax_jit'] or 0:.2f}x | {q.get('xtensor.compile/torch', 0):.2f}x |")
+                     f"{r['paired_ratio_jax_jit'] or 0:.2f}x | {r['best_ratio_program_jax_jit'] or 0:.2f}x | "
+                     f"{r['paired_ratio_program_jax_jit'] or 0:.2f}x | {q.get('xtensor.compile/torch', 0):.2f}x |")
     if scaling:
         lines += ["", "| batch | devices | split | data_parallel µs | vs 1 device | jax.jit sharded µs | vs 1 device |",
                   "|---:|---:|---|---:|---:|---:|---:|"]
@@ -523,10 +564,11 @@ def markdown(steps, scaling, demo, gpt=None):
                          f"{t['data_parallel'] / one['data_parallel']:.2f}x | {_fmt(t['jax.jit sharded'])} | "
                          f"{t['jax.jit sharded'] / one['jax.jit sharded']:.2f}x |")
     if gpt:
-        lines += ["", "| GPT loop column | µs per iteration (best round) | median | x torch (target for torch.compile(model): "
-                  "<= 0.5) |", "|---|---:|---:|---:|"]
+        lines += ["", "| GPT loop column | µs per iteration (best round) | median | x torch, best rounds (target for "
+                  "torch.compile(model): <= 0.5) | x torch, paired rounds |", "|---|---:|---:|---:|---:|"]
         lines += [f"| {c} | {_fmt(gpt['min_us'][c])} | {_fmt(gpt['times_us'][c])} | "
-                  f"{gpt['best_ratio_torch'].get(c, 0):.2f}x |" for c in GPT_COLUMNS if c in gpt["min_us"]]
+                  f"{gpt['best_ratio_torch'].get(c, 0):.2f}x | {gpt['paired_ratio_torch'].get(c) or 0:.2f}x |"
+                  for c in GPT_COLUMNS if c in gpt["min_us"]]
     if demo:
         lines += ["", "| `xtensor demo` | epoch 1 s | later epochs s (mean) | test accuracy |", "|---|---:|---:|---:|"]
         lines += [f"| {r['mode']} | {r['first_epoch_s']:.2f} | {r['later_epoch_s']:.2f} | {r['test_acc']:.4f} |"
@@ -544,6 +586,12 @@ def main(argv=None):
     parser.add_argument("--only-gpt", action="store_true", help="time only the GPT training loop")
     parser.add_argument("--demo", action="store_true", help="also time `xtensor demo` per epoch in each mode")
     parser.add_argument("--demo-epochs", type=int, default=5, help="epochs per demo run (default 5)")
+    parser.add_argument("--batches", default=",".join(map(str, BATCHES)), help="the step's batch sizes (default "
+                        f"{','.join(map(str, BATCHES))})")
+    parser.add_argument("--gpt-columns", help="the GPT loop's columns to time, comma-separated (default: all)")
+    parser.add_argument("--clock", choices=sorted(CLOCKS), default="wall",
+                        help="wall: time.perf_counter; cpu: the process's CPU time (time.process_time, XLA's threads "
+                             "included), steadier on a machine loaded past its cores")
     parser.add_argument("--json", metavar="PATH", help="write the results as JSON to PATH")
     parser.add_argument("--scaling-child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -552,15 +600,15 @@ def main(argv=None):
     if args.scaling_child:
         _scaling_child(repeat, target_time)
         return 0
-    meta = metadata(repeat, target_time, args.quick)
+    meta = dict(metadata(repeat, target_time, args.quick), clock=args.clock)
     steps, gpt = [], None
     if not args.only_gpt:
         print("  timing the training step ...", file=sys.stderr, flush=True)
-        steps = step_rows(repeat, target_time)
+        steps = step_rows(repeat, target_time, tuple(map(int, args.batches.split(","))), CLOCKS[args.clock])
     if not args.no_gpt:
         print("  timing the GPT loop (the first eager jax iteration compiles each op: ~1 min) ...", file=sys.stderr,
               flush=True)
-        gpt = gpt_rows(repeat, target_time)
+        gpt = gpt_rows(repeat, target_time, CLOCKS[args.clock], args.gpt_columns and args.gpt_columns.split(","))
     scaling = None
     if not args.no_scaling and not args.only_gpt:
         print("  timing data_parallel over 1/2/4/8 simulated devices (a subprocess) ...", file=sys.stderr, flush=True)

@@ -129,7 +129,7 @@ def _gpt_rows(size, repeat, target_time, device):
         iteration, x, y, block = build()
         first[column] = iteration(x, y).item()
         fns[column] = lambda iteration=iteration, x=x, y=y, block=block: block(iteration(x, y))
-    times, best = bench_compile._time(fns, (tuple(fns),), repeat, target_time, warmup=3)
+    times, best, _ = bench_compile._time(fns, (tuple(fns),), repeat, target_time, warmup=3)
     reference = f"torch eager ({device})"
     return {"size": size, "min_us": best, "median_us": times, "first_loss": first,
             "best_ratio_torch": {c: best[c] / best[reference] for c in best}}

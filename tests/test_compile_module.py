@@ -271,3 +271,56 @@ def test_past_the_cache_size_limit_new_signatures_run_eagerly_with_a_warning(on_
     with pytest.warns(UserWarning, match="recompiled 2 times"):
         assert identity(t.ones(3)).tolist() == [1.0, 1.0, 1.0]
     assert identity.compilations == 2
+
+
+def _fused_step(model, x, y, backward):
+    """One forward of ``model`` and ``backward(logits, loss)``, from no gradients; whether the forward computed the
+    loss's gradients already (a compiled module's fused program)."""
+    for p in model.parameters():
+        p.grad = None
+    logits, loss = model(x, y)
+    fused = getattr(loss.grad_fn, "_fused", None) is not None
+    backward(logits, loss)
+    return fused
+
+
+def _assert_same_grads(model, compiled):
+    for a, b in zip(model.parameters(), compiled.parameters()):
+        np.testing.assert_allclose(b.grad.numpy(), a.grad.numpy(), rtol=1e-4, atol=1e-6)
+
+
+def test_after_a_loss_backward_the_next_calls_run_forward_and_backward_as_one_program(on_jax):
+    """``loss.backward()`` right after the call (the other output unused) is learned: the next calls compute the
+    loss's gradients in the forward's program (no residuals kept), and they are the eager ones."""
+    model, compiled = _twins()
+    x, y = t.tensor(X), t.tensor(Y)
+    for call in range(3):
+        _fused_step(model, x, y, lambda logits, loss: loss.backward())
+        assert _fused_step(compiled, x, y, lambda logits, loss: loss.backward()) == (call > 0)
+        _assert_same_grads(model, compiled)
+
+
+@pytest.mark.parametrize("backward, fused_next", [
+    (lambda logits, loss: (loss * 0.5).backward(), True),  # the loss's cotangent scales the kept gradients
+    (lambda logits, loss: (loss + logits.sum()).backward(), False),  # the other output too: the forward again
+    (lambda logits, loss: loss.backward(retain_graph=True) or loss.backward(), True),  # twice: accumulated
+])
+def test_a_fused_call_answers_every_backward_as_the_eager_model(on_jax, backward, fused_next):
+    model, compiled = _twins()
+    x, y = t.tensor(X), t.tensor(Y)
+    for m in (model, compiled):
+        _fused_step(m, x, y, lambda logits, loss: loss.backward())  # (learned: the next call is fused)
+        _fused_step(m, x, y, backward)
+    _assert_same_grads(model, compiled)
+    _, loss = compiled(x, y)
+    assert (loss.grad_fn._fused is not None) == fused_next
+
+
+def test_a_forward_without_backward_ends_the_fusion(on_jax):
+    """A fused forward whose gradients nobody asks for (evaluation without ``no_grad``) wasted its backward: the
+    next call runs the forward alone again."""
+    _, compiled = _twins()
+    x, y = t.tensor(X), t.tensor(Y)
+    compiled(x, y)[1].backward()
+    assert compiled(x, y)[1].grad_fn._fused is not None  # (never backpropagated)
+    assert compiled(x, y)[1].grad_fn._fused is None

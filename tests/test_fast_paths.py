@@ -217,3 +217,55 @@ def test_numpy_addmm_adds_the_bias_into_the_product_with_the_generic_codes_bits(
             results.append([out.detach().numpy(), *(leaf.grad.numpy() for leaf in leaves)])
     for got, want in zip(*results):
         np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+# x.sum(), x.mean(), x.prod(), x.amax(), x.max()... with the tensor alone run the reduction's forward straight on the
+# array (``apply_whole``; on numpy one C call, ``Op.host_whole``): the bits must be the generic forward's
+_WHOLE_REDUCTIONS = {"sum": "_sum", "mean": "_mean", "prod": "_prod", "amax": "amax", "amin": "amin", "max": "amax",
+                     "min": "amin"}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("layout", ["rows", "transposed", "0-d"])
+@pytest.mark.parametrize("name", list(_WHOLE_REDUCTIONS))
+def test_a_reduction_of_every_element_has_the_generic_forwards_bits(backend, name, layout, dtype):
+    from xtensor._registry import TABLE
+    rng = np.random.default_rng(3)
+    values = (rng.standard_normal(()) if layout == "0-d" else rng.standard_normal((37, 29)) * 1e3).astype(dtype)
+    x = xtensor.tensor(values)
+    if layout == "transposed":  # a strided view: numpy's reduction order depends on the dims it is given
+        x = x.t()
+    op = TABLE[_WHOLE_REDUCTIONS[name]].op
+    with np.errstate(all="ignore"):  # (a product of 1,073 such values overflows: inf in both)
+        generic = op.fwd(x._backend.xp, x._value, tuple(range(x.ndim)), *op.whole)
+    got = getattr(x, name)()
+    assert got.dtype is x.dtype
+    np.testing.assert_array_equal(got.numpy(), np.asarray(x._backend.to_numpy(generic)), strict=True)
+    assert getattr(xtensor, name)(x).tolist() == got.tolist()
+
+
+@pytest.mark.parametrize("name", ["sum", "mean", "prod", "amax", "max"])
+def test_a_reduction_of_every_element_names_its_node_and_gradient_as_pytorch(backend, name):
+    values = [[1.5, -2.0, 3.0], [0.5, 3.0, -1.0]]
+    x = xtensor.tensor(values, requires_grad=True)
+    t = torch.tensor(values, requires_grad=True)
+    got, want = getattr(x, name)(), getattr(t, name)()
+    assert type(got.grad_fn).__name__ == type(want.grad_fn).__name__
+    got.backward()
+    want.backward()
+    assert got.item() == pytest.approx(want.item())
+    assert x.grad.tolist() == t.grad.tolist()
+
+
+@pytest.mark.parametrize("name", ["sum", "mean", "amax", "max"])
+def test_a_reduction_of_every_element_of_an_empty_or_integer_tensor_answers_as_pytorch(backend, name):
+    for make in (lambda lib: lib.zeros(0), lambda lib: lib.arange(5)):
+        try:
+            want = getattr(make(torch), name)()
+        except RuntimeError as e:
+            with pytest.raises(RuntimeError, match=str(e).split(":")[1].split(".")[0].strip()):
+                getattr(make(xtensor), name)()
+            continue
+        got = getattr(make(xtensor), name)()
+        assert got.dtype.name == str(want.dtype).removeprefix("torch.")
+        np.testing.assert_array_equal(got.numpy(), want.numpy())

@@ -308,3 +308,19 @@ def test_softmax_of_an_empty_tensor_is_empty(fn, backend):
     """Found by the differential fuzzer: numpy's max of an empty axis raised."""
     out = getattr(xt, fn)(xt.zeros(2, 0), -1)
     assert tuple(out.shape) == tuple(getattr(torch, fn)(torch.zeros(2, 0), -1).shape) == (2, 0)
+
+
+def test_embedding_gradient_adds_repeated_rows_in_index_order(backend):
+    """The rows' gradients reach the weight added one by one in index order (numpy's ``np.add.at``, PyTorch's CPU
+    order), to the bit in float32 where the order shows: magnitudes over six decades, every row index repeated."""
+    r = np.random.default_rng(3)
+    indices = r.integers(0, 5, (6, 7))
+    upstream = (r.standard_normal((6, 7, 4)) * 10.0 ** r.uniform(-3, 3, (6, 7, 1))).astype(np.float32)
+    weight = xt.tensor(np.zeros((5, 4), np.float32), requires_grad=True)
+    F.embedding(xt.tensor(indices), weight).backward(xt.tensor(upstream))
+    expected = np.zeros((5, 4), np.float32)
+    np.add.at(expected, indices.reshape(-1), upstream.reshape(-1, 4))
+    np.testing.assert_array_equal(weight.grad.numpy(), expected)
+    theirs = torch.zeros(5, 4, requires_grad=True)
+    TF.embedding(torch.tensor(indices), theirs).backward(torch.tensor(upstream))
+    np.testing.assert_array_equal(theirs.grad.numpy(), expected)

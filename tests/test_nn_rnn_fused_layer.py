@@ -123,6 +123,21 @@ def test_numpy_kernels_are_the_generic_layer(monkeypatch, config, dtype, loss):
         np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=tolerance, atol=tolerance)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_numpy_kernels_are_the_generic_layer_on_one_unbatched_sequence(monkeypatch, dtype):
+    """Batch 1 (an unbatched sequence), where BLAS may take a product's vector path: the recurrent products keep
+    the generic forward's bits."""
+    module = nn.LSTM(3, 5).to(getattr(xt, dtype))
+    data = np.random.default_rng(4).standard_normal((6, 3))
+    calls, kernel = [], rnn._lstm_numpy_fwd
+    monkeypatch.setattr(rnn, "_lstm_numpy_fwd", lambda *args: calls.append(1) or kernel(*args))
+    kernels, _ = module(xt.tensor(data, dtype=getattr(xt, dtype)))
+    assert calls  # (the kernel ran)
+    monkeypatch.setattr(rnn, "_numpy_kernel", lambda x: False)
+    generic, _ = module(xt.tensor(data, dtype=getattr(xt, dtype)))
+    np.testing.assert_array_equal(kernels.detach().numpy(), generic.detach().numpy())
+
+
 def _graph(lib, kwargs, with_state):
     """``out.grad_fn``'s and ``h_n.grad_fn``'s names and their next_functions' (PyTorch's leaf node spelled as ours)."""
     module, x, hx = _lstm_and_inputs(lib, kwargs, "float32", with_state)

@@ -149,6 +149,14 @@ def test_converting_to_float16_on_a_backend_without_it_is_the_same_clear_error(c
         convert(xt.ones(2, backend="array_api_strict"))
 
 
+@pytest.mark.parametrize("reduce", [lambda t: t.sum(dtype=xt.float16), lambda t: t.mean(dtype=xt.float16),
+                                    lambda t: t.prod(dtype=xt.bfloat16)], ids=["sum", "mean", "prod"])
+def test_a_reduction_dtype_the_backend_lacks_is_the_factories_error(reduce):
+    """The forward asks the backend's adapter for the dtype: not numpy's float16 handed to array_api_strict."""
+    with pytest.raises(TypeError, match="dtype xtensor.b?float16 is not supported by backend .array_api_strict."):
+        reduce(xt.ones(2, backend="array_api_strict"))
+
+
 def test_std_of_large_offset_float32_is_exact_as_torchs():
     """Catastrophic cancellation (E[x^2] - E[x]^2) would give 0 or garbage here."""
     values = np.float32(1e4) + np.array([0.5, -0.25, 0.125, 0.0], np.float32)

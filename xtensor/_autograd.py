@@ -164,7 +164,8 @@ class AccumulateGrad(Node):
 def grad_tensor(arr, backend):
     """A raw gradient as a history-free Tensor."""
     t = _new(Tensor)
-    t._arr, t._backend, t._dtype, t._requires_grad, t._grad_fn = arr, backend, backend.dtypes[arr.dtype], False, None
+    t._arr, t._backend, t._dtype = arr, backend, backend.dtypes[arr.dtype]
+    t._requires_grad, t._grad_fn = False, None
     return t
 
 

@@ -18,7 +18,7 @@ from importlib.metadata import entry_points
 import numpy as np
 
 __all__ = ["get_backend", "get_default_backend", "set_default_backend", "use_backend", "available_backends", "is_traced",
-           "check_index_range"]
+           "check_index_range", "adapter_of"]
 
 ENTRY_POINT_GROUP = "xtensor.backends"
 _BUILTIN = {
@@ -60,6 +60,14 @@ def get_backend(name):
         if name not in _loaded:
             _loaded[name] = _resolve(name)
     return _loaded[name]
+
+
+def adapter_of(xp):
+    """The loaded adapter whose namespace is ``xp`` (what an op's forward is handed), or None."""
+    for adapter in list(_loaded.values()):
+        if adapter.xp is xp:
+            return adapter
+    return None
 
 
 def _resolve(name):

@@ -23,8 +23,8 @@ from ._modes import grad_state as _grad_state
 from ._autocast import state as _autocast_state
 from ._quiet import quiet, restore
 
-__all__ = ["Op", "apply", "apply_whole", "wrap", "make_view", "detached", "history_alias", "unbroadcast", "Dims", "Dims2",
-           "overload_name", "edge_of", "view_grad_fn"]
+__all__ = ["Op", "apply", "whole_reduction", "wrap", "make_view", "detached", "history_alias", "unbroadcast", "Dims",
+           "Dims2", "overload_name", "edge_of", "view_grad_fn"]
 
 _new = object.__new__
 _NUMPY_SCALARS = _dtypes.NUMPY_SCALARS  # a result never holds one (``_dtypes.NUMPY_SCALARS``): a 0-d array instead
@@ -39,11 +39,16 @@ class Op:
 
     def __init__(self, name, fwd, vjps=None, *, vjp_all=None, cast=None, view=None, node=None,
                  differentiable=True, nout=1, saves=None, names=None, scalar_edges=True, bool_fwd=None,
-                 raw_any_dtype=(), host_whole=None):
+                 raw_any_dtype=(), whole=None, host_whole=None):
         self.name = name
         self.fwd = fwd
-        # a whole-tensor reduction's forward on a numpy array of 4 or 8-byte floats, ``host_whole(array, dims)``: one
-        # C call (``np.add.reduce``) where ``fwd``'s Python frames cost as much as numpy's reduction (``apply_whole``)
+        # a reduction ``(x, dims, *params)``: the params after the dims of its reduction over every element (sum's
+        # ``(keepdim=False, dtype=None)``), which its spellings' call with the tensor alone runs through
+        # ``whole_reduction``
+        self.whole = whole
+        # that reduction's forward on a numpy array of 4 or 8-byte floats, ``host_whole(array, dims)``: one C call
+        # (``np.add.reduce``) where ``fwd``'s Python frames cost as much as numpy's reduction, with ``fwd``'s bits and
+        # the input's dtype
         self.host_whole = host_whole
         self.bool_fwd = bool_fwd  # the forward when computing in bool (the array API lacks bool + bool)
         self.vjps = tuple(vjps or ())
@@ -471,25 +476,28 @@ def _saved_versions(op, args, tensors, positions, uses_out):
     # whether the node keeps any tensor: a parameter read (an index) is one, a Python-scalar operand only where
     # PyTorch wraps it into a tensor
     held = uses_out
-    for i, p in enumerate(positions):
+    i = 0  # (a counter, not enumerate: this runs for every node that saves an input)
+    for p in positions:
         t = args[p]
         if isinstance(t, Tensor):
             held = True
             d = t.__dict__
-            if d:  # a fresh result (empty __dict__) has neither to check
-                if d.get("_inference"):  # (set in the instance only when true)
+            # a fresh result (empty __dict__), or a leaf never aliased nor written, has neither to check
+            if d and ("_storage" in d or "_inference" in d):
+                if "_inference" in d:  # (set in the instance only when true)
                     raise RuntimeError(_INFERENCE_SAVED)
-                st = d.get("_storage")
-                if st is not None and st.version:
+                version = d["_storage"].version
+                if version:
                     if versions is None:
                         versions = [0] * len(positions)
-                    versions[i] = st.version
-            continue
-        held = held or p >= len(tensors) or _wraps_scalars(op, tensors)
-        if type(t) is tuple and t and isinstance(t[0], Tensor):  # a list of tensors (index_put's indices)
-            if versions is None:
-                versions = [0] * len(positions)
-            versions[i] = _list_versions(t)
+                    versions[i] = version
+        else:
+            held = held or p >= len(tensors) or _wraps_scalars(op, tensors)
+            if type(t) is tuple and t and isinstance(t[0], Tensor):  # a list of tensors (index_put's indices)
+                if versions is None:
+                    versions = [0] * len(positions)
+                versions[i] = _list_versions(t)
+        i += 1
     if not held:
         return None
     return versions if versions is not None else _ZEROS[len(positions)] if len(positions) < 4 else \
@@ -794,8 +802,8 @@ def apply(op, tensors, params=()):
         if out.__class__ in _NUMPY_SCALARS:
             out = np.asarray(out)
         result = _new(Tensor)
-        result._arr, result._backend, result._dtype, result._requires_grad, result._grad_fn = \
-            out, backend, backend.dtypes[out.dtype], False, None
+        result._arr, result._backend, result._dtype = out, backend, backend.dtypes[out.dtype]
+        result._requires_grad, result._grad_fn = False, None
     if op.differentiable and _grad_state.enabled:
         for t in tensors:
             if isinstance(t, Tensor) and t._requires_grad:
@@ -843,48 +851,67 @@ def kernel_forward(op, backend, a, dtype, params, key, arguments=()):
 _ALL_DIMS = {}  # ndim -> (0, ..., ndim - 1): a whole-tensor reduction's dims, made once per rank
 
 
-def apply_whole(op, x):
-    """``op`` (a reduction ``(x, dims, keepdim, dtype)``: ``_sum``, ``_mean``) over every element of ``x``, the common
-    ``x.sum()``: for a plain float tensor its forward runs straight on the array (on numpy through ``op.host_whole``
-    where it has one), with no signature, dims or dtype to work out; anything else takes ``apply``."""
-    a = x._arr
-    if a is None or type(x) is not Tensor or x._dtype.kind not in "fc" or _autocast_state.active:
-        return apply(op, (x,), (_all_dims(x.ndim), False, None))  # (a sparse tensor: its layout reduces it)
-    dims = _all_dims(a.ndim)
-    backend = x._backend
-    if type(a) is backend.kernel_array_type:  # (quiet() is numpy's)
-        key = (x._dtype, dims)
-        hit = op._kernels.get(key)
-        try:
-            out, dtype = hit[0](a), hit[1]
-        except Exception:  # (no kernel yet: None is not subscriptable)
-            out, dtype = kernel_forward(op, backend, a, x._dtype, (dims, False, None), key)
-    else:
-        whole = op.host_whole
-        errors = quiet()
-        try:
-            out = whole(a, dims) if whole is not None and type(a) is np.ndarray and a.dtype.itemsize > 2 else \
-                op.fwd(backend.xp, a, dims, False, None)
-        finally:
-            restore(errors)
-        if out.__class__ in _NUMPY_SCALARS:
-            out = np.asarray(out)
-        dtype = backend.dtypes[out.dtype]
-    result = _new(Tensor)
-    result._arr, result._backend, result._dtype, result._requires_grad, result._grad_fn = \
-        out, backend, dtype, False, None
-    if x._requires_grad and _grad_state.enabled:
-        args = (x, dims, False, None)
-        cls = _WHOLE_NODES.get(op)
-        if cls is None:  # (the op's ``names`` rule reads the dims' overload: a plain tuple's, the same every call)
-            cls = _WHOLE_NODES[op] = op.node_cls if op.names is None else node_class(op.names(*args))
-        return _record(op, result, args, (x,), RAW_NS[backend], cls)
-    if _grad_state.inference:
-        result._inference = True
-    return result
+def whole_reduction(op, otherwise, node=None):
+    """The spelling of ``op`` (a reduction declaring ``whole=``) whose call with a tensor alone reduces every element,
+    the common ``x.sum()``: for a plain float tensor the forward runs straight on the array (on numpy through
+    ``op.host_whole`` where it has one), with no signature, dims or dtype to work out; any other call -- arguments,
+    another type, dtype kind or layout, autocast, an input the forward refuses (an empty ``amax``) -- is
+    ``otherwise``'s, the generic spelling, which answers as it always does. (One frame: this runs as the method.)
+    ``node``: the name of the node it records, where PyTorch names it apart from ``op``'s (``max()``: MaxBackward1)."""
+    whole, host_whole, kernels = op.whole, op.host_whole, op._kernels
+    # the node's class: ``node``'s, or worked out on the first recorded call (``names`` reads a plain tuple's overload)
+    node_cls = [] if node is None else [node_class(node)]
 
-
-_WHOLE_NODES = {}  # op -> the node class of ``apply_whole``'s calls
+    def reduce(*args, **kwargs):
+        if kwargs or len(args) != 1:
+            return otherwise(*args, **kwargs)
+        x = args[0]
+        if type(x) is not Tensor:
+            return otherwise(x)
+        a = x._arr
+        if a is None or x._dtype.kind != "f" or _autocast_state.active:
+            return otherwise(x)
+        dims = _ALL_DIMS.get(a.ndim)
+        if dims is None:
+            dims = _all_dims(a.ndim)
+        backend = x._backend
+        try:
+            if type(a) is backend.kernel_array_type:  # (quiet() is numpy's)
+                key = (x._dtype, dims)
+                try:
+                    kernel, dtype = kernels[key]
+                    out = kernel(a)
+                except Exception:  # no kernel yet (a KeyError), or it failed: kernel_forward sorts it out
+                    out, dtype = kernel_forward(op, backend, a, x._dtype, (dims, *whole), key)
+            else:
+                dtype = x._dtype
+                errors = quiet()
+                try:
+                    if host_whole is not None and type(a) is np.ndarray and dtype.itemsize > 2:
+                        out = host_whole(a, dims)  # (a float32 or float64 reduction is of its input's dtype)
+                    else:
+                        out = op.fwd(backend.xp, a, dims, *whole)
+                        dtype = None
+                finally:
+                    restore(errors)
+                if out.__class__ in _NUMPY_SCALARS:
+                    out = np.asarray(out)
+                if dtype is None:
+                    dtype = backend.dtypes[out.dtype]
+        except (TypeError, ValueError, IndexError, RuntimeError):
+            return otherwise(x)
+        result = _new(Tensor)
+        result._arr, result._backend, result._dtype = out, backend, dtype
+        result._requires_grad, result._grad_fn = False, None
+        if x._requires_grad and _grad_state.enabled:
+            params = (x, dims) + whole
+            if not node_cls:
+                node_cls.append(op.node_cls if op.names is None else node_class(op.names(*params)))
+            return _record(op, result, params, (x,), RAW_NS[backend], node_cls[0])
+        if _grad_state.inference:
+            result._inference = True
+        return result
+    return reduce
 
 
 def _all_dims(ndim):

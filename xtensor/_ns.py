@@ -277,10 +277,15 @@ class NumpyNamespace(RawNamespace):
         bookkeeping costs more). Either way the additions run in index order, as PyTorch's ``index_add``."""
         if not index.ndim:
             return super().scatter_add(x, dim, index, src)
+        out = np.array(x, order="C")
+        if dim == 0 and index.ndim == out.ndim == 2 and not index.strides[1] and index.shape[1] == out.shape[1] and \
+                src.shape == index.shape:  # whole rows at one index each (an embedding's, index_select's gradient)
+            flat = (index[:, 0] * out.shape[1])[:, None] + np.arange(out.shape[1])
+            np.add.at(out.reshape(-1), flat.reshape(-1), src.reshape(-1))
+            return out
         coords = [np.arange(n).reshape((n,) + (1,) * (index.ndim - k - 1)) for k, n in enumerate(index.shape)]
         coords[dim] = index
         src = src[tuple(slice(0, n) for n in index.shape)]
-        out = np.array(x, order="C")
         if index.size < 512:
             np.add.at(out, tuple(coords), src)
             return out

@@ -20,6 +20,7 @@ function written with other xtensor ops (``split``, ``std``, ``lerp``...): it ne
 own, and gets the same generated spellings as a primitive op.
 """
 from . import _dtypes
+from ._backend import adapter_of
 from ._dispatch import Op, node_class
 from ._registry import ENTRIES as _ENTRIES, TABLE
 from ._tensor import check_dim
@@ -35,16 +36,16 @@ class Entry:
     made (``defop`` is the only place an entry's facts are written)."""
 
     __slots__ = ("op", "kind", "sig", "api", "api_sig", "method", "inplace", "out", "operators", "function",
-                 "tensors_only", "check", "overlap", "torch_inplace")
+                 "tensors_only", "check", "overlap", "torch_inplace", "whole")
 
     def __init__(self, op, kind, sig, api, api_sig, method, inplace, out, operators, function, tensors_only=False,
-                 check=None, overlap=None, torch_inplace=False):
+                 check=None, overlap=None, torch_inplace=False, whole=None):
         if overlap not in OVERLAP_KINDS:
             raise ValueError(f"overlap={overlap!r}: expected one of {sorted(k for k in OVERLAP_KINDS if k)} or None")
         set_ = object.__setattr__
         for field, value in zip(self.__slots__,
                                 (op, kind, sig, api, api_sig, method, inplace, out, operators, function, tensors_only,
-                                 check, overlap, torch_inplace)):
+                                 check, overlap, torch_inplace, whole)):
             set_(self, field, value)
 
     def __setattr__(self, name, value):
@@ -79,7 +80,10 @@ def defop(name, fwd, vjps=None, *, kind="custom", sig=None, api=None, api_sig=No
     - ``overlap``: which overlaps of the written tensor with an operand the in-place (and ``out=``) forms refuse:
       ``"elementwise"`` (the default of unary and binary ops: partial overlap) or ``"scatter"`` (any);
     - ``torch_inplace``: the ``_`` in-place form is also a torch function (``torch.relu_(x)``);
-    - ``node``: PyTorch's name for its backward node, where it is not ``<Name>Backward0``.
+    - ``node``: PyTorch's name for its backward node, where it is not ``<Name>Backward0``;
+    - ``whole``: a reduction's params after its dims when it reduces every element (``(False,)``: keepdim): the
+      method and function called with the tensor alone run that reduction through ``whole_reduction``, and
+      ``host_whole`` is its forward on numpy arrays (one C call with ``fwd``'s bits).
     """
     if refuses is not None:
         kinds, errors = (refuses, None) if isinstance(refuses, str) else \
@@ -89,16 +93,19 @@ def defop(name, fwd, vjps=None, *, kind="custom", sig=None, api=None, api_sig=No
     if overlap is None and kind in ("unary", "binary"):
         overlap = "elementwise"
     _register((name, *aliases), Entry(op, kind, sig, name if api is True else api, api_sig, method, inplace, out,
-                                      operators, function, tensors_only, check, overlap, torch_inplace))
+                                      operators, function, tensors_only, check, overlap, torch_inplace,
+                                      op if op.whole is not None else None))
     return op
 
 
 def defcomposite(name, impl, *, api=None, api_impl=None, method=True, inplace=False, out=False, function=True,
-                 aliases=(), torch_inplace=False, overlap=None):
-    """Register a function written in xtensor ops; ``api=True`` means the array-API name equals ``name``; the other
-    keywords as ``defop``'s."""
+                 aliases=(), torch_inplace=False, overlap=None, whole=None):
+    """Register a function written in xtensor ops; ``api=True`` means the array-API name equals ``name``; ``whole``:
+    the reduction op (declaring ``whole=``) that ``name(x)`` and ``x.name()`` are, run through ``whole_reduction``; the
+    other keywords as ``defop``'s."""
     _register((name, *aliases), Entry(None, "composite", impl, name if api is True else api, api_impl, method,
-                                      inplace, out, (), function, torch_inplace=torch_inplace, overlap=overlap))
+                                      inplace, out, (), function, torch_inplace=torch_inplace, overlap=overlap,
+                                      whole=whole))
     return impl
 
 
@@ -169,6 +176,13 @@ def dims_of(dim, ndim):
 
 
 def native_dtype(xp, dtype):
-    """``xp``'s dtype for ``dtype``; bfloat16 on numpy, which lacks it, is ml_dtypes'."""
+    """``xp``'s dtype for ``dtype`` (an op's forward has only the namespace). Where the namespace lacks the name, the
+    adapter computing with it answers: numpy's holds ml_dtypes' bfloat16; one without the dtype raises the factories'
+    TypeError naming the dtype and the backend (array_api_strict's ``float16``), not the namespace's own error."""
     nd = getattr(xp, dtype.name, None)
-    return nd if nd is not None else _dtypes.numpy_dtype(dtype)
+    if nd is not None:
+        return nd
+    adapter = adapter_of(xp)
+    if adapter is None:
+        raise TypeError(f"dtype {dtype} is not supported by the array namespace {getattr(xp, '__name__', xp)!r}")
+    return adapter.native_dtype(dtype)

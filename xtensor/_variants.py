@@ -13,7 +13,7 @@ from numpy import asarray as _np_asarray
 from . import _autocast, _dtypes
 from ._autocast import state as _autocast_state
 from ._quiet import quiet, restore
-from ._dispatch import _backend_error, _record, apply, history_alias
+from ._dispatch import _backend_error, _record, apply, history_alias, whole_reduction
 from ._inplace import assign_inplace, assign_out, check_inplace, refuse_overlap
 from ._ns import RAW_NS
 from ._modes import grad_state as _grad_state
@@ -52,10 +52,10 @@ def _fast_unary(op):
         a = self._arr
         backend = self._backend
         if type(a) is backend.kernel_array_type:  # jax: the forward compiled (``_dispatch.kernel_forward``)
-            hit = kernels.get(self._dtype)  # (made by apply for a dtype the op computes in as it is)
-            try:
-                out, dtype = hit[0](a), hit[1]
-            except Exception:  # no kernel yet (None is not subscriptable), or it failed: apply sorts it out
+            try:  # (made by apply for a dtype the op computes in as it is)
+                kernel, dtype = kernels[self._dtype]
+                out = kernel(a)
+            except Exception:  # no kernel yet (a KeyError), or it failed: apply sorts it out
                 return apply(op, (self,))
         else:
             if a is None or (floats_only and self._dtype.kind not in "fc") or (own_bools and self._dtype.kind == "b"):
@@ -69,7 +69,8 @@ def _fast_unary(op):
                 out = _np_asarray(out)
             dtype = backend.dtypes[out.dtype]
         r = _new(Tensor)
-        r._arr, r._backend, r._dtype, r._requires_grad, r._grad_fn = out, backend, dtype, False, None
+        r._arr, r._backend, r._dtype = out, backend, dtype  # (two stores of at most three: no tuple is built)
+        r._requires_grad, r._grad_fn = False, None
         if self._requires_grad and differentiable and _grad_state.enabled:
             return _record(op, r, (self,), (self,), RAW_NS[backend] if dtype is self._dtype else None)
         if _grad_state.inference:
@@ -115,8 +116,8 @@ def _fast_binary(op, reflected=False, check=None):
         if out.__class__ in _NUMPY_SCALARS:
             out = _np_asarray(out)
         r = _new(Tensor)
-        r._arr, r._backend, r._dtype, r._requires_grad, r._grad_fn = out, backend, backend.dtypes[out.dtype], \
-            False, None
+        r._arr, r._backend, r._dtype = out, backend, backend.dtypes[out.dtype]
+        r._requires_grad, r._grad_fn = False, None
         if differentiable and (self._requires_grad or (other_type is Tensor and other._requires_grad)) and \
                 _grad_state.enabled:
             args = (other, self) if reflected else (self, other)
@@ -250,6 +251,15 @@ def _make_method(entry, function):
     return method
 
 
+def _whole_first(fn, op):
+    """``fn`` (the generated method or function of a reduction) whose call with the tensor alone is ``op`` over every
+    element (``whole_reduction``: the signature's Python frames cost as much as numpy's reduction)."""
+    reduce = whole_reduction(op, fn)
+    reduce.__name__ = reduce.__qualname__ = fn.__name__
+    reduce.__doc__ = fn.__doc__
+    return reduce
+
+
 def _make_inplace(method, name, overlaps=None):
     """``name_``; ``overlaps``: the kinds of ``overlap`` of ``self`` with a tensor argument PyTorch refuses."""
     def inplace(self, *args, **kwargs):
@@ -311,13 +321,15 @@ for _name, _entry in TABLE.items():
     if _entry.tensors_only and _fn is not None:
         _fn = _tensors_only(_fn, _name, False)
     if _entry.function:
-        torch_functions[_name] = _fn
+        torch_functions[_name] = _fn if _entry.whole is None else _whole_first(_fn, _entry.whole)
     if _entry.api:
         api_functions[_entry.api] = _make_api_function(_entry)
     if _entry.method and _fn is not None:
         _m = _make_method(_entry, _fn)
         if _entry.tensors_only:
             _m = _tensors_only(_m, _name, True)
+        if _entry.whole is not None:
+            _m = _whole_first(_m, _entry.whole)
         _methods[_name] = _m
         _ip = _make_inplace(_m, _name, OVERLAP_KINDS[_entry.overlap]) if _entry.inplace else None
         if _ip is not None:

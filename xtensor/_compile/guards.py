@@ -14,6 +14,7 @@ from .gather import _MISSING, _SCALARS, _contents, _environment, sharers
 from .state import _root
 
 _chain = itertools.chain.from_iterable
+_CALL = operator.call
 _is = operator.is_
 _VALUES = operator.methodcaller("values")
 _DICT_OF = operator.attrgetter("__dict__")
@@ -106,6 +107,7 @@ class _Guard:
         self.namespaces, self.names = [], []
         self.filled_dicts = self.filled_mappings = None  # those not empty when recorded: only their items are read
         self.versions = self.counted = None  # dicts' version tags, or the dicts whose lengths are read instead
+        self.readers = ()  # what ``read`` calls (``_readers``)
         self.recorded = None  # ``read`` right after the walk: what the state looked like to it
 
     def freeze(self):
@@ -113,11 +115,15 @@ class _Guard:
         way, an int counter, is then seen as changed on the next call, as a new walk would see it)."""
         self.filled_mappings = [m for m in self.mappings if m]  # (modules' hook dicts: mostly empty)
         if _dict_versions():  # any write moves a dict's tag: one number per dict instead of its length and items
-            self.versions = [*map(_version_tag, self.dicts), *map(_version_tag, self.mappings)]  # (dicts held above)
-            self.counted, self.filled_dicts = [], []  # (mappings' own order and methods: still read when filled)
+            # (an empty one is wholly described by its length, which is cheaper to read: hook dicts, mostly)
+            filled = [d for d in (*self.dicts, *self.mappings) if d]
+            self.versions = [*map(_version_tag, filled)]  # (dicts held above)
+            self.counted = [d for d in (*self.dicts, *self.mappings) if not d]
+            self.filled_dicts = []  # (mappings' own order and methods: still read when filled)
         else:
             self.versions, self.counted = [], self.dicts + self.mappings
             self.filled_dicts = [d for d in self.dicts if d]  # an empty one that fills changes its length, read too
+        self.readers = self._readers()
         self.recorded = self.read((), ())
 
     def add_mapping(self, obj):
@@ -136,14 +142,25 @@ class _Guard:
         """Everything the walk read, as it is now, in one list -- with the fields of the gathered ``tensors`` and
         the arrays of their ``storages`` -- so that one list comparison tells whether anything changed (a tensor's
         fields are one tuple: ``==`` compares tuples item by item, stopping at identity)."""
-        return [*map(_VALUE, self.versions), *map(len, self.counted), *map(len, self.sequences),
-                *map(type, self.objects), *map(_DICT_OF, self.objects),
-                *_chain(self.filled_dicts), *_chain(map(dict.values, self.filled_dicts)),
-                *_chain(self.filled_mappings), *_chain(map(_VALUES, self.filled_mappings)), *_chain(self.sequences),
-                *map(_CODE_OF, self.functions), *_chain(map(_DEFAULTS_OF, self.functions)),
-                *map(_contents, self.cells), *map(dict.get, self.namespaces, self.names, itertools.repeat(_MISSING)),
-                *map(hasattr, self.plain, itertools.repeat("param_groups")),
-                *map(_TENSOR_FIELDS, tensors), *map(_ARRAY_OF, storages)]
+        return [*_chain(map(_CALL, self.readers)), *map(_TENSOR_FIELDS, tensors), *map(_ARRAY_OF, storages)]
+
+    def _readers(self):
+        """Per kind of entry the walk read, in ``read``'s order, a call returning those entries as they are now;
+        kinds the walk met none of are left out (an empty ``map`` still costs its making, on every call)."""
+        kinds = [(map, _VALUE, self.versions), (map, len, self.counted), (map, len, self.sequences),
+                 (map, type, self.objects), (map, _DICT_OF, self.objects), (_chain, self.filled_dicts),
+                 (_mapped_items, dict.values, self.filled_dicts), (_chain, self.filled_mappings),
+                 (_mapped_items, _VALUES, self.filled_mappings), (_chain, self.sequences),
+                 (map, _CODE_OF, self.functions), (_mapped_items, _DEFAULTS_OF, self.functions),
+                 (map, _contents, self.cells),
+                 (map, dict.get, self.namespaces, self.names, itertools.repeat(_MISSING)),
+                 (map, hasattr, self.plain, itertools.repeat("param_groups"))]
+        return tuple(functools.partial(*kind) for kind in kinds if all(arg for arg in kind if type(arg) is list))
+
+
+def _mapped_items(read, objects):
+    """The items of what ``read`` gives for each of ``objects``, one after another."""
+    return _chain(map(read, objects))
 
 
 class _Fast:
@@ -164,7 +181,7 @@ class _Fast:
 
     __slots__ = ("program", "guard", "environment", "template", "keywords", "arg_meta", "state_tensors",
                  "storage_ids", "recorded", "unsafe", "unsafe_recorded", "unsafe_fields", "tracer", "args_read", "kept",
-                 "written", "donated", "written_arrays", "refreshed", "grads", "grad_arrays", "grad_refs", "constant")
+                 "written", "pick_donated", "written_arrays", "refreshed", "grads", "grad_arrays", "grad_refs", "constant")
 
     @classmethod
     def build(cls, gathered, guard, program, args, kwargs):
@@ -210,7 +227,7 @@ class _Fast:
         fast.tracer = sys.modules["jax"].core.Tracer
         fast.args_read = [i for i in program.kept if i < k]
         fast.kept = [state_storages[i - k] for i in program.kept if i >= k]
-        fast.donated = [state_storages[i - k] for i in program.donated]
+        fast.pick_donated = _picker([written.index(i - k) for i in program.donated])  # (donated storages are written)
         fast.written = [state_storages[i] for i in written]
         fast.written_arrays = [st.array for st in fast.written]
         fast.refreshed = [tensors[i] for i in program.refreshed]
@@ -241,7 +258,7 @@ class _Fast:
         (the step's result, whether this entry still describes the state -- not when a ``.grad`` was replaced)."""
         program, backend = self.program, self.program.backend
         arg_arrays = [st.array for st in arg_storages]
-        donated = [*map(_ARRAY_OF, self.donated)]
+        donated = [*self.pick_donated(self.written_arrays)]  # (``holds`` found the written storages holding these)
         if arg_arrays and not set(map(id, donated)).isdisjoint(map(id, arg_arrays)):
             donated = [a.copy() for a in donated]  # an argument over a written state array (rare): kept intact
         outs = program.executable(donated, [*(arg_arrays[i] for i in self.args_read), *map(_ARRAY_OF, self.kept)],
@@ -251,9 +268,12 @@ class _Fast:
         for st, array in zip(self.written, new):
             st.array = array
             st.version += 1
-            if st.aliases:
-                for alias in st.live_aliases():
-                    alias._arr = None
+            aliases = st.aliases
+            if aliases:
+                for ref in aliases:
+                    alias = ref()
+                    if alias is not None:
+                        alias._arr = None
         for t in self.refreshed:
             t._arr = None
         self.grad_arrays = made = outs[written:written + len(self.grads)]

@@ -10,6 +10,11 @@ graph is freed). The eager code around the call -- ``loss.backward()``, ``optimi
 the compiled one -- sees an ordinary node, so an ordinary training loop runs the model at compiled speed and the tape
 stays the one source of gradients.
 
+* Forward and backward as one program: once a backward took the gradient of one real scalar output alone (the
+  loop's ``loss.backward()``, the other outputs unused), the next calls run jax's ``value_and_grad`` of the forward
+  as one program and the node keeps the gradients instead of the residuals (XLA fuses the two, and nothing is
+  written out for the backward); a backward with other cotangents runs the forward again for its residuals and ends
+  the fusion, as does a fused forward nobody backpropagates through (evaluation without ``no_grad``).
 * Buffers the forward writes in place (BatchNorm's running statistics, ``num_batches_tracked``) are outputs of the
   program and written back into the same storages after the call, their versions bumped as an eager write would.
 * Random numbers (dropout) are drawn on the host from xtensor's generators at each call, in the order and with the
@@ -266,9 +271,14 @@ class _ModuleProgram:
             outs = run(*state, *inputs, *draw_values)
             return outs[:n_diff], outs[n_diff:]
 
-        self.forward, self.forward_vjp, self.backward = backend.differentiable_program(program)
+        self.forward, self.forward_vjp, self.backward, self.forward_grad = backend.differentiable_program(program)
+        self.scale = backend.jit(_scaled)
+        self.seed = self.asked = None  # see ``run``
         out_avals = traced.out_avals[:n_diff]
         self.cotangents = [(tuple(a.shape), a.dtype) for a in out_avals]
+        diff_dtypes = [info for kind, info in plan["kinds"] if kind == "diff"]
+        self.seeds = {i for i, ((shape, _), dtype) in enumerate(zip(self.cotangents, diff_dtypes))
+                      if shape == () and dtype.kind == "f"}  # real scalar outputs (a loss): what ``seed`` may be
         self.refreshed = [index for index, owner in enumerate(call.owners) if owner in set(plan["written"])]
 
     def run(self, call):
@@ -280,7 +290,18 @@ class _ModuleProgram:
         diff = [state[i] for i in self.diff_state] + [inputs[j] for j in self.diff_inputs]
         other = ([state[i] for i in self.other_state], [inputs[j] for j in self.other_inputs], draws)
         if self.records:
-            diff_outs, other_outs, residuals = self.forward_vjp(diff, other)
+            # While the last backward took the gradient of one real scalar output alone (``loss.backward()``, the
+            # other outputs unused), forward and backward run as one program now and the node keeps the gradients
+            # (a cotangent other than that scale is answered by running the forward again for its residuals).
+            if self.asked is not None and not self.asked[0]:
+                self.seed = None  # the last fused call's gradients were never asked for: a forward without backward
+            if self.seed is None:
+                diff_outs, other_outs, residuals = self.forward_vjp(diff, other)
+                fused = self.asked = None
+            else:
+                diff_outs, other_outs, gradients = self.forward_grad(diff, other, self.seed)
+                residuals, self.asked = None, [False]
+                fused = (self.seed, gradients, (diff, other), self.asked)
         else:
             diff_outs, other_outs = self.forward(diff, other)
         plan = self.plan
@@ -293,7 +314,7 @@ class _ModuleProgram:
             _invalidate([storages[i] for i in written], [call.tensors[i] for i in self.refreshed])
         node = None
         if self.records:
-            node = CompiledFunctionBackward(backend, self.backward, residuals, self.cotangents)
+            node = CompiledFunctionBackward(backend, self, residuals, fused)
             node._edges = tuple(edge_of(t) for t in self._differentiable(call))
         diff_outs, other_outs = iter(diff_outs), iter(other_outs)
         leaves, output_nr = [], 0
@@ -322,33 +343,57 @@ class _ModuleProgram:
         return [first[i] for i in self.diff_state] + [call.inputs[j] for j in self.diff_inputs]
 
 
+def _is_one(value):
+    """Whether a scalar cotangent is one (``loss.backward()``'s), read only where its value is computed already: the
+    host never waits for the device here."""
+    ready = getattr(value, "is_ready", None)
+    return ready is not None and ready() and float(value) == 1.0
+
+
+def _scaled(gradients, scale):
+    """The gradients for cotangent ``scale`` from those for cotangent one (a VJP is linear in its cotangent)."""
+    return [g * scale.astype(g.dtype) for g in gradients]
+
+
 class CompiledFunctionBackward(Node):
     """The node of one compiled module call: its backward is the program's VJP on the residuals the forward left on
-    the device; freed after a backward without ``retain_graph``."""
+    the device -- or, where the forward computed the gradients of one scalar output already (``fused``: (that
+    output's index, the gradients, the forward's inputs, a cell set once they were asked for)), those gradients
+    scaled by its cotangent; freed after a backward without ``retain_graph``."""
 
-    __slots__ = ("_backend", "_backward", "_residuals", "_cotangents", "_raw_ns", "n_outputs")
+    __slots__ = ("_backend", "_program", "_residuals", "_fused", "_raw_ns", "n_outputs")
 
-    def __init__(self, backend, backward, residuals, cotangents):
-        self._backend, self._backward, self._residuals, self._cotangents = backend, backward, residuals, cotangents
+    def __init__(self, backend, program, residuals, fused=None):
+        self._backend, self._program, self._residuals, self._fused = backend, program, residuals, fused
         self._raw_ns = raw_ns(backend)
-        self.n_outputs = len(cotangents)
+        self.n_outputs = len(program.cotangents)
 
     def _run_raw(self, grads):
+        program, fused = self._program, self._fused
+        given = [i for i, g in enumerate(grads) if g is not None]
+        if fused is not None:
+            seed, gradients, inputs, asked = fused
+            asked[0] = True
+            if given == [seed]:
+                scale = self._cotangent(grads[seed], seed)
+                return list(gradients) if _is_one(scale) else program.scale(gradients, scale)
+            program.seed = None  # other cotangents than the fused program's: the split programs from now on
+            self._residuals, self._fused = program.forward_vjp(*inputs)[2], None  # (the forward again)
         residuals = self._residuals
         if residuals is None:
             raise freed_error()
-        xp = self._backend.xp
-        cotangents = []
-        for g, (shape, dtype) in zip(grads, self._cotangents):
-            if g is None:
-                g = xp.zeros(shape, dtype=dtype)
-            else:
-                if g.dtype != dtype:
-                    g = g.astype(dtype)
-                if g.shape != shape:
-                    g = xp.broadcast_to(g, shape)
-            cotangents.append(g)
-        return self._backward(residuals, cotangents)
+        if len(given) == 1 and given[0] in program.seeds:
+            program.seed = given[0]  # the gradient of one scalar output alone: the next call fuses its backward
+        return program.backward(residuals, [self._cotangent(g, i) for i, g in enumerate(grads)])
+
+    def _cotangent(self, g, index):
+        """The incoming gradient ``g`` of output ``index`` as the program's cotangent (zeros for None)."""
+        shape, dtype = self._program.cotangents[index]
+        if g is None:
+            return self._backend.xp.zeros(shape, dtype=dtype)
+        if g.dtype != dtype:
+            g = g.astype(dtype)
+        return g if g.shape == shape else self._backend.xp.broadcast_to(g, shape)
 
     def _run(self, grads):
         if grad_mode.state.enabled:
@@ -362,7 +407,7 @@ class CompiledFunctionBackward(Node):
         return self._run(grads)
 
     def release(self):
-        self._residuals = None
+        self._residuals = self._fused = None
 
 
 class _RecordingRng:

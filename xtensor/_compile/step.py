@@ -53,6 +53,7 @@ Limits (each an error or documented behaviour, never a silent wrong result):
   ``jax.jit`` (or another compiled step) it runs inline, traced by the outer one.
 """
 import functools
+import operator
 
 import numpy as np
 
@@ -310,12 +311,10 @@ def _substitute(obj, positions, values):
 
 
 def _expanded(executable, expand):
-    """``executable`` returning its outputs at the positions ``expand`` gives (one array written into several
-    storages is computed and returned once)."""
-    def run(*args):
-        outs = executable(*args)
-        return [outs[j] for j in expand]
-    return run
+    """``executable`` returning its outputs at the positions ``expand`` gives, as a tuple (one array written into
+    several storages is computed and returned once; ``expand`` has two entries at least)."""
+    pick = operator.itemgetter(*expand)
+    return lambda *args: pick(executable(*args))
 
 
 def _unshared(donated, others):

@@ -78,10 +78,33 @@ def _log_softmax_fwd(xp, x, dim):
     return z - xp.log(xp.sum(xp.exp(z), axis=dim, keepdims=True))
 
 
-defop("softmax", _softmax_fwd, (lambda ns, g, ans, x, dim: ans * (g - _along(ns, g * ans, dim)),),
-      sig=_softmax_sig("softmax"), cast=to_float, saves=(1, "result"))
-defop("log_softmax", _log_softmax_fwd, (lambda ns, g, ans, x, dim: g - ns.exp(ans) * _along(ns, g, dim),),
-      sig=_softmax_sig("log_softmax"), cast=to_float, saves=(1, "result"))
+def _numpy_pair(g, ans, dim):
+    """Whether a softmax's VJP can run in one fresh numpy array, written in place: the same operations in the same
+    order as the expression (the same bits) without its temporaries -- each a pass over memory, and above ~32 MB
+    (a 33K-word vocabulary's log-probabilities) an allocation glibc maps fresh and faults in page by page."""
+    return type(g) is np.ndarray and type(ans) is np.ndarray and dim is not None and g.dtype == ans.dtype and \
+        ans.dtype.kind == "f" and g.shape == ans.shape
+
+
+def _softmax_vjp(ns, g, ans, x, dim):
+    if _numpy_pair(g, ans, dim):
+        t = np.multiply(g, ans)
+        np.subtract(g, _along(ns, t, dim), out=t)
+        return np.multiply(ans, t, out=t)
+    return ans * (g - _along(ns, g * ans, dim))
+
+
+def _log_softmax_vjp(ns, g, ans, x, dim):
+    if _numpy_pair(g, ans, dim):
+        e = np.exp(ans)
+        np.multiply(e, _along(ns, g, dim), out=e)
+        return np.subtract(g, e, out=e)
+    return g - ns.exp(ans) * _along(ns, g, dim)
+
+
+defop("softmax", _softmax_fwd, (_softmax_vjp,), sig=_softmax_sig("softmax"), cast=to_float, saves=(1, "result"))
+defop("log_softmax", _log_softmax_fwd, (_log_softmax_vjp,), sig=_softmax_sig("log_softmax"), cast=to_float,
+      saves=(1, "result"))
 
 
 # ------------------------------------------------------------------ nll_loss

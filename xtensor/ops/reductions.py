@@ -30,7 +30,7 @@ import math
 import numpy as np
 
 from .. import _dtypes
-from .._dispatch import Dims, apply, apply_whole, overload_name
+from .._dispatch import Dims, apply, overload_name
 from .._inplace import assign_out
 from .._table import TABLE, defcomposite, defop, dims_of, native_dtype, refusing, sum_dtype, to_float, via_uint8
 from .._tensor import Tensor
@@ -151,17 +151,24 @@ def _mean_fwd(xp, x, dims, keepdim, dtype):
     return _accumulated(xp, xp.mean, x, axis=dims, keepdims=keepdim)
 
 
+def _host_mean(a, dims):
+    """``np.mean`` of a float32 or float64 array over every element, to its bits, without its Python frames: the
+    sum divided by the count in float64 (numpy divides its float32 sum by an ``intp``: in float64 too) and rounded
+    to the sum's type. (Python's float division: numpy's scalar arithmetic costs ~1 µs here.)"""
+    total = np.add.reduce(a, dims)
+    n = a.size
+    return np.asarray(float(total) / n if n else math.nan, total.dtype)
+
+
 _SUM = _reduction("sum", _sum_fwd, (lambda ns, g, ans, x, dims, keepdim, dtype: ns.unreduce(g, x.shape, dims, keepdim),),
-                  saves=("meta0",), cast=sum_dtype, host_whole=np.add.reduce)
+                  saves=("meta0",), cast=sum_dtype, whole=(False, None), host_whole=np.add.reduce)
 _MEAN = _reduction("mean", _mean_fwd, (lambda ns, g, ans, x, dims, keepdim, dtype:
                                        ns.unreduce(g, x.shape, dims, keepdim) / _count(x.shape, dims),),
-                   saves=("meta0",))
+                   saves=("meta0",), whole=(False, None), host_whole=_host_mean)
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     """``sum(input)``, ``sum(input, dim, keepdim=False, *, dtype)``; ints and bools add up in int64."""
-    if dim is None and dtype is None and not keepdim and isinstance(input, Tensor):
-        return apply_whole(_SUM, input)
     return apply(_SUM, *_reduce_sig(input, dim, keepdim, dtype=dtype))
 
 
@@ -169,8 +176,6 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     if (dtype or input.dtype).kind not in "fc":
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating "
                            f"point or complex dtype. Got: {input.dtype.scalar_name}")
-    if dim is None and dtype is None and not keepdim:
-        return apply_whole(_MEAN, input)
     return apply(_MEAN, *_reduce_sig(input, dim, keepdim, dtype=dtype))
 
 
@@ -182,8 +187,8 @@ def _api_mean(x, /, *, axis=None, keepdims=False):
     return apply(_MEAN, (x,), (Dims(dims_of(axis, x.ndim)), keepdims, None))
 
 
-defcomposite("sum", sum, api=True, api_impl=_api_sum, out=True)
-defcomposite("mean", mean, api=True, api_impl=_api_mean, out=True)
+defcomposite("sum", sum, api=True, api_impl=_api_sum, out=True, whole=_SUM)
+defcomposite("mean", mean, api=True, api_impl=_api_mean, out=True, whole=_MEAN)
 
 
 def _prod_fwd(xp, x, dims, keepdim, dtype):
@@ -209,7 +214,8 @@ def _product_of_others(ns, x, total, dims):
     return ns.where(zero, ns.expand(ns.where_zero(lone, rest), x.shape), total / safe)
 
 
-_PROD = _reduction("prod", _prod_fwd, (_prod_vjp,), cast=sum_dtype, saves=(0, 1, 2, "result"))
+_PROD = _reduction("prod", _prod_fwd, (_prod_vjp,), cast=sum_dtype, saves=(0, 1, 2, "result"), whole=(False, None),
+                   host_whole=np.multiply.reduce)
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):
@@ -221,7 +227,7 @@ def _api_prod(x, /, *, axis=None, dtype=None, keepdims=False):
     return apply(_PROD, (x,), (Dims(dims_of(axis, x.ndim)), keepdims, dtype or _api_sum_dtype(x.dtype)))
 
 
-defcomposite("prod", prod, api=True, api_impl=_api_prod, out=True)
+defcomposite("prod", prod, api=True, api_impl=_api_prod, out=True, whole=_PROD)
 
 
 def _nansum_fwd(xp, x, dims, keepdim, dtype):
@@ -361,11 +367,11 @@ def _api_extreme_sig(name):
     return sig
 
 
-for _name, _api_name in (("amax", "max"), ("amin", "min")):
+for _name, _api_name, _host in (("amax", "max", np.maximum.reduce), ("amin", "min", np.minimum.reduce)):
     _extreme = (lambda f: lambda xp, x, dims, keepdim: getattr(xp, f)(x, axis=dims, keepdims=keepdim))(_api_name)
     defop(_name, _extreme, (_share_vjp,), sig=_amax_sig, api=_api_name, out=True,
           api_sig=_api_extreme_sig(_api_name),
-          bool_fwd=via_uint8(_extreme), refuses="c", saves=(0, 1, 2, "result"))
+          bool_fwd=via_uint8(_extreme), refuses="c", saves=(0, 1, 2, "result"), whole=(False,), host_whole=_host)
 
 
 def _arg_sig(name):

@@ -179,9 +179,6 @@ class _RNNBase(Module):
         else:
             seq, hx, unbatched = self._prepare(input, hx)
             batch_sizes = [seq.shape[1]] * seq.shape[0]
-        starts = [0]
-        for size in batch_sizes[:-1]:
-            starts.append(starts[-1] + size)
         directions = 2 if self.bidirectional else 1
         finals = [[] for _ in range(self.states)]
         for layer in range(self.num_layers):
@@ -539,12 +536,24 @@ def _lstm_layer_vjp(ns, grads, ans, x, w_ih, w_hh, b_ih, b_hh, h0, c0, w_hr, rev
 # update's five calls. The VJP's factors (``_lstm_layer_vjp``'s) are laid out as the workspace (time, gate, batch,
 # hidden), so a step back computes its pre-activations' gradients gate by gate in one reused buffer (two calls) and
 # copies them into the recurrent product's rows (one), besides its product and four calls for the states' gradients.
+# The loops call the ufuncs as locals with ``out`` positional and take each gate as ``act[k]`` (unpacking an array
+# iterates it, ~0.7 µs a step): ~0.1 µs a call, ~8% of the forward.
 _NUMPY_FLOATS = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.float64))
 
 
 def _numpy_kernel(x):
     """Whether a layer over ``x`` runs the numpy kernels (a float numpy array)."""
     return type(x) is np.ndarray and x.dtype in _NUMPY_FLOATS
+
+
+def _product(dtype):
+    """The recurrent product's function: ``np.dot`` where BLAS computes it (float32, float64), the same ``gemm`` call
+    as ``np.matmul``'s with ~0.7 µs less of dispatch per step; ``np.matmul`` elsewhere (numpy's own float16 loops
+    differ between the two)."""
+    return np.dot if dtype in _BLAS_FLOATS else np.matmul
+
+
+_BLAS_FLOATS = frozenset(np.dtype(t) for t in (np.float32, np.float64))
 
 
 def _lstm_numpy_fwd(x, w_ih, w_hh, b_ih, b_hh, h, c, reverse):
@@ -560,21 +569,23 @@ def _lstm_numpy_fwd(x, w_ih, w_hh, b_ih, b_hh, h, c, reverse):
     pre = np.empty((batch, 4 * hidden), dtype)
     pre_by_gate = pre.reshape(batch, 4, hidden).transpose(1, 0, 2)
     pre_g, scratch = pre_by_gate[2], np.empty((batch, hidden), dtype)
+    one = np.ones((), dtype)  # (a Python 1 costs each call ~0.4 µs of conversion: same value, same bits)
+    matmul, add, multiply, divide, exp, tanh = _product(dtype), np.add, np.multiply, np.divide, np.exp, np.tanh
     for t in _time(steps, reverse):
         act = gates[t]
-        i, f, g, o = act
-        np.matmul(h, w_hh_t, out=pre)
-        np.add(projected[t], pre, out=pre)
-        np.exp(pre_by_gate, out=act)
-        np.add(act, 1, out=act)
-        np.divide(1, act, out=act)
-        np.tanh(pre_g, out=g)
+        matmul(h, w_hh_t, pre)
+        add(projected[t], pre, pre)
+        exp(pre_by_gate, act)
+        add(act, one, act)
+        divide(one, act, act)
+        g = act[2]
+        tanh(pre_g, g)
         h, c_before, c = out[t], c, cells[t]
-        np.multiply(f, c_before, out=c)
-        np.multiply(i, g, out=scratch)
-        np.add(c, scratch, out=c)
-        np.tanh(c, out=scratch)
-        np.multiply(o, scratch, out=h)
+        multiply(act[1], c_before, c)
+        multiply(act[0], g, scratch)
+        add(c, scratch, c)
+        tanh(c, scratch)
+        multiply(act[3], scratch, h)
     return out, h.copy(), c.copy(), gates, cells
 
 
@@ -599,17 +610,18 @@ def _lstm_numpy_vjp(ns, g_out, g_h, g_c, ans, x, w_ih, w_hh, b_ih, h0, c0, rever
     scratch, step_g_pre = np.empty((batch, hidden), dtype), np.empty((4, batch, hidden), dtype)
     g_pre = np.empty((steps, batch, 4 * hidden), dtype)
     g_pre_by_gate = g_pre.reshape(steps, batch, 4, hidden).transpose(0, 2, 1, 3)
+    step_c, step_h, factors_c, factors_h = step_g_pre[:3], step_g_pre[3], factors[:, :3], factors[:, 3]
+    matmul, add, multiply, copyto = _product(dtype), np.add, np.multiply, np.copyto
     for t in _time(steps, not reverse):
         if g_out is not None:
-            np.add(g_h, g_out[t], out=g_h)
-        np.multiply(g_h, through_h[t], out=scratch)
-        np.add(g_c, scratch, out=g_c)
-        step_factors = factors[t]
-        np.multiply(g_c, step_factors[:3], out=step_g_pre[:3])
-        np.multiply(g_h, step_factors[3], out=step_g_pre[3])
-        np.copyto(g_pre_by_gate[t], step_g_pre)
-        np.matmul(g_pre[t], w_hh, out=g_h)
-        np.multiply(g_c, f[t], out=g_c)
+            add(g_h, g_out[t], g_h)
+        multiply(g_h, through_h[t], scratch)
+        add(g_c, scratch, g_c)
+        multiply(g_c, factors_c[t], step_c)
+        multiply(g_h, factors_h[t], step_h)
+        copyto(g_pre_by_gate[t], step_g_pre)
+        matmul(g_pre[t], w_hh, g_h)
+        multiply(g_c, f[t], g_c)
     return _layer_grads(ns, x, w_ih, b_ih, g_pre, g_pre, _in_time_order(ns, h0, out, reverse)) + (g_h, g_c, None)
 
 
