@@ -23,6 +23,7 @@ PURE_PYTHON_VARIABLE = "XTENSOR_PURE_PYTHON"
 MANIFEST = "_compiled_core.json"  # in the package directory: {module: SHA-256 of the source it was compiled from}
 PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
+
 def pure_python_requested():
     """Whether ``XTENSOR_PURE_PYTHON`` asks for the pure-Python modules (set to anything but "", "0")."""
     return os.environ.get(PURE_PYTHON_VARIABLE, "") not in ("", "0")
@@ -36,6 +37,7 @@ def source_path(module, package_dir=PACKAGE_DIR):
 
 
 def source_hash(path):
+    """The SHA-256 of the file ``path`` (what the build records and the import compares)."""
     with open(path, "rb") as f:
         return hashlib.sha256(f.read()).hexdigest()
 
