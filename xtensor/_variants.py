@@ -5,6 +5,7 @@ In-place and ``out=`` forms reuse the out-of-place op and then write the result 
 target (in-place ops rewrite the target's history as PyTorch does: a root takes the result's
 node, a view rewrites its base's history through a ``CopySlices`` node).
 """
+import functools
 import inspect
 import numbers
 
@@ -254,10 +255,7 @@ def _make_method(entry, function):
 def _whole_first(fn, op):
     """``fn`` (the generated method or function of a reduction) whose call with the tensor alone is ``op`` over every
     element (``whole_reduction``: the signature's Python frames cost as much as numpy's reduction)."""
-    reduce = whole_reduction(op, fn)
-    reduce.__name__ = reduce.__qualname__ = fn.__name__
-    reduce.__doc__ = fn.__doc__
-    return reduce
+    return functools.update_wrapper(whole_reduction(op, fn), fn)
 
 
 def _make_inplace(method, name, overlaps=None):

@@ -268,12 +268,9 @@ class _Fast:
         for st, array in zip(self.written, new):
             st.array = array
             st.version += 1
-            aliases = st.aliases
-            if aliases:
-                for ref in aliases:
-                    alias = ref()
-                    if alias is not None:
-                        alias._arr = None
+            if st.aliases:
+                for alias in st.live_aliases():
+                    alias._arr = None
         for t in self.refreshed:
             t._arr = None
         self.grad_arrays = made = outs[written:written + len(self.grads)]
