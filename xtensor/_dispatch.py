@@ -224,6 +224,23 @@ class OpNode(Node):
             raw.append(gi)
         return raw
 
+    def _holds(self, owner):
+        """Whether ``owner`` shares memory with an input, parameter or saved output this node keeps (what else its
+        VJPs could hand back besides arrays they make): see ``Node._holds``."""
+        kept = [o[0] for o in (self._out if self.op.nout > 1 else (self._out,)) if o is not None] \
+            if self._out is not None else []
+        kept.extend(self._args or ())
+        while kept:
+            a = kept.pop()
+            if isinstance(a, Tensor):
+                st = a.__dict__.get("_storage")
+                kept.extend((a._arr, None if st is None else st.array))
+            elif isinstance(a, (tuple, list)):
+                kept.extend(a)
+            elif isinstance(a, np.ndarray) and np.may_share_memory(owner, a):
+                return True
+        return False
+
     def _check_saved(self):
         """PyTorch's refusal to use saved tensors (inputs or outputs) modified in place since they were saved."""
         versions = self._saved_versions
