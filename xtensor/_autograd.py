@@ -73,7 +73,7 @@ class Node:
 
     def _holds(self, owner):
         """Whether this node may keep memory of numpy array ``owner`` (an input's, a saved output's): the engine takes
-        an output of its raw run for a gradient of the engine's own only where not (``_Exclusive``). Unknown: yes."""
+        an output of its raw run for a gradient of the engine's own only where not (see ``_owner``). Unknown: yes."""
         return True
 
     def register_hook(self, hook):
@@ -149,7 +149,7 @@ class AccumulateGrad(Node):
         return ()
 
     def _run_raw(self, grads, exclusive=False):
-        """``exclusive``: the gradient's memory is the engine's alone (``_Exclusive``): the first one is kept as
+        """``exclusive``: the gradient's memory is the engine's alone (see ``_owner``): the first one is kept as
         ``.grad`` without a copy, as PyTorch steals a gradient nothing else references."""
         leaf = self._variable()
         if leaf is None:
@@ -234,7 +234,17 @@ def _private_copy(t):
 
 
 _ndarray = np.ndarray
-_TRACKED_SIZE = 4096  # elements: below, copying a gradient into ``.grad`` costs less than tracking who holds it
+_TRACKED_SIZE = 1 << 15  # elements: below, copying a gradient into ``.grad`` costs less than tracking who holds it
+
+# Exclusive gradients: the raw numpy gradients of one backward that no one but the engine can reach, so that
+# ``AccumulateGrad`` takes the first as ``.grad`` without a copy and a second contribution to a buffer is added in
+# place. PyTorch tests the gradient's reference count (``use_count() <= 1``); here counts differ between the
+# interpreted and the compiled engine, so the engine keeps the provenance instead: memory is exclusive when it was
+# born in the backward -- a sum of contributions, or a VJP's output sharing memory with none of that node's incoming
+# gradients, inputs and saved outputs -- and has since passed through VJPs that each handed it (or a view spanning it)
+# to one input only, never through a hook, a Tensor-taking node or a captured edge. (PyTorch's test also takes views of
+# one gradient handed to several leaves, which then alias each other: pytorch/pytorch#34082.) ``owned``: id -> the
+# owning array (listed, it stays alive: no id is reused meanwhile).
 
 
 def _owner(a):
@@ -249,68 +259,65 @@ def _owner(a):
     return base if type(base) is _ndarray and base.base is None and base.size == a.size else None
 
 
-class _Exclusive:
-    """The raw numpy gradients of one backward that no one but the engine can reach, so that ``AccumulateGrad``
-    takes the first as ``.grad`` without a copy and a second contribution to a buffer is added in place.
+def may_alias(owner, a):
+    """Whether numpy array ``a`` may share memory with ``owner`` (an array owning its memory): ``a`` is ``owner`` or a
+    view of it -- or its memory belongs to some other object (a buffer), which could be ``owner``'s."""
+    if type(a) is not _ndarray:
+        return False
+    while a.base is not None:
+        a = a.base
+        if type(a) is not _ndarray:
+            return True
+    return a is owner
 
-    PyTorch tests the gradient's reference count (``use_count() <= 1``); here counts differ between the interpreted
-    and the compiled engine, so the engine keeps the provenance instead: memory is exclusive when it was born in the
-    backward -- a sum of contributions, or a VJP's output sharing memory with none of that node's incoming
-    gradients, inputs and saved outputs -- and has since passed through VJPs that each handed it (or a view spanning
-    it) to one input only, never through a hook, a Tensor-taking node or a captured edge. (PyTorch's test also takes
-    views of one gradient handed to several leaves, which then alias each other: pytorch/pytorch#34082.)"""
 
-    __slots__ = ("arrays",)
+def _take(owned, grads):
+    """The owners of ``grads`` that were exclusive, delisted: they are in a node's hands now."""
+    taken = None
+    for g in grads:
+        o = _owner(g)
+        if o is not None and owned.pop(id(o), None) is not None:
+            taken = [o] if taken is None else taken + [o]
+    return taken
 
-    def __init__(self):
-        self.arrays = {}  # id -> owning array (listed, it stays alive: no id is reused meanwhile)
 
-    def take(self, grads):
-        """The owners of ``grads`` that were exclusive, delisted: they are in a node's hands now."""
-        taken = None
-        for g in grads:
-            o = _owner(g)
-            if o is not None and self.arrays.pop(id(o), None) is not None:
-                taken = [o] if taken is None else taken + [o]
-        return taken
+def _claim(owned, node, grads, taken, grad_inputs):
+    """List the outputs of ``node``'s raw run that only the engine reaches: each going to one raw-taking input alone,
+    and either passed on from the exclusive memory the node was ``taken`` or made by its VJP (no memory shared with
+    the node's incoming ``grads``, inputs or saved outputs: ``Node._holds``)."""
+    found = {}  # id -> owner, or None where several inputs get it, or one that shows it to a hook
+    for (child, _), g in zip(node._edges, grad_inputs):
+        if child is None or g is None:
+            continue
+        o = _owner(g)
+        if o is None:
+            continue
+        key = id(o)
+        raw_child = child._raw_ns is not None and not child._pre_hooks and not child._hooks
+        found[key] = o if key not in found and raw_child else None
+    for key, o in found.items():
+        if o is None:
+            continue
+        if taken is not None and any(o is t for t in taken) or \
+                not any(may_alias(o, g) for g in grads) and not node._holds(o):
+            owned[key] = o
 
-    def claim(self, node, grads, taken, edges, grad_inputs):
-        """List the outputs of ``node``'s raw run that only the engine reaches: each going to one raw-taking input
-        alone, and either passed on from the exclusive memory the node was ``taken`` or made by its VJP (no memory
-        shared with the node's incoming ``grads``, inputs or saved outputs: ``Node._holds``)."""
-        found = {}  # id -> owner, or None where several inputs get it, or one that shows it to a hook
-        for (child, _), g in zip(edges, grad_inputs):
-            if child is None or g is None:
-                continue
-            o = _owner(g)
-            if o is None:
-                continue
-            key = id(o)
-            raw_child = child._raw_ns is not None and not child._pre_hooks and not child._hooks
-            found[key] = o if key not in found and raw_child else None
-        for key, o in found.items():
-            if o is None:
-                continue
-            if taken is not None and any(o is t for t in taken) or \
-                    not any(type(g) is _ndarray and np.may_share_memory(o, g) for g in grads) and not node._holds(o):
-                self.arrays[key] = o
 
-    def add(self, a, b):
-        """``a + b``, two contributions to one buffer: added into ``a`` where it is exclusive, else into a new array,
-        exclusive."""
-        arrays = self.arrays
-        oa, ob = _owner(a), _owner(b)
-        if ob is not None:
-            arrays.pop(id(ob), None)  # (b is gone after this)
-        if oa is not None and id(oa) in arrays and a.shape == b.shape and a.dtype == b.dtype:
-            return np.add(a, b, out=a)
-        if oa is not None:
-            arrays.pop(id(oa), None)
-        total = a + b
-        o = _owner(total)
-        if o is not None:
-            arrays[id(o)] = o
-        return total
+def _add(owned, a, b):
+    """``a + b``, two contributions to one buffer: added into ``a`` where it is exclusive, else into a new array,
+    exclusive."""
+    oa, ob = _owner(a), _owner(b)
+    if ob is not None:
+        owned.pop(id(ob), None)  # (b is gone after this)
+    if oa is not None and id(oa) in owned and a.shape == b.shape and a.dtype == b.dtype:
+        return np.add(a, b, out=a)
+    if oa is not None:
+        owned.pop(id(oa), None)
+    total = a + b
+    o = _owner(total)
+    if o is not None:
+        owned[id(o)] = o
+    return total
 
 
 SCALAR_EDGE = (None, -1)  # the edge of a Python-scalar argument: not listed in next_functions
@@ -372,7 +379,7 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, capture=None, ac
     order = _topological_order((roots[0][0],) if len(roots) == 1 else [node for node, _ in roots])
     anomaly = anomaly_state.enabled
     raw = not create_graph and not anomaly  # anomaly mode checks every node's Tensors
-    exclusive = _Exclusive() if raw else None
+    owned = {}  # the exclusive gradients (see _owner)
     buffers = {}
     for (node, nr), g in zip(roots, grad_roots):
         if raw and _takes_raw(node):
@@ -397,7 +404,7 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, capture=None, ac
             grads = buffers.pop(node, None)
             if grads is None:
                 continue
-            taken = exclusive.take(grads) if exclusive is not None and exclusive.arrays else None
+            taken = _take(owned, grads) if owned else None
             if wanted is not None and node not in wanted and node not in capture_at:  # (no hooks fire, as PyTorch's)
                 continue
             pre_hooks = node._pre_hooks
@@ -418,7 +425,7 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, capture=None, ac
                     node._run_raw(grads, True)
                 for g in grad_inputs:
                     if type(g) is _ndarray and g.size >= _TRACKED_SIZE:
-                        exclusive.claim(node, grads, taken, node._edges, grad_inputs)
+                        _claim(owned, node, grads, taken, grad_inputs)
                         break
             else:
                 grad_inputs = node._run(grads) if not anomaly else _run_anomalous(node, grads)
@@ -443,7 +450,7 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, capture=None, ac
                                                                        for i in range(child.n_outputs)]
                 else:
                     prior = slot[nr]
-                    slot[nr] = g if prior is None else exclusive.add(prior, g) if raw and type(prior) is _ndarray \
+                    slot[nr] = g if prior is None else _add(owned, prior, g) if raw and type(prior) is _ndarray \
                         else prior + g
             if not retain_graph and node._releases:
                 node.release()

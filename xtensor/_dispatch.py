@@ -15,7 +15,7 @@ import re
 import numpy as np
 
 from . import _autocast, _dtypes
-from ._autograd import SCALAR_EDGE, Node, accumulator_of, freed_error
+from ._autograd import SCALAR_EDGE, Node, accumulator_of, freed_error, may_alias
 from ._ns import RAW_NS, TENSOR_NS, raw_ns
 from ._registry import TABLE
 from ._tensor import NotStrided, Tensor, ViewMeta
@@ -237,7 +237,7 @@ class OpNode(Node):
                 kept.extend((a._arr, None if st is None else st.array))
             elif isinstance(a, (tuple, list)):
                 kept.extend(a)
-            elif isinstance(a, np.ndarray) and np.may_share_memory(owner, a):
+            elif may_alias(owner, a):
                 return True
         return False
 
