@@ -266,6 +266,7 @@ class _KernelNamespace(types.ModuleType):
         return value
 
 
+_UNSET = object()
 _CONCRETE_ARRAY = type(jnp.zeros(0))  # concrete arrays (jaxlib's ArrayImpl); tracers are other types
 
 
@@ -273,6 +274,7 @@ class JaxAdapter(ArrayAPIAdapter):
     native_indexing = True
     compiles = True
     _placement_maps = None
+    _sole_default = _UNSET
 
     def __init__(self):
         super().__init__(_KernelNamespace(), "jax")
@@ -426,8 +428,23 @@ class JaxAdapter(ArrayAPIAdapter):
         return self._placements()[1][self.jax_device(device)]
 
     def to_device(self, arr, device):
-        """``arr`` committed to the jax device that xtensor ``device`` names (traceable under jit)."""
-        return jax.device_put(arr, self.jax_device(device))
+        """``arr`` committed to the jax device that xtensor ``device`` names (traceable under jit). An array already
+        on the default device, where it is its platform's only device, is returned as it is: committed and
+        uncommitted arrays are different arguments to every cached program (``torch.arange(n, device=x.device)``
+        in a model's forward compiled each kernel it met twice), and with one device there is no other to move to."""
+        target = self.jax_device(device)
+        if type(arr) is _CONCRETE_ARRAY and target is self._sole_default_device() and arr.devices() == {target}:
+            return arr
+        return jax.device_put(arr, target)
+
+    def _sole_default_device(self):
+        """jax's default device where it is the only device of its platform and no default was configured, else
+        None."""
+        if self._sole_default is _UNSET:
+            first = jax.devices()[0]
+            alone = jax.config.jax_default_device is None and len(jax.devices(first.platform)) == 1
+            self._sole_default = first if alone else None
+        return self._sole_default
 
     def jax_device(self, device):
         """The jax device for an xtensor ``device``: ``cpu``/``cpu:k`` (jax's CPU devices), ``cuda:k``
