@@ -32,6 +32,12 @@ def _keep_compiled_programs_on_disk():
     folder = jax_compilation_cache()
     if folder is None or jax.config.jax_compilation_cache_dir is not None:
         return
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError:
+        return  # a read-only home: no cache (jax would warn on every program it could not write)
+    if not os.access(folder, os.W_OK):
+        return
     jax.config.update("jax_compilation_cache_dir", folder)
     if "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS" not in os.environ:
         jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)

@@ -58,3 +58,9 @@ def test_a_cache_folder_given_to_jax_is_kept_with_jaxs_own_threshold(tmp_path):
     seen = _run(tmp_path, JAX_COMPILATION_CACHE_DIR=str(tmp_path / "mine"))
     assert seen["folder"] == str(tmp_path / "mine") and seen["min_seconds"] == 1.0
     assert not (tmp_path / "cache").exists()
+
+
+def test_a_cache_folder_that_cannot_be_written_means_no_cache_and_no_warning(tmp_path):
+    (tmp_path / "cache").write_text("a file where the cache folder would go")
+    seen = _run(tmp_path, PYTHONWARNINGS="error")
+    assert seen["folder"] is None and seen["read back"] == 0
