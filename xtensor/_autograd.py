@@ -71,11 +71,6 @@ class Node:
     def release(self):
         """Free saved tensors after a backward without ``retain_graph``."""
 
-    def _holds(self, owner):
-        """Whether this node may keep memory of numpy array ``owner`` (an input's, a saved output's): the engine takes
-        an output of its raw run for a gradient of the engine's own only where not (see ``_owner``). Unknown: yes."""
-        return True
-
     def register_hook(self, hook):
         """``hook(grad_inputs, grad_outputs)`` runs after this node; may return new grad_inputs."""
         if getattr(self, "_hooks", None) is None:
@@ -148,9 +143,7 @@ class AccumulateGrad(Node):
                 hook(leaf)
         return ()
 
-    def _run_raw(self, grads, exclusive=False):
-        """``exclusive``: the gradient's memory is the engine's alone (see ``_owner``): the first one is kept as
-        ``.grad`` without a copy, as PyTorch steals a gradient nothing else references."""
+    def _run_raw(self, grads):
         leaf = self._variable()
         if leaf is None:
             return ()
@@ -164,20 +157,10 @@ class AccumulateGrad(Node):
             grad = xp.broadcast_to(grad, value.shape) if grad.size == 1 else xp.reshape(grad, value.shape)
         current = leaf._grad
         if current is None:  # a private copy: ``.grad`` must never alias another gradient (immutable arrays can't)
-            if backend.mutable and not (exclusive and _stealable(grad, value)):
-                grad = backend.contiguous_copy(grad)
-            leaf._grad = grad_tensor(grad, backend)
+            leaf._grad = grad_tensor(backend.contiguous_copy(grad) if backend.mutable else grad, backend)
         else:
             _add_into(current, grad)
         return ()
-
-
-def _stealable(grad, value):
-    """Whether ``grad``, memory the engine owns alone, can be a leaf's ``.grad`` as it is: a writable, C-contiguous
-    numpy array spanning its whole buffer (not a broadcast), in the leaf's dtype (the layout ``contiguous_copy``
-    gives)."""
-    flags = grad.flags
-    return flags.c_contiguous and flags.writeable and grad.dtype == value.dtype and _owner(grad) is not None
 
 
 def _add_into(current, grad):
@@ -234,92 +217,6 @@ def _private_copy(t):
 
 
 _ndarray = np.ndarray
-_TRACKED_SIZE = 1 << 15  # elements: below, copying a gradient into ``.grad`` costs less than tracking who holds it
-
-# Exclusive gradients: the raw numpy gradients of one backward that no one but the engine can reach, so that
-# ``AccumulateGrad`` takes the first as ``.grad`` without a copy and a second contribution to a buffer is added in
-# place. PyTorch tests the gradient's reference count (``use_count() <= 1``); here counts differ between the
-# interpreted and the compiled engine, so the engine keeps the provenance instead: memory is exclusive when it was
-# born in the backward -- a sum of contributions, or a VJP's output sharing memory with none of that node's incoming
-# gradients, inputs and saved outputs -- and has since passed through VJPs that each handed it (or a view spanning it)
-# to one input only, never through a hook, a Tensor-taking node or a captured edge. (PyTorch's test also takes views of
-# one gradient handed to several leaves, which then alias each other: pytorch/pytorch#34082.) ``owned``: id -> the
-# owning array (listed, it stays alive: no id is reused meanwhile).
-
-
-def _owner(a):
-    """The numpy array owning the memory ``a`` spans whole -- ``a`` itself, or the base of a view of its size (a
-    fresh product transposed or reshaped) -- for arrays of at least ``_TRACKED_SIZE`` elements; None otherwise (part
-    of a larger buffer, memory another object owns, another backend's array, a small one)."""
-    if type(a) is not _ndarray or a.size < _TRACKED_SIZE:
-        return None
-    base = a.base
-    if base is None:
-        return a
-    return base if type(base) is _ndarray and base.base is None and base.size == a.size else None
-
-
-def may_alias(owner, a):
-    """Whether numpy array ``a`` may share memory with ``owner`` (an array owning its memory): ``a`` is ``owner`` or a
-    view of it -- or its memory belongs to some other object (a buffer), which could be ``owner``'s."""
-    if type(a) is not _ndarray:
-        return False
-    while a.base is not None:
-        a = a.base
-        if type(a) is not _ndarray:
-            return True
-    return a is owner
-
-
-def _take(owned, grads):
-    """The owners of ``grads`` that were exclusive, delisted: they are in a node's hands now."""
-    taken = None
-    for g in grads:
-        o = _owner(g)
-        if o is not None and owned.pop(id(o), None) is not None:
-            taken = [o] if taken is None else taken + [o]
-    return taken
-
-
-def _claim(owned, node, grads, taken, grad_inputs):
-    """List the outputs of ``node``'s raw run that only the engine reaches: each going to one raw-taking input alone,
-    and either passed on from the exclusive memory the node was ``taken`` or made by its VJP (no memory shared with
-    the node's incoming ``grads``, inputs or saved outputs: ``Node._holds``)."""
-    found = {}  # id -> owner, or None where several inputs get it, or one that shows it to a hook
-    for (child, _), g in zip(node._edges, grad_inputs):
-        if child is None or g is None:
-            continue
-        o = _owner(g)
-        if o is None:
-            continue
-        key = id(o)
-        raw_child = child._raw_ns is not None and not child._pre_hooks and not child._hooks
-        found[key] = o if key not in found and raw_child else None
-    for key, o in found.items():
-        if o is None:
-            continue
-        if taken is not None and any(o is t for t in taken) or \
-                not any(may_alias(o, g) for g in grads) and not node._holds(o):
-            owned[key] = o
-
-
-def _add(owned, a, b):
-    """``a + b``, two contributions to one buffer: added into ``a`` where it is exclusive, else into a new array,
-    exclusive."""
-    oa, ob = _owner(a), _owner(b)
-    if ob is not None:
-        owned.pop(id(ob), None)  # (b is gone after this)
-    if oa is not None and id(oa) in owned and a.shape == b.shape and a.dtype == b.dtype:
-        return np.add(a, b, out=a)
-    if oa is not None:
-        owned.pop(id(oa), None)
-    total = a + b
-    o = _owner(total)
-    if o is not None:
-        owned[id(o)] = o
-    return total
-
-
 SCALAR_EDGE = (None, -1)  # the edge of a Python-scalar argument: not listed in next_functions
 
 
@@ -379,7 +276,6 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, capture=None, ac
     order = _topological_order((roots[0][0],) if len(roots) == 1 else [node for node, _ in roots])
     anomaly = anomaly_state.enabled
     raw = not create_graph and not anomaly  # anomaly mode checks every node's Tensors
-    owned = {}  # the exclusive gradients (see _owner)
     buffers = {}
     for (node, nr), g in zip(roots, grad_roots):
         if raw and _takes_raw(node):
@@ -404,7 +300,6 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, capture=None, ac
             grads = buffers.pop(node, None)
             if grads is None:
                 continue
-            taken = _take(owned, grads) if owned else None
             if wanted is not None and node not in wanted and node not in capture_at:  # (no hooks fire, as PyTorch's)
                 continue
             pre_hooks = node._pre_hooks
@@ -412,7 +307,6 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, capture=None, ac
                 grads = _run_pre_hooks(node, grads)
             if capture is not None:
                 if node in capture_at:
-                    taken = None  # (the caller gets these gradients: they are no longer the engine's alone)
                     for i, nr in capture_at[node]:
                         captured[i] = grads[nr]
                 if wanted is not None and node not in wanted:  # (a captured edge's node that feeds no other)
@@ -421,12 +315,7 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, capture=None, ac
             ns = node._raw_ns
             runs_raw = raw and ns is not None and not hooks and not pre_hooks  # _takes_raw, inlined
             if runs_raw:
-                grad_inputs = node._run_raw(grads) if taken is None or type(node) is not AccumulateGrad else \
-                    node._run_raw(grads, True)
-                for g in grad_inputs:
-                    if type(g) is _ndarray and g.size >= _TRACKED_SIZE:
-                        _claim(owned, node, grads, taken, grad_inputs)
-                        break
+                grad_inputs = node._run_raw(grads)
             else:
                 grad_inputs = node._run(grads) if not anomaly else _run_anomalous(node, grads)
             if hooks:
@@ -449,9 +338,7 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, capture=None, ac
                     buffers[child] = [g] if child.n_outputs == 1 else [g if i == nr else None
                                                                        for i in range(child.n_outputs)]
                 else:
-                    prior = slot[nr]
-                    slot[nr] = g if prior is None else _add(owned, prior, g) if raw and type(prior) is _ndarray \
-                        else prior + g
+                    slot[nr] = g if slot[nr] is None else slot[nr] + g
             if not retain_graph and node._releases:
                 node.release()
     finally:

@@ -15,7 +15,7 @@ import re
 import numpy as np
 
 from . import _autocast, _dtypes
-from ._autograd import SCALAR_EDGE, Node, accumulator_of, freed_error, may_alias
+from ._autograd import SCALAR_EDGE, Node, accumulator_of, freed_error
 from ._ns import RAW_NS, TENSOR_NS, raw_ns
 from ._registry import TABLE
 from ._tensor import NotStrided, Tensor, ViewMeta
@@ -223,23 +223,6 @@ class OpNode(Node):
                 gi = _fit_raw(ns, gi, v)
             raw.append(gi)
         return raw
-
-    def _holds(self, owner):
-        """Whether ``owner`` shares memory with an input, parameter or saved output this node keeps (what else its
-        VJPs could hand back besides arrays they make): see ``Node._holds``."""
-        kept = [o[0] for o in (self._out if self.op.nout > 1 else (self._out,)) if o is not None] \
-            if self._out is not None else []
-        kept.extend(self._args or ())
-        while kept:
-            a = kept.pop()
-            if isinstance(a, Tensor):
-                st = a.__dict__.get("_storage")
-                kept.extend((a._arr, None if st is None else st.array))
-            elif isinstance(a, (tuple, list)):
-                kept.extend(a)
-            elif may_alias(owner, a):
-                return True
-        return False
 
     def _check_saved(self):
         """PyTorch's refusal to use saved tensors (inputs or outputs) modified in place since they were saved."""
