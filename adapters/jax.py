@@ -292,6 +292,7 @@ class _KernelNamespace(types.ModuleType):
 
 
 _UNSET = object()
+_UPDATE_BOX = jax.jit(jax.lax.dynamic_update_slice)
 _CONCRETE_ARRAY = type(jnp.zeros(0))  # concrete arrays (jaxlib's ArrayImpl); tracers are other types
 
 
@@ -327,7 +328,10 @@ class JaxAdapter(ArrayAPIAdapter):
 
     def update_box(self, array, starts, values):
         """``array`` with the box at host ``starts`` replaced by ``values`` (of the box's shape): a write through a
-        sliced view, as one ``lax.dynamic_update_slice`` (4x cheaper than ``.at[slices].set``; traceable)."""
+        sliced view, as one ``lax.dynamic_update_slice`` (4x cheaper than ``.at[slices].set``; traceable): on concrete
+        arrays through one cached ``jax.jit`` with the starts as its arguments (7 µs against 48 for the eager call)."""
+        if type(array) is _CONCRETE_ARRAY and type(values) is _CONCRETE_ARRAY:
+            return _UPDATE_BOX(array, values, tuple(int(s) for s in starts))
         return jax.lax.dynamic_update_slice(array, values, starts)
 
     def read_box(self, array, starts, sizes):
