@@ -1,6 +1,6 @@
 """Eager indexing on jax with host indices: xtensor[jax] against ``jax.numpy`` indexing the same arrays, paired round by
 round (each round times a batch of xtensor calls, then a batch of jnp calls), on a float32[1437, 1, 8, 8] tensor (the
-demo's digits): a 32-row gather, ``x[3]``, ``x[2:5]``, a boolean mask, a 32-row write, and one epoch of a DataLoader
+demo's digits): a 32-row gather, ``x[3]``, ``x[2:5]``, a boolean mask, a 32-row write, a write of ``x[2:5]``, and one epoch of a DataLoader
 over a TensorDataset (45 batches of 32; jnp: the same gathers on the raw arrays). Reports each side's best round (µs per
 call) and the median of the rounds' ratios.
 
@@ -35,11 +35,15 @@ def cases():
     mask = rng.random(1437) < 0.5
     mask_tensor = xt.tensor(mask, backend="jax")
     values = xt.zeros(32, 1, 8, 8, backend="jax")
+    box = xt.zeros(3, 1, 8, 8, backend="jax")
     loader = DataLoader(TensorDataset(x, y), batch_size=32, shuffle=True)
     batches = [np.sort(rng.permutation(1437)[i:i + 32]) for i in range(0, 1437, 32)]
 
     def write():
         x[rows] = values
+
+    def write_slice():
+        x[2:5] = box
 
     def epoch():
         for _ in loader:
@@ -53,6 +57,7 @@ def cases():
             "x[2:5]": (lambda: x[2:5], lambda: raw[2:5], 20),
             "bool mask": (lambda: x[mask_tensor], lambda: raw[mask], 10),
             "write 32 rows": (write, lambda: raw.at[rows].set(values._value), 10),
+            "x[2:5] = box": (write_slice, lambda: raw.at[2:5].set(box._value), 10),
             "DataLoader epoch": (epoch, jnp_epoch, 1)}
 
 

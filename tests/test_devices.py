@@ -85,3 +85,26 @@ def test_cpu_index_means_the_one_cpu_on_host_backends(backend):
     x = t.ones(2)
     assert x.to("cpu:1") is x and torch.ones(2).to("cpu:1").device.type == "cpu"
     assert str(t.zeros(2, device="cpu:1").device) == str(torch.zeros(2, device="cpu:1").device)
+
+
+def test_placing_on_jaxs_only_device_compiles_no_second_program_per_kernel():
+    """A tensor made with ``device=`` where jax has one device of that kind is the same argument to every cached
+    program as one made without: committing it made each kernel it met compile twice (jax keys its programs on
+    committed placement), as ``torch.arange(n, device=x.device)`` in a model's forward did to every op after it."""
+    import jax.monitoring
+
+    compiles = []
+
+    def listen(name, secs, **kwargs):
+        if name.endswith("jaxpr_to_mlir_module_duration"):  # each program made (cached on disk or not)
+            compiles.append(name)
+    jax.monitoring.register_event_duration_secs_listener(listen)
+    try:
+        with t.use_backend("jax"):
+            t.arange(5.0, device="cpu") * t.ones(5)  # compiles what it needs
+            before = len(compiles)
+            t.arange(5.0) * t.ones(5)
+            t.ones(5, device="cpu") * t.arange(5.0, device=t.ones(5).device)
+    finally:
+        jax.monitoring.unregister_event_duration_listener(listen)
+    assert len(compiles) == before

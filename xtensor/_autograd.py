@@ -17,6 +17,8 @@ import traceback
 import warnings
 import weakref
 
+import numpy as np
+
 from ._backend import is_traced
 from ._modes import anomaly_state, grad_state
 from ._ns import raw_ns
@@ -157,8 +159,20 @@ class AccumulateGrad(Node):
         if current is None:  # a private copy: ``.grad`` must never alias another gradient (immutable arrays can't)
             leaf._grad = grad_tensor(backend.contiguous_copy(grad) if backend.mutable else grad, backend)
         else:
-            current._write(current._value + grad)
+            _add_into(current, grad)
         return ()
+
+
+def _add_into(current, grad):
+    """``.grad += grad`` (raw ``grad``): numpy adds into the root's own array in place (no temporary sum and copy);
+    elsewhere -- immutable arrays, a ``.grad`` the user set to a view -- the sum is written as any value is."""
+    target = current._arr
+    if type(target) is _ndarray and type(grad) is _ndarray and current._view is None and \
+            target.dtype == grad.dtype and target.flags.writeable:
+        np.add(target, grad, out=target)
+        current._storage.version += 1
+    else:
+        current._write(current._value + grad)
 
 
 def grad_tensor(arr, backend):
@@ -177,18 +191,23 @@ def as_grad_tensor(g, like):
 _new = object.__new__
 
 
-def accumulate_into(tensor, grad):
-    """PyTorch's accumulation: the first gradient is stored (a private copy unless it carries a graph),
-    later ones are added in place -- or out of place when building a graph."""
+def accumulate_into(tensor, grad, create_graph=None):
+    """PyTorch's accumulation: the first gradient is stored as a copy of its own (a private one, or under
+    ``create_graph`` one that carries the gradient's graph: ``.grad`` never is another tensor), later ones are added
+    in place -- or out of place when building a graph. ``create_graph``: the engine's grad mode unless given (the
+    caller's own mode says nothing after a ``backward(inputs=...)``)."""
+    if create_graph is None:
+        create_graph = grad_state.enabled
     if grad.shape != tensor.shape:
         grad = grad.expand(tensor.shape) if grad.numel() == 1 else grad.reshape(tensor.shape)
     current = tensor._grad
     if current is None:
-        tensor._grad = grad if grad_state.enabled else _private_copy(grad)
-    elif grad_state.enabled:
+        tensor._grad = _private_copy(grad) if not (create_graph and grad._requires_grad) else \
+            grad.new_empty(grad.shape).copy_(grad)  # (PyTorch's CopyBackwards)
+    elif create_graph:
         tensor._grad = current + grad
     else:
-        current._write(current._value + grad._value)
+        _add_into(current, grad._value)
 
 
 def _private_copy(t):
@@ -197,6 +216,7 @@ def _private_copy(t):
     return grad_tensor(backend.contiguous_copy(t._value), backend)
 
 
+_ndarray = np.ndarray
 SCALAR_EDGE = (None, -1)  # the edge of a Python-scalar argument: not listed in next_functions
 
 
@@ -230,12 +250,15 @@ def _topological_order(roots):
 
 
 def _reaching(order, targets):
-    """The subset of ``order`` from which some target node can be reached."""
-    reach = set(targets)
+    """The nodes of ``order`` whose run passes gradient on to some target node. A target itself is among them only
+    where it feeds another: its own gradient is captured before it, and it need not run (nor be freed), as in
+    PyTorch."""
+    reach, feeding = set(targets), set()
     for node in reversed(order):
         if any(child is not None and child in reach for child, _ in node._edges):
             reach.add(node)
-    return reach
+            feeding.add(node)
+    return feeding
 
 
 def _takes_raw(node):
@@ -275,7 +298,9 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, capture=None, ac
     try:
         for node in order:
             grads = buffers.pop(node, None)
-            if grads is None or wanted is not None and node not in wanted:  # (not run: no hooks fire, as PyTorch's)
+            if grads is None:
+                continue
+            if wanted is not None and node not in wanted and node not in capture_at:  # (no hooks fire, as PyTorch's)
                 continue
             pre_hooks = node._pre_hooks
             if pre_hooks:
@@ -284,7 +309,7 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, capture=None, ac
                 if node in capture_at:
                     for i, nr in capture_at[node]:
                         captured[i] = grads[nr]
-                if not accumulate and type(node) is AccumulateGrad:
+                if wanted is not None and node not in wanted:  # (a captured edge's node that feeds no other)
                     continue
             hooks = node._hooks
             ns = node._raw_ns

@@ -112,6 +112,17 @@ def jax_matmul_precision():
     return _JAX_PRECISIONS[_Settings.matmul_precision]
 
 
+def jax_compilation_cache():
+    """The folder where the jax backend keeps the programs it compiles, or None for none: ``XTENSOR_JAX_CACHE``
+    (a folder, or ``0``/``off`` for none), else ``xtensor/jax`` in the user's cache folder (``XDG_CACHE_HOME``,
+    else ``~/.cache``). Safe to delete at any time."""
+    chosen = os.environ.get("XTENSOR_JAX_CACHE")
+    if chosen is not None:
+        return None if chosen.strip().lower() in ("", "0", "off", "false", "no") else chosen
+    return os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
+                        "xtensor", "jax")
+
+
 # ------------------------------------------------------------------ threads
 def get_num_threads():
     """The threads numpy's BLAS uses for one op (PyTorch's intra-op threads)."""

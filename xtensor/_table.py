@@ -178,11 +178,20 @@ def dims_of(dim, ndim):
 def native_dtype(xp, dtype):
     """``xp``'s dtype for ``dtype`` (an op's forward has only the namespace). Where the namespace lacks the name, the
     adapter computing with it answers: numpy's holds ml_dtypes' bfloat16; one without the dtype raises the factories'
-    TypeError naming the dtype and the backend (array_api_strict's ``float16``), not the namespace's own error."""
-    nd = getattr(xp, dtype.name, None)
+    TypeError naming the dtype and the backend (array_api_strict's ``float16``), not the namespace's own error.
+    Answers are kept per namespace and dtype: a name the namespace lacks costs ~1 us to miss, and the adapter a walk
+    over the loaded ones to find."""
+    nd = _NATIVE.get((xp, dtype))
     if nd is not None:
         return nd
-    adapter = adapter_of(xp)
-    if adapter is None:
-        raise TypeError(f"dtype {dtype} is not supported by the array namespace {getattr(xp, '__name__', xp)!r}")
-    return adapter.native_dtype(dtype)
+    nd = getattr(xp, dtype.name, None)
+    if nd is None:
+        adapter = adapter_of(xp)
+        if adapter is None:
+            raise TypeError(f"dtype {dtype} is not supported by the array namespace {getattr(xp, '__name__', xp)!r}")
+        nd = adapter.native_dtype(dtype)
+    _NATIVE[(xp, dtype)] = nd
+    return nd
+
+
+_NATIVE = {}  # (namespace, DType) -> the namespace's dtype

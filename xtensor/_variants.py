@@ -9,6 +9,7 @@ import functools
 import inspect
 import numbers
 
+import numpy as np
 from numpy import asarray as _np_asarray
 
 from . import _autocast, _dtypes
@@ -273,6 +274,38 @@ def _make_inplace(method, name, overlaps=None):
     return inplace
 
 
+def _scaled_inplace(inplace, combine):
+    """``add_``/``sub_`` (the generated ``inplace``) with ``alpha`` on numpy arrays of one float dtype and shape, where
+    autograd records nothing: ``other * alpha`` into one temporary, then ``combine`` (``np.add``, ``np.subtract``)
+    straight into ``self``'s memory -- the general path makes the product and the sum, then copies the sum back
+    (``p.data.add_(p.grad, alpha=-lr)`` of a training loop). Its roundings are the general path's: the product, then
+    the sum (PyTorch's kernel fuses the two; its last bit may differ from either)."""
+    def scaled(self, other, *args, alpha=None, **kwargs):
+        a = self._arr
+        b = getattr(other, "_arr", None)
+        dtype = self._dtype
+        if alpha is None or args or kwargs or type(alpha) not in (int, float) or type(self) is not Tensor or \
+                type(other) is not Tensor or type(a) is not np.ndarray or type(b) is not np.ndarray or \
+                other._dtype is not dtype or dtype not in _NUMPY_FLOATS or a.shape != b.shape or \
+                not a.flags.writeable or self._names is not None or other._names is not None or \
+                _grad_state.enabled and (self._requires_grad or other._requires_grad or self._base is not None) or \
+                self._view is not None and self._view.overlaps() or np.may_share_memory(a, b):
+            return inplace(self, other, *args, alpha=alpha, **kwargs)
+        errors = quiet()  # numpy's floating-point warnings off, as in apply
+        try:
+            combine(a, np.multiply(b, alpha), out=a)
+        finally:
+            restore(errors)
+        self._storage.version += 1
+        return self
+    scaled.__name__ = scaled.__qualname__ = inplace.__name__
+    return scaled
+
+
+_NUMPY_FLOATS = (_dtypes.float16, _dtypes.float32, _dtypes.float64)
+_SCALED_INPLACE = {"add": np.add, "sub": np.subtract}  # the in-place ops taking ``alpha``, and their numpy ufunc
+
+
 def _variant_of(dunder, prefix, operators):
     """Whether ``dunder`` is the ``prefix`` ('r', 'i') form of another listed operator: ``__rrshift__`` is the
     reflected ``__rshift__``, while ``__rshift__`` and ``__invert__`` are no one's variants."""
@@ -331,7 +364,8 @@ for _name, _entry in TABLE.items():
         _methods[_name] = _m
         _ip = _make_inplace(_m, _name, OVERLAP_KINDS[_entry.overlap]) if _entry.inplace else None
         if _ip is not None:
-            _methods[_name + "_"] = _ip
+            _methods[_name + "_"] = _ip if _name not in _SCALED_INPLACE else \
+                _scaled_inplace(_ip, _SCALED_INPLACE[_name])
             if _entry.torch_inplace is True or _name in (_entry.torch_inplace or ()):  # (``torch.relu_(x)``)
                 torch_functions[_name + "_"] = _ip
         _methods.update(_make_operators(_entry, _m, _ip))

@@ -79,7 +79,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
                                       capture=[_edge_of(x) for x in inputs], accumulate=False)
         for x, g in zip(inputs, captured):
             if g is not None:
-                _tape.accumulate_into(x, _tape.as_grad_tensor(g, x))
+                _tape.accumulate_into(x, _tape.as_grad_tensor(g, x), create_graph)
         return
     _tape.run_backward(roots, grads, retain_graph, create_graph)
 
