@@ -269,3 +269,23 @@ def test_a_reduction_of_every_element_of_an_empty_or_integer_tensor_answers_as_p
         got = getattr(make(xtensor), name)()
         assert got.dtype.name == str(want.dtype).removeprefix("torch.")
         np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+@pytest.mark.parametrize("used_as", ["x @ w.T", "w.T @ x"])
+def test_numpy_a_transposed_operands_gradient_comes_in_its_layout(monkeypatch, used_as):
+    """A weight used transposed (``nn.Linear``'s ``x @ w.T``, either side) gets its gradient through
+    ``(b.T @ a.T).T``, PyTorch's ``mm_mat2_backward``: C-ordered after the transpose's VJP, so ``.grad`` copies it
+    plainly instead of transposing 1 MB (a 512x512 layer's step: 1.66 -> 1.18 ms); the values are PyTorch's."""
+    rng = np.random.default_rng(0)
+    w0 = rng.standard_normal((48, 32)).astype(np.float32)
+    x0 = rng.standard_normal((16, 32) if used_as == "x @ w.T" else (48, 16)).astype(np.float32)
+    backend = xtensor.get_backend("numpy")
+    copied, copy = [], backend.contiguous_copy
+    monkeypatch.setattr(backend, "contiguous_copy", lambda a: copied.append(a.flags.c_contiguous) or copy(a))
+    results = []
+    for m in (xtensor, torch):
+        w, x = m.tensor(w0, requires_grad=True), m.tensor(x0)
+        (x @ w.T if used_as == "x @ w.T" else w.T @ x).square().sum().backward()
+        results.append(w.grad.numpy())
+    assert copied == [True]
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-5, atol=1e-6 * np.abs(results[1]).max())

@@ -81,7 +81,7 @@ def _matmul_vjp_x(ns, g, ans, x, y):
     if x.ndim == 1 and y.ndim == 1:
         return g * ns.conj(y)
     xm, ym = _as_matrices(ns, x, y)
-    gx = ns.matmul(_as_matrix_grad(ns, g, x, y), ns.conj(ns.mT(ym)))
+    gx = ns.matmul(_as_matrix_grad(ns, g, x, y), ns.conj(ns.mT(ym)), like=x)
     return ns.squeeze(gx, -2) if x.ndim == 1 else gx
 
 
@@ -89,7 +89,7 @@ def _matmul_vjp_y(ns, g, ans, x, y):
     if x.ndim == 1 and y.ndim == 1:
         return g * ns.conj(x)
     xm, ym = _as_matrices(ns, x, y)
-    gy = ns.matmul(ns.conj(ns.mT(xm)), _as_matrix_grad(ns, g, x, y))
+    gy = ns.matmul(ns.conj(ns.mT(xm)), _as_matrix_grad(ns, g, x, y), like=y)
     return ns.squeeze(gy, -1) if y.ndim == 1 else gy
 
 
