@@ -467,13 +467,12 @@ class JaxAdapter(ArrayAPIAdapter):
         return jax.device_put(arr, target)
 
     def _sole_default_device(self):
-        """jax's default device where it is the only device of its platform and no default was configured, else
-        None."""
+        """jax's default device where it is the only device of its platform and no default is configured (read each
+        call: a script may set ``jax_default_device`` at any time), else None. The devices are fixed at start-up."""
         if self._sole_default is _UNSET:
             first = jax.devices()[0]
-            alone = jax.config.jax_default_device is None and len(jax.devices(first.platform)) == 1
-            self._sole_default = first if alone else None
-        return self._sole_default
+            self._sole_default = first if len(jax.devices(first.platform)) == 1 else None
+        return self._sole_default if jax.config.jax_default_device is None else None
 
     def jax_device(self, device):
         """The jax device for an xtensor ``device``: ``cpu``/``cpu:k`` (jax's CPU devices), ``cuda:k``

@@ -108,3 +108,17 @@ def test_placing_on_jaxs_only_device_compiles_no_second_program_per_kernel():
     finally:
         jax.monitoring.unregister_event_duration_listener(listen)
     assert len(compiles) == before
+
+
+def test_a_default_device_set_after_first_use_makes_placing_commit_again():
+    """``jax_default_device`` set by a script at any time is read again: with it set, a placed array is committed
+    (jax's own rule for a configured default), though the adapter had already placed arrays without it."""
+    import jax
+
+    with t.use_backend("jax"):
+        assert not t.ones(2, device="cpu")._value.committed
+        jax.config.update("jax_default_device", jax.devices("cpu")[0])
+        try:
+            assert t.ones(2, device="cpu")._value.committed
+        finally:
+            jax.config.update("jax_default_device", None)
