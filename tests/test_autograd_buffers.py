@@ -251,7 +251,9 @@ def test_scaled_add_in_place_under_autograd_records_the_node_as_pytorchs(backend
 
 def test_a_dtype_the_namespace_lacks_is_answered_by_its_adapter_every_time():
     numpy_xp = xtensor.get_backend("numpy").xp
-    assert native_dtype(numpy_xp, xtensor.bfloat16) is native_dtype(numpy_xp, xtensor.bfloat16)
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    for _ in range(2):  # the answer found, then the answer kept
+        assert np.dtype(native_dtype(numpy_xp, xtensor.bfloat16)) == np.dtype(ml_dtypes.bfloat16)
     strict_xp = xtensor.get_backend("array_api_strict").xp
     for _ in range(2):  # a refusal is not kept as an answer
         with pytest.raises(TypeError, match="float16"):
